@@ -1,0 +1,56 @@
+# mntkit - a thin wrapper over meson/ninja.
+#
+#   make run      install what is missing, build, run the main job
+#   make check    install what is missing, build, run the whole test suite
+#   make check-sanitize   the suite under AddressSanitizer + UBSan
+#   make install  PREFIX=/usr/local DESTDIR=
+#   make bench    the benchmarks (bench/)
+
+PREFIX  ?= /usr/local
+BUILD   ?= build
+SANBUILD ?= build-san
+MESON   ?= meson
+NINJA   ?= ninja
+
+# Debian packages the build and the tests need (apt-get, when missing).
+DEB_PKGS = meson ninja-build gcc pkg-config libc6-dev libsmartcols-dev \
+	   util-linux mount python3
+
+.PHONY: all deps build run check check-sanitize install bench clean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh $(DEB_PKGS)
+
+$(BUILD)/build.ninja:
+	$(MESON) setup $(BUILD) --prefix=$(PREFIX)
+
+build: deps $(BUILD)/build.ninja
+	$(NINJA) -C $(BUILD)
+
+run: build
+	@$(BUILD)/tools/statmnt -r /
+
+check: build
+	@sh tests/run-tests.sh $(BUILD)
+
+$(SANBUILD)/build.ninja:
+	$(MESON) setup $(SANBUILD) -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dbuildtype=debug
+
+check-sanitize: deps $(SANBUILD)/build.ninja
+	$(NINJA) -C $(SANBUILD)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	 sh tests/run-tests.sh $(SANBUILD)
+
+install: build
+	$(MESON) configure $(BUILD) --prefix=$(PREFIX)
+	DESTDIR=$(DESTDIR) $(MESON) install -C $(BUILD) --no-rebuild
+
+bench: build
+	@sh bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(SANBUILD)

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mntkit.h - the listmount(2)/statmount(2) ABI on every Linux kernel.
+ *
+ * This header has two parts:
+ *
+ *  1. The kernel ABI (struct mntkit_mnt_id_req, struct mntkit_statmount and
+ *     their constants), re-declared under MNTKIT_ names so that it compiles
+ *     next to any version of <linux/mount.h>: one that has none of these
+ *     definitions (Linux < 6.8 headers, e.g. Debian 12), some, or all.
+ *     The layouts are byte-for-byte those of the merged kernel (6.18).
+ *
+ *  2. The library: entry points with the exact calling convention of the
+ *     system calls (mntkit_statmount(), mntkit_listmount()), served by the
+ *     kernel or by an emulation over /proc/<pid>/mountinfo, plus the
+ *     conveniences every caller needs.
+ *
+ * Error conventions:
+ *  - mntkit_statmount() and mntkit_listmount() behave like the system calls:
+ *    they return -1 and set errno.
+ *  - Every other function that returns int or ssize_t returns a value >= 0 on
+ *    success and a negative errno value on failure, and also sets errno to the
+ *    positive value (the libbpf convention).
+ *
+ * Thread safety: every function may be called from any thread. The backend
+ * is chosen once per process (the first call probes; mntkit_set_backend() may
+ * override it before or after).
+ */
+#ifndef MNTKIT_H
+#define MNTKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MNTKIT_VERSION_MAJOR 0
+#define MNTKIT_VERSION_MINOR 1
+#define MNTKIT_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------ */
+/* Part 1: the kernel ABI                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * struct mntkit_mnt_id_req - the request of both system calls
+ * (the kernel's struct mnt_id_req).
+ *
+ * @size:      sizeof the struct passed: MNTKIT_MNT_ID_REQ_SIZE_VER0 (24) or
+ *             MNTKIT_MNT_ID_REQ_SIZE_VER1 (32). A larger struct is accepted
+ *             when its tail is zero.
+ * @mnt_ns_fd: fd of a mount namespace (/proc/PID/ns/mnt), 0 for none (6.18+).
+ *             Not together with @mnt_ns_id.
+ * @mnt_id:    unique mount ID (> 2^31), or MNTKIT_LSMT_ROOT for listmount.
+ * @param:     statmount: the request mask (MNTKIT_STATMOUNT_*);
+ *             listmount: the last ID returned by the previous page, 0 first.
+ * @mnt_ns_id: (VER1) mount namespace ID, 0 for the caller's namespace.
+ */
+struct mntkit_mnt_id_req {
+	uint32_t size;
+	uint32_t mnt_ns_fd;
+	uint64_t mnt_id;
+	uint64_t param;
+	uint64_t mnt_ns_id;
+};
+
+#define MNTKIT_MNT_ID_REQ_SIZE_VER0 24
+#define MNTKIT_MNT_ID_REQ_SIZE_VER1 32
+
+/*
+ * struct mntkit_statmount - the reply of statmount (the kernel's struct
+ * statmount). The fixed part is 512 bytes; strings follow in @str.
+ * A field marked [str] holds an offset into @str; a field marked [strv]
+ * holds the offset of the first of *_num consecutive NUL-terminated strings.
+ * Read them with mntkit_sm_str() / mntkit_sm_strv(), which check every
+ * offset and count against the reply's size.
+ * @mask says which groups were written (MNTKIT_STATMOUNT_*).
+ */
+struct mntkit_statmount {
+	uint32_t size;              /* bytes used: fixed part + strings */
+	uint32_t mnt_opts;          /* [str] fs (and LSM) options */
+	uint64_t mask;              /* groups written */
+	uint32_t sb_dev_major;      /* superblock device */
+	uint32_t sb_dev_minor;
+	uint64_t sb_magic;          /* ..._SUPER_MAGIC */
+	uint32_t sb_flags;          /* MS_{RDONLY,SYNCHRONOUS,DIRSYNC,LAZYTIME} */
+	uint32_t fs_type;           /* [str] filesystem type, without subtype */
+	uint64_t mnt_id;            /* unique mount ID */
+	uint64_t mnt_parent_id;     /* unique ID of the parent mount */
+	uint32_t mnt_id_old;        /* reused ID, as in /proc/PID/mountinfo */
+	uint32_t mnt_parent_id_old;
+	uint64_t mnt_attr;          /* MNTKIT_MOUNT_ATTR_* */
+	uint64_t mnt_propagation;   /* MNTKIT_MS_{SHARED,SLAVE,PRIVATE,UNBINDABLE} */
+	uint64_t mnt_peer_group;    /* peer group ID if shared, else 0 */
+	uint64_t mnt_master;        /* master's peer group ID if slave, else 0 */
+	uint64_t propagate_from;    /* dominating peer group visible to caller */
+	uint32_t mnt_root;          /* [str] root of the mount within its fs */
+	uint32_t mnt_point;         /* [str] mount point relative to caller's root */
+	uint64_t mnt_ns_id;         /* ID of the mount namespace */
+	uint32_t fs_subtype;        /* [str] subtype (e.g. "sshfs" of fuse.sshfs) */
+	uint32_t sb_source;         /* [str] source, e.g. device name, "none" */
+	uint32_t opt_num;           /* number of strings in opt_array */
+	uint32_t opt_array;         /* [strv] fs options, split, unescaped */
+	uint32_t opt_sec_num;       /* number of strings in opt_sec_array */
+	uint32_t opt_sec_array;     /* [strv] LSM options */
+	uint64_t supported_mask;    /* groups this statmount supports */
+	uint32_t mnt_uidmap_num;    /* number of strings in mnt_uidmap */
+	uint32_t mnt_uidmap;        /* [strv] "first lower count" uid ranges */
+	uint32_t mnt_gidmap_num;    /* number of strings in mnt_gidmap */
+	uint32_t mnt_gidmap;        /* [strv] "first lower count" gid ranges */
+	uint64_t __spare2[43];
+	char str[];                 /* string area */
+};
+
+#define MNTKIT_STATMOUNT_FIXED_SIZE 512
+
+/* statmount request mask (mnt_id_req.param) and reply mask bits */
+#define MNTKIT_STATMOUNT_SB_BASIC       0x00000001ULL /* sb_dev_*, sb_magic, sb_flags */
+#define MNTKIT_STATMOUNT_MNT_BASIC      0x00000002ULL /* mnt_id ... mnt_master */
+#define MNTKIT_STATMOUNT_PROPAGATE_FROM 0x00000004ULL /* propagate_from */
+#define MNTKIT_STATMOUNT_MNT_ROOT       0x00000008ULL /* [str] mnt_root */
+#define MNTKIT_STATMOUNT_MNT_POINT      0x00000010ULL /* [str] mnt_point */
+#define MNTKIT_STATMOUNT_FS_TYPE        0x00000020ULL /* [str] fs_type */
+#define MNTKIT_STATMOUNT_MNT_NS_ID      0x00000040ULL /* mnt_ns_id */
+#define MNTKIT_STATMOUNT_MNT_OPTS       0x00000080ULL /* [str] mnt_opts */
+#define MNTKIT_STATMOUNT_FS_SUBTYPE     0x00000100ULL /* [str] fs_subtype */
+#define MNTKIT_STATMOUNT_SB_SOURCE      0x00000200ULL /* [str] sb_source */
+#define MNTKIT_STATMOUNT_OPT_ARRAY      0x00000400ULL /* [strv] opt_array */
+#define MNTKIT_STATMOUNT_OPT_SEC_ARRAY  0x00000800ULL /* [strv] opt_sec_array */
+#define MNTKIT_STATMOUNT_SUPPORTED_MASK 0x00001000ULL /* supported_mask */
+#define MNTKIT_STATMOUNT_MNT_UIDMAP     0x00002000ULL /* [strv] mnt_uidmap */
+#define MNTKIT_STATMOUNT_MNT_GIDMAP     0x00004000ULL /* [strv] mnt_gidmap */
+/* every group the ABI defines (what Linux 6.18 supports) */
+#define MNTKIT_STATMOUNT_ALL            0x00007fffULL
+
+/* listmount: the caller's root mount (listed itself, unlike a start ID) */
+#define MNTKIT_LSMT_ROOT 0xffffffffffffffffULL
+/* listmount flags */
+#define MNTKIT_LISTMOUNT_REVERSE 0x01U
+/* listmount refuses nr_mnt_ids above this with EOVERFLOW */
+#define MNTKIT_LISTMOUNT_MAX_NR 1000000U
+
+/* Unique mount IDs are above this; older (reused) IDs are at most this. */
+#define MNTKIT_MNT_UNIQUE_ID_OFFSET (1ULL << 31)
+
+/* statx(2) mask bits */
+#define MNTKIT_STATX_MNT_ID        0x00001000U
+#define MNTKIT_STATX_MNT_ID_UNIQUE 0x00004000U
+
+/* mnt_attr bits (the kernel's MOUNT_ATTR_*) */
+#define MNTKIT_MOUNT_ATTR_RDONLY      0x00000001ULL
+#define MNTKIT_MOUNT_ATTR_NOSUID      0x00000002ULL
+#define MNTKIT_MOUNT_ATTR_NODEV       0x00000004ULL
+#define MNTKIT_MOUNT_ATTR_NOEXEC      0x00000008ULL
+#define MNTKIT_MOUNT_ATTR__ATIME      0x00000070ULL /* the atime field */
+#define MNTKIT_MOUNT_ATTR_RELATIME    0x00000000ULL
+#define MNTKIT_MOUNT_ATTR_NOATIME     0x00000010ULL
+#define MNTKIT_MOUNT_ATTR_STRICTATIME 0x00000020ULL
+#define MNTKIT_MOUNT_ATTR_NODIRATIME  0x00000080ULL
+#define MNTKIT_MOUNT_ATTR_IDMAP       0x00100000ULL
+#define MNTKIT_MOUNT_ATTR_NOSYMFOLLOW 0x00200000ULL
+
+/* mnt_propagation bits (the kernel's MS_* values) */
+#define MNTKIT_MS_UNBINDABLE (1ULL << 17)
+#define MNTKIT_MS_PRIVATE    (1ULL << 18)
+#define MNTKIT_MS_SLAVE      (1ULL << 19)
+#define MNTKIT_MS_SHARED     (1ULL << 20)
+
+/* sb_flags bits */
+#define MNTKIT_SB_RDONLY      0x00000001U
+#define MNTKIT_SB_SYNCHRONOUS 0x00000010U
+#define MNTKIT_SB_DIRSYNC     0x00000080U
+#define MNTKIT_SB_LAZYTIME    0x02000000U
+
+/* ------------------------------------------------------------------------ */
+/* Part 2: the library                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * mntkit_statmount - statmount(2) on every kernel.
+ *
+ * Same arguments, return value and errno as the system call: 0 on success,
+ * -1 and errno on failure (EINVAL, E2BIG, EFAULT, ENOENT, EPERM, EOVERFLOW,
+ * ENOMEM, ...). Served by the backend in effect (mntkit_backend()).
+ */
+int mntkit_statmount(const struct mntkit_mnt_id_req *req,
+		     struct mntkit_statmount *buf, size_t bufsize,
+		     unsigned int flags);
+
+/*
+ * mntkit_listmount - listmount(2) on every kernel.
+ *
+ * Same arguments, return value and errno as the system call: the number of
+ * IDs written to @mnt_ids, or -1 and errno.
+ */
+ssize_t mntkit_listmount(const struct mntkit_mnt_id_req *req,
+			 uint64_t *mnt_ids, size_t nr_mnt_ids,
+			 unsigned int flags);
+
+/* ---- Backends and features ---- */
+
+enum mntkit_backend {
+	MNTKIT_BACKEND_AUTO = 0,      /* probe: native if the kernel can */
+	MNTKIT_BACKEND_NATIVE = 1,    /* the statmount/listmount syscalls */
+	MNTKIT_BACKEND_MOUNTINFO = 2, /* emulation over /proc/PID/mountinfo */
+};
+
+/*
+ * mntkit_set_backend - force a backend for the whole process.
+ *
+ * MNTKIT_BACKEND_AUTO returns to probing. Forcing NATIVE on a kernel without
+ * the system calls fails with -ENOSYS; an unknown value with -EINVAL. The
+ * environment variable MNTKIT_BACKEND=native|mountinfo|auto has the same
+ * effect at the first call that needs a backend; this call overrides it.
+ */
+int mntkit_set_backend(enum mntkit_backend backend);
+
+/* mntkit_backend - the backend in effect (never MNTKIT_BACKEND_AUTO). */
+enum mntkit_backend mntkit_backend(void);
+
+/* mntkit_backend_name - "native", "mountinfo" or "auto"; NULL if unknown. */
+const char *mntkit_backend_name(enum mntkit_backend backend);
+
+/* feature bits of struct mntkit_features.flags */
+#define MNTKIT_FEAT_STATMOUNT       0x0001U /* kernel has statmount(2) */
+#define MNTKIT_FEAT_LISTMOUNT       0x0002U /* kernel has listmount(2) */
+#define MNTKIT_FEAT_UNIQUE_IDS      0x0004U /* IDs are unique 64-bit IDs */
+#define MNTKIT_FEAT_STATX_UNIQUE    0x0008U /* statx STATX_MNT_ID_UNIQUE */
+#define MNTKIT_FEAT_HANDLE_UNIQUE   0x0010U /* name_to_handle_at unique ID */
+#define MNTKIT_FEAT_NS_ID           0x0020U /* ioctl NS_GET_MNTNS_ID */
+#define MNTKIT_FEAT_REQ_NS_ID       0x0040U /* mnt_id_req.mnt_ns_id (VER1) */
+#define MNTKIT_FEAT_REQ_NS_FD       0x0080U /* mnt_id_req.mnt_ns_fd */
+#define MNTKIT_FEAT_LIST_REVERSE    0x0100U /* LISTMOUNT_REVERSE */
+#define MNTKIT_FEAT_FANOTIFY_MNT    0x0200U /* fanotify mount events */
+#define MNTKIT_FEAT_NS_ITER         0x0400U /* NS_MNT_GET_NEXT/PREV */
+
+/*
+ * struct mntkit_features - what this process can ask and get.
+ * Set @size to sizeof(struct mntkit_features) before the call; fields past a
+ * smaller @size are not written (so older callers keep working).
+ *
+ * @backend:        the backend in effect.
+ * @supported_mask: the statmount groups the backend in effect can return.
+ * @kernel_mask:    the groups the kernel's own statmount supports (0 when
+ *                  the kernel has no statmount).
+ * @flags:          MNTKIT_FEAT_* of the running kernel.
+ */
+struct mntkit_features {
+	size_t size;
+	enum mntkit_backend backend;
+	uint32_t flags;
+	uint64_t supported_mask;
+	uint64_t kernel_mask;
+};
+
+int mntkit_get_features(struct mntkit_features *features);
+
+/* ---- Options of the conveniences ---- */
+
+/*
+ * struct mntkit_opts - which mount namespace a convenience queries.
+ * Declare it with MNTKIT_OPTS(), which zeroes it and sets @sz; a NULL
+ * pointer means "the caller's namespace". At most one of @mnt_ns_id,
+ * @mnt_ns_fd and @pid may be set (-EINVAL otherwise).
+ *
+ * @sz:        sizeof(struct mntkit_opts), set by MNTKIT_OPTS().
+ * @mnt_ns_id: a mount namespace ID (mntkit_ns_id_from_fd()), 0 for none.
+ * @mnt_ns_fd: an fd of /proc/PID/ns/mnt, 0 for none (as in the kernel ABI).
+ * @pid:       a process whose mount namespace is queried, 0 for none.
+ */
+struct mntkit_opts {
+	size_t sz;
+	uint64_t mnt_ns_id;
+	int mnt_ns_fd;
+	pid_t pid;
+};
+
+#define MNTKIT_OPTS(name, ...)                                                 \
+	struct mntkit_opts name = { .sz = sizeof(struct mntkit_opts), __VA_ARGS__ }
+
+/* ---- Conveniences: one mount ---- */
+
+/*
+ * mntkit_stat - statmount one mount into a reply allocated to fit.
+ *
+ * Asks for @mask (MNTKIT_STATMOUNT_*) about @mnt_id, growing the buffer on
+ * EOVERFLOW. On success *@out is a malloc'd reply of at least (*out)->size
+ * bytes (free it with free(3)) and 0 is returned; on failure a negative
+ * errno (as the system call's) and *@out is NULL.
+ */
+int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
+		struct mntkit_statmount **out);
+
+/*
+ * mntkit_stat_buf - statmount into a caller-owned buffer, growing it.
+ *
+ * Like getline(3): *@buf may be NULL (with *@bufsize 0) or a malloc'd buffer
+ * of *@bufsize bytes; it is realloc'd on EOVERFLOW and both are updated. The
+ * buffer stays the caller's to free, also after a failure. Reusing one
+ * buffer across calls costs no allocation per mount.
+ */
+int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
+		    const struct mntkit_opts *opts,
+		    struct mntkit_statmount **buf, size_t *bufsize);
+
+/*
+ * mntkit_path_id - the unique mount ID of the mount a path is on.
+ *
+ * @dirfd, @path and @at_flags as for statx(2) (AT_FDCWD, AT_EMPTY_PATH,
+ * AT_SYMLINK_NOFOLLOW, ...). Uses statx(STATX_MNT_ID_UNIQUE), falling back to
+ * name_to_handle_at(AT_HANDLE_MNT_ID_UNIQUE). Fails with -EOPNOTSUPP when
+ * the kernel has no unique IDs (the mountinfo backend then answers with the
+ * reused ID: see mntkit(3)).
+ */
+int mntkit_path_id(int dirfd, const char *path, int at_flags,
+		   uint64_t *mnt_id);
+
+/*
+ * mntkit_stat_path - mntkit_stat() of the mount a path is on.
+ * The path is resolved in the caller's namespace and root.
+ */
+int mntkit_stat_path(int dirfd, const char *path, int at_flags,
+		     uint64_t mask, struct mntkit_statmount **out);
+
+/* ---- Conveniences: many mounts ---- */
+
+/* flags of mntkit_list() */
+#define MNTKIT_LIST_REVERSE  0x01U /* descending order */
+#define MNTKIT_LIST_CHILDREN 0x02U /* only direct children of the start */
+#define MNTKIT_LIST_TREE     0x04U /* whole subtree, depth-first tree order */
+
+/*
+ * mntkit_list - every mount ID below @mnt_id, all pages fetched.
+ *
+ * @mnt_id is a unique mount ID (the start itself is not listed) or
+ * MNTKIT_LSMT_ROOT (the caller's root mount, which is listed).
+ * Default order: ascending ID, as listmount(2); MNTKIT_LIST_REVERSE:
+ * descending. MNTKIT_LIST_CHILDREN: only direct children of the start, by
+ * ascending ID (the seed's listmount). MNTKIT_LIST_TREE: the subtree
+ * depth-first, a parent before its children, siblings by ascending ID (the
+ * seed's LISTMOUNT_RECURSIVE); with MNTKIT_LSMT_ROOT the root comes first.
+ * With REVERSE, siblings come by descending ID. CHILDREN and TREE exclude
+ * each other (-EINVAL).
+ *
+ * Mounts that vanish between the pages or while the tree is built are
+ * left out, never reported as failures.
+ * On success *@ids is a malloc'd array (free(3); NULL when empty) and the
+ * count is returned; on failure a negative errno.
+ */
+ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
+		    const struct mntkit_opts *opts, uint64_t **ids);
+
+/*
+ * mntkit_root_id - the unique ID of the caller's root mount (@unreachable 0)
+ * or of the namespace's true root, above any chroot (@unreachable 1, needs
+ * CAP_SYS_ADMIN when the two differ: -EPERM otherwise).
+ */
+int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
+		   uint64_t *mnt_id);
+
+/* ---- Mount namespaces ---- */
+
+/* mntkit_ns_open_pid - open /proc/PID/ns/mnt (O_RDONLY|O_CLOEXEC); 0 = self. */
+int mntkit_ns_open_pid(pid_t pid);
+
+/* mntkit_ns_id_from_fd - the 64-bit ID of a mount namespace fd (6.10+). */
+int mntkit_ns_id_from_fd(int ns_fd, uint64_t *mnt_ns_id);
+
+/* mntkit_ns_id_from_pid - the mount namespace ID of a process; 0 = self. */
+int mntkit_ns_id_from_pid(pid_t pid, uint64_t *mnt_ns_id);
+
+/* ---- Reading a reply ---- */
+
+/* the string and string-array fields of struct mntkit_statmount */
+enum mntkit_field {
+	MNTKIT_FIELD_FS_TYPE = 1,
+	MNTKIT_FIELD_MNT_ROOT,
+	MNTKIT_FIELD_MNT_POINT,
+	MNTKIT_FIELD_MNT_OPTS,
+	MNTKIT_FIELD_FS_SUBTYPE,
+	MNTKIT_FIELD_SB_SOURCE,
+	MNTKIT_FIELD_OPT_ARRAY,     /* string arrays from here */
+	MNTKIT_FIELD_OPT_SEC_ARRAY,
+	MNTKIT_FIELD_MNT_UIDMAP,
+	MNTKIT_FIELD_MNT_GIDMAP,
+};
+
+/*
+ * mntkit_sm_str - a string field of a reply, checked.
+ *
+ * @len is the number of valid bytes at @sm (the bufsize given to statmount,
+ * or sm->size for a reply of mntkit_stat()). On success *@out points into
+ * @sm. Errors: -EINVAL unknown or array field; -ENODATA the field's group is
+ * not in sm->mask; -EBADMSG the reply is malformed (size outside
+ * [512, @len], offset outside the string area, string not NUL-terminated).
+ */
+int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
+		  enum mntkit_field field, const char **out);
+
+/*
+ * mntkit_sm_strv - a string-array field of a reply, checked.
+ *
+ * Stores up to @nvec string pointers in @vec (which may be NULL when @nvec
+ * is 0) and returns the number of strings in the field, so a call with
+ * @nvec 0 counts them. Every string is checked, also those not stored.
+ * Errors as mntkit_sm_str() (-EINVAL for a non-array field); -EBADMSG also
+ * when the count runs past the end of the reply.
+ */
+ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
+		       enum mntkit_field field, const char **vec, size_t nvec);
+
+/* mntkit_field_name - "fs_type", "opt_array", ...; NULL if unknown. */
+const char *mntkit_field_name(enum mntkit_field field);
+
+/* ---- Decoding flags to the words of findmnt and /proc ---- */
+
+/* flags of mntkit_attr_str() */
+#define MNTKIT_DECODE_PROC 0x01U /* as /proc/PID/mountinfo: no strictatime */
+
+/*
+ * The decoders write comma-separated words into @buf like snprintf(3): they
+ * return the length of the whole text (without the NUL) even when @len was
+ * too small, and always NUL-terminate when @len > 0.
+ *
+ * mntkit_attr_str: mnt_attr -> "ro|rw[,nosuid][,nodev][,noexec]
+ *   [,noatime|,strictatime][,nodiratime][,relatime][,nosymfollow]
+ *   [,idmapped]", in the order of /proc/PID/mountinfo. With
+ *   MNTKIT_DECODE_PROC strictatime is left out, as mountinfo does.
+ * mntkit_sb_flags_str: sb_flags -> "ro|rw[,sync][,dirsync][,lazytime]".
+ * mntkit_propagation_str: mnt_propagation -> "shared" or "private", then
+ *   ",slave" and ",unbindable" when set: "private,slave", "shared,slave",
+ *   "private,unbindable" (findmnt's PROPAGATION column).
+ */
+int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
+		    size_t len);
+int mntkit_sb_flags_str(uint32_t sb_flags, char *buf, size_t len);
+int mntkit_propagation_str(uint64_t mnt_propagation, char *buf, size_t len);
+
+/*
+ * Names of the statmount groups, lower case without prefix ("sb_basic",
+ * "mnt_basic", ..., "mnt_gidmap"). mntkit_mask_name() returns the name of a
+ * single bit, NULL otherwise. mntkit_mask_parse() parses a comma-separated
+ * list of names, "all", or a number (decimal or 0x hex); it returns 0 and
+ * stores the mask, or -EINVAL and stores in *@bad the offset of the first
+ * unknown name.
+ */
+const char *mntkit_mask_name(uint64_t bit);
+int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MNTKIT_H */

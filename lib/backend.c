@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Backend choice and kernel feature probes.
+ *
+ * The kernel is probed once per process (pthread_once); the backend is then
+ * the forced one (mntkit_set_backend(), else MNTKIT_BACKEND in the
+ * environment) or, by default, native where the kernel has both system
+ * calls and the mountinfo emulation elsewhere.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "syscall.h"
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static uint32_t probed_features;
+static uint64_t probed_kernel_mask;
+
+/* MNTKIT_BACKEND_AUTO until forced by the API; -1 until the env is read */
+static _Atomic int forced_backend = -1;
+
+static int backend_from_name(const char *name)
+{
+	if (!name || !*name || !strcmp(name, "auto"))
+		return MNTKIT_BACKEND_AUTO;
+	if (!strcmp(name, "native"))
+		return MNTKIT_BACKEND_NATIVE;
+	if (!strcmp(name, "mountinfo"))
+		return MNTKIT_BACKEND_MOUNTINFO;
+	return -1;
+}
+
+/* The errno of the system call for an argument it must refuse. */
+static int probe_errno(long nr, const void *req, unsigned int flags)
+{
+	if (syscall(nr, req, NULL, 0, flags) == 0)
+		return 0;
+	return errno;
+}
+
+static uint64_t probe_kernel_mask(uint64_t root_id)
+{
+	struct mntkit_mnt_id_req req = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+		.mnt_id = root_id,
+		.param = MNTKIT_STATMOUNT_SUPPORTED_MASK,
+	};
+	struct mntkit_statmount sm;
+
+	if (sys_statmount(&req, &sm, sizeof(sm), 0) == 0 &&
+	    (sm.mask & MNTKIT_STATMOUNT_SUPPORTED_MASK))
+		return sm.supported_mask | MNTKIT_STATMOUNT_SUPPORTED_MASK;
+	/* 6.8 - 6.10: no supported_mask; the groups of 6.8 plus the fixed
+	 * ones the kernel answers to (string groups may be empty) */
+	req.param = MNTKIT_STATMOUNT_SB_BASIC | MNTKIT_STATMOUNT_MNT_BASIC |
+		    MNTKIT_STATMOUNT_PROPAGATE_FROM | MNTKIT_STATMOUNT_MNT_NS_ID;
+	if (sys_statmount(&req, &sm, sizeof(sm), 0) != 0)
+		return 0;
+	return sm.mask | MNTKIT_STATMOUNT_MNT_ROOT |
+	       MNTKIT_STATMOUNT_MNT_POINT | MNTKIT_STATMOUNT_FS_TYPE;
+}
+
+static uint32_t probe_ns(uint64_t root_id, uint32_t feat)
+{
+	struct mntkit_mnt_ns_info info = { .size = sizeof(info) };
+	struct mntkit_mnt_id_req req = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER1,
+		.mnt_id = root_id,
+	};
+	struct mntkit_statmount sm;
+	uint64_t ns_id;
+	int fd;
+
+	fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return feat;
+	if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &ns_id) == 0) {
+		feat |= MNTKIT_FEAT_NS_ID;
+		req.mnt_ns_id = ns_id;
+		if ((feat & MNTKIT_FEAT_STATMOUNT) &&
+		    sys_statmount(&req, &sm, sizeof(sm), 0) == 0)
+			feat |= MNTKIT_FEAT_REQ_NS_ID;
+	}
+	if (ioctl(fd, MNTKIT_NS_MNT_GET_INFO, &info) == 0)
+		feat |= MNTKIT_FEAT_NS_ITER;
+	req.mnt_ns_id = 0;
+	req.mnt_ns_fd = (uint32_t)fd;
+	if ((feat & MNTKIT_FEAT_STATMOUNT) &&
+	    sys_statmount(&req, &sm, sizeof(sm), 0) == 0)
+		feat |= MNTKIT_FEAT_REQ_NS_FD;
+	close(fd);
+	return feat;
+}
+
+static uint32_t probe_fanotify(void)
+{
+	int fd = fanotify_init(FAN_CLASS_NOTIF | MNTKIT_FAN_REPORT_MNT,
+			       O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return MNTKIT_FEAT_FANOTIFY_MNT;
+}
+
+static void probe(void)
+{
+	struct mntkit_mnt_id_req req = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+	};
+	uint32_t feat = 0;
+	uint64_t root_id = 0;
+	uint64_t one;
+
+	/* mnt_id 0 is refused with EINVAL where the call exists */
+	if (probe_errno(MNTKIT_NR_statmount, &req, 0) == EINVAL)
+		feat |= MNTKIT_FEAT_STATMOUNT;
+	req.mnt_id = MNTKIT_LSMT_ROOT;
+	if (probe_errno(MNTKIT_NR_listmount, &req, 0x80000000U) == EINVAL)
+		feat |= MNTKIT_FEAT_LISTMOUNT;
+	if (sys_listmount(&req, &one, 1, MNTKIT_LISTMOUNT_REVERSE) >= 0)
+		feat |= MNTKIT_FEAT_LIST_REVERSE;
+
+	if (mntkit__native_path_id(AT_FDCWD, "/", 0, &root_id) == 0) {
+		feat |= MNTKIT_FEAT_UNIQUE_IDS;
+		feat |= mntkit__native_id_source();
+	}
+	if ((feat & MNTKIT_FEAT_STATMOUNT) && root_id)
+		probed_kernel_mask = probe_kernel_mask(root_id);
+	feat = probe_ns(root_id, feat);
+	feat |= probe_fanotify();
+	probed_features = feat;
+}
+
+uint32_t mntkit__kernel_features(void)
+{
+	pthread_once(&probe_once, probe);
+	return probed_features;
+}
+
+static int forced(void)
+{
+	int b = atomic_load(&forced_backend);
+
+	if (b < 0) {
+		b = backend_from_name(getenv("MNTKIT_BACKEND"));
+		if (b < 0) /* unknown names are ignored, as unset */
+			b = MNTKIT_BACKEND_AUTO;
+		int expected = -1;
+
+		if (!atomic_compare_exchange_strong(&forced_backend, &expected,
+						    b))
+			b = expected;
+	}
+	return b;
+}
+
+static int native_possible(void)
+{
+	uint32_t need = MNTKIT_FEAT_STATMOUNT | MNTKIT_FEAT_LISTMOUNT;
+
+	return (mntkit__kernel_features() & need) == need;
+}
+
+enum mntkit_backend mntkit_backend(void)
+{
+	int b = forced();
+
+	if (b != MNTKIT_BACKEND_AUTO)
+		return (enum mntkit_backend)b;
+	return native_possible() ? MNTKIT_BACKEND_NATIVE :
+				   MNTKIT_BACKEND_MOUNTINFO;
+}
+
+const struct mntkit_backend_ops *mntkit__ops(void)
+{
+	if (mntkit_backend() == MNTKIT_BACKEND_NATIVE)
+		return &mntkit_native_ops;
+	return &mntkit_mountinfo_ops;
+}
+
+int mntkit_set_backend(enum mntkit_backend backend)
+{
+	switch (backend) {
+	case MNTKIT_BACKEND_AUTO:
+	case MNTKIT_BACKEND_MOUNTINFO:
+		break;
+	case MNTKIT_BACKEND_NATIVE:
+		if (!native_possible())
+			return mntkit__fail(ENOSYS);
+		break;
+	default:
+		return mntkit__fail(EINVAL);
+	}
+	atomic_store(&forced_backend, (int)backend);
+	return 0;
+}
+
+const char *mntkit_backend_name(enum mntkit_backend backend)
+{
+	switch (backend) {
+	case MNTKIT_BACKEND_AUTO:
+		return "auto";
+	case MNTKIT_BACKEND_NATIVE:
+		return "native";
+	case MNTKIT_BACKEND_MOUNTINFO:
+		return "mountinfo";
+	}
+	return NULL;
+}
+
+int mntkit_get_features(struct mntkit_features *features)
+{
+	struct mntkit_features f = { .size = sizeof(f) };
+	size_t n;
+
+	if (!features || features->size < sizeof(features->size))
+		return mntkit__fail(EINVAL);
+	f.flags = mntkit__kernel_features();
+	f.backend = mntkit_backend();
+	f.kernel_mask = probed_kernel_mask;
+	f.supported_mask = f.backend == MNTKIT_BACKEND_NATIVE ?
+				   probed_kernel_mask :
+				   mntkit__emul_supported_mask();
+	n = features->size < sizeof(f) ? features->size : sizeof(f);
+	memcpy((char *)features + sizeof(f.size), (char *)&f + sizeof(f.size),
+	       n - sizeof(f.size));
+	return 0;
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Reading the strings of a statmount reply without trusting it: every
+ * offset, count and terminator is checked against the reply's size and the
+ * number of bytes the caller says are valid.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+struct field_desc {
+	const char *name;
+	uint64_t group;
+	size_t off;     /* offset of the u32 string offset */
+	size_t num_off; /* offset of the u32 count, 0 for a single string */
+};
+
+#define SM_OFF(f) offsetof(struct mntkit_statmount, f)
+
+static const struct field_desc fields[] = {
+	[MNTKIT_FIELD_FS_TYPE] = { "fs_type", MNTKIT_STATMOUNT_FS_TYPE,
+				   SM_OFF(fs_type), 0 },
+	[MNTKIT_FIELD_MNT_ROOT] = { "mnt_root", MNTKIT_STATMOUNT_MNT_ROOT,
+				    SM_OFF(mnt_root), 0 },
+	[MNTKIT_FIELD_MNT_POINT] = { "mnt_point", MNTKIT_STATMOUNT_MNT_POINT,
+				     SM_OFF(mnt_point), 0 },
+	[MNTKIT_FIELD_MNT_OPTS] = { "mnt_opts", MNTKIT_STATMOUNT_MNT_OPTS,
+				    SM_OFF(mnt_opts), 0 },
+	[MNTKIT_FIELD_FS_SUBTYPE] = { "fs_subtype",
+				      MNTKIT_STATMOUNT_FS_SUBTYPE,
+				      SM_OFF(fs_subtype), 0 },
+	[MNTKIT_FIELD_SB_SOURCE] = { "sb_source", MNTKIT_STATMOUNT_SB_SOURCE,
+				     SM_OFF(sb_source), 0 },
+	[MNTKIT_FIELD_OPT_ARRAY] = { "opt_array", MNTKIT_STATMOUNT_OPT_ARRAY,
+				     SM_OFF(opt_array), SM_OFF(opt_num) },
+	[MNTKIT_FIELD_OPT_SEC_ARRAY] = { "opt_sec_array",
+					 MNTKIT_STATMOUNT_OPT_SEC_ARRAY,
+					 SM_OFF(opt_sec_array),
+					 SM_OFF(opt_sec_num) },
+	[MNTKIT_FIELD_MNT_UIDMAP] = { "mnt_uidmap",
+				      MNTKIT_STATMOUNT_MNT_UIDMAP,
+				      SM_OFF(mnt_uidmap),
+				      SM_OFF(mnt_uidmap_num) },
+	[MNTKIT_FIELD_MNT_GIDMAP] = { "mnt_gidmap",
+				      MNTKIT_STATMOUNT_MNT_GIDMAP,
+				      SM_OFF(mnt_gidmap),
+				      SM_OFF(mnt_gidmap_num) },
+};
+
+static const struct field_desc *field_desc(enum mntkit_field field)
+{
+	if ((unsigned int)field >= MNTKIT_ARRAY_SIZE(fields) ||
+	    !fields[field].name)
+		return NULL;
+	return &fields[field];
+}
+
+const char *mntkit_field_name(enum mntkit_field field)
+{
+	const struct field_desc *d = field_desc(field);
+
+	return d ? d->name : NULL;
+}
+
+static uint32_t u32_at(const struct mntkit_statmount *sm, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)sm + off, sizeof(v));
+	return v;
+}
+
+/*
+ * Check the reply's frame and find the field: on success *@area is the
+ * string area, *@area_len its length and *@start the field's offset in it.
+ */
+static int locate(const struct mntkit_statmount *sm, size_t len,
+		  const struct field_desc *d, const char **area,
+		  size_t *area_len, uint32_t *start)
+{
+	if (!sm)
+		return -EFAULT;
+	if (len < MNTKIT_STATMOUNT_FIXED_SIZE)
+		return -EBADMSG;
+	if (!(sm->mask & d->group))
+		return -ENODATA;
+	if (sm->size < MNTKIT_STATMOUNT_FIXED_SIZE || sm->size > len)
+		return -EBADMSG;
+	*area = sm->str;
+	*area_len = sm->size - MNTKIT_STATMOUNT_FIXED_SIZE;
+	*start = u32_at(sm, d->off);
+	if (*start >= *area_len)
+		return -EBADMSG;
+	return 0;
+}
+
+/* length of the string at @off, or -1 when it runs past the area */
+static ssize_t str_len(const char *area, size_t area_len, size_t off)
+{
+	const char *nul = memchr(area + off, '\0', area_len - off);
+
+	return nul ? nul - (area + off) : -1;
+}
+
+int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
+		  enum mntkit_field field, const char **out)
+{
+	const struct field_desc *d = field_desc(field);
+	const char *area;
+	size_t area_len;
+	uint32_t start;
+	int ret;
+
+	if (!out)
+		return mntkit__fail(EFAULT);
+	if (!d || d->num_off)
+		return mntkit__fail(EINVAL);
+	ret = locate(sm, len, d, &area, &area_len, &start);
+	if (ret)
+		return mntkit__fail(-ret);
+	if (str_len(area, area_len, start) < 0)
+		return mntkit__fail(EBADMSG);
+	*out = area + start;
+	return 0;
+}
+
+ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
+		       enum mntkit_field field, const char **vec, size_t nvec)
+{
+	const struct field_desc *d = field_desc(field);
+	const char *area;
+	size_t area_len, pos;
+	uint32_t start, num;
+	int ret;
+
+	if (!d || !d->num_off)
+		return mntkit__fail(EINVAL);
+	if (nvec && !vec)
+		return mntkit__fail(EFAULT);
+	ret = locate(sm, len, d, &area, &area_len, &start);
+	if (ret == -EBADMSG && len >= MNTKIT_STATMOUNT_FIXED_SIZE &&
+	    sm->size >= MNTKIT_STATMOUNT_FIXED_SIZE && sm->size <= len &&
+	    start == area_len && u32_at(sm, d->num_off) == 0)
+		return 0; /* an empty array may point at the end of the area */
+	if (ret)
+		return mntkit__fail(-ret);
+	num = u32_at(sm, d->num_off);
+	pos = start;
+	for (uint32_t i = 0; i < num; i++) {
+		ssize_t l;
+
+		if (pos >= area_len)
+			return mntkit__fail(EBADMSG);
+		l = str_len(area, area_len, pos);
+		if (l < 0)
+			return mntkit__fail(EBADMSG);
+		if (i < nvec)
+			vec[i] = area + pos;
+		pos += (size_t)l + 1;
+	}
+	return (ssize_t)num;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Raw system calls that libc does not wrap (or did not in older versions),
+ * with per-architecture numbers. Nothing here depends on the installed
+ * kernel headers having these definitions.
+ */
+#ifndef MNTKIT_SYSCALL_H
+#define MNTKIT_SYSCALL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mntkit.h"
+
+#if defined(__alpha__)
+#define MNTKIT_NR_statmount 567
+#define MNTKIT_NR_listmount 568
+#elif defined(__mips__)
+#if _MIPS_SIM == _ABIO32
+#define MNTKIT_NR_statmount 4457
+#define MNTKIT_NR_listmount 4458
+#elif _MIPS_SIM == _ABI64
+#define MNTKIT_NR_statmount 5457
+#define MNTKIT_NR_listmount 5458
+#else /* n32 */
+#define MNTKIT_NR_statmount 6457
+#define MNTKIT_NR_listmount 6458
+#endif
+#else /* x86_64, i386, x32 (with the x32 bit), arm, arm64, asm-generic */
+#if defined(__x86_64__) && defined(__ILP32__)
+#define MNTKIT_NR_statmount (0x40000000 + 457)
+#define MNTKIT_NR_listmount (0x40000000 + 458)
+#else
+#define MNTKIT_NR_statmount 457
+#define MNTKIT_NR_listmount 458
+#endif
+#endif
+
+static inline int sys_statmount(const struct mntkit_mnt_id_req *req,
+				struct mntkit_statmount *buf, size_t bufsize,
+				unsigned int flags)
+{
+	return (int)syscall(MNTKIT_NR_statmount, req, buf, bufsize, flags);
+}
+
+static inline ssize_t sys_listmount(const struct mntkit_mnt_id_req *req,
+				    uint64_t *mnt_ids, size_t nr_mnt_ids,
+				    unsigned int flags)
+{
+	return syscall(MNTKIT_NR_listmount, req, mnt_ids, nr_mnt_ids, flags);
+}
+
+/* nsfs ioctls (_IO/_IOR(0xb7, ...)) */
+#define MNTKIT_NSIO 0xb7
+#define MNTKIT_NS_GET_MNTNS_ID _IOR(MNTKIT_NSIO, 0x5, uint64_t)
+
+/* NS_MNT_GET_INFO/NEXT/PREV (6.12+) fill this */
+struct mntkit_mnt_ns_info {
+	uint32_t size;
+	uint32_t nr_mounts;
+	uint64_t mnt_ns_id;
+};
+#define MNTKIT_NS_MNT_GET_INFO _IOR(MNTKIT_NSIO, 10, struct mntkit_mnt_ns_info)
+#define MNTKIT_NS_MNT_GET_NEXT _IOR(MNTKIT_NSIO, 11, struct mntkit_mnt_ns_info)
+#define MNTKIT_NS_MNT_GET_PREV _IOR(MNTKIT_NSIO, 12, struct mntkit_mnt_ns_info)
+
+/* name_to_handle_at: return the unique mount ID in a u64 (6.12+) */
+#define MNTKIT_AT_HANDLE_MNT_ID_UNIQUE 0x001
+
+/* fanotify mount events (6.15+) */
+#define MNTKIT_FAN_REPORT_MNT 0x00004000U
+
+#endif
