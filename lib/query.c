@@ -468,8 +468,10 @@ static int reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 		return mntkit__ops()->path_id(AT_FDCWD, "/", 0, id);
 	/* another namespace: the top of its LSMT_ROOT listing */
 	ret = list_flat(req, MNTKIT_LSMT_ROOT, 0, &iv);
-	if (ret)
+	if (ret) {
+		free(iv.v);
 		return ret;
+	}
 	qsort(iv.v, iv.n, sizeof(*iv.v), cmp_u64);
 	ret = tree_build(&t, req, iv.v, iv.n);
 	if (!ret) {

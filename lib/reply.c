@@ -129,8 +129,8 @@ ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 {
 	const struct field_desc *d = field_desc(field);
 	const char *area;
-	size_t area_len, pos;
-	uint32_t start, num;
+	size_t area_len = 0, pos;
+	uint32_t start = 0, num;
 	int ret;
 
 	if (!d || !d->num_off)
