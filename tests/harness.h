@@ -1,0 +1,1172 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * harness.h - a tiny header-only harness for mntkit's C test programs.
+ *
+ * A test program defines cases with T_CASE(name) { ... } and ends with
+ *
+ *	int main(int argc, char **argv) { return t_run(argc, argv); }
+ *
+ * Every case runs in a fork()ed child in its own process group (so a crash
+ * fails one case only, and whatever the case leaves running is killed after
+ * it). A case passes by returning, skips with t_skip(), fails with t_fail()
+ * or a failed T_* assertion. The program prints one line per case:
+ *
+ *	PASS <name>
+ *	FAIL <name>: <reason>
+ *	SKIP <name>: <reason>
+ *
+ * and exits 1 if a case failed, 0 otherwise. Arguments: case name filters
+ * (substrings; a case runs when it matches any), -l to list the cases.
+ * T_TIMEOUT (seconds, default 60) bounds each case.
+ *
+ * Nothing here touches the host's mount table: t_private_ns() moves the
+ * case into a private mount namespace, and every mounting helper refuses to
+ * run outside of one.
+ */
+#ifndef MNTKIT_TEST_HARNESS_H
+#define MNTKIT_TEST_HARNESS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define T_MAX_CASES  256
+#define T_REASON_MAX 4096
+#define T_EXIT_SKIP  77
+
+#define T_UNUSED __attribute__((unused))
+
+struct t_case {
+	const char *name;
+	void (*fn)(void);
+	int line;
+};
+
+static struct t_case t_cases[T_MAX_CASES];
+static int t_ncases;
+static char *t_reason;	      /* shared page: reason of the current case */
+static const char *t_cur;     /* name of the current case */
+static char t_base[PATH_MAX]; /* per-program scratch directory */
+static int t_private;	      /* in a private mount namespace */
+
+static inline void t_register(const char *name, void (*fn)(void), int line)
+{
+	if (t_ncases >= T_MAX_CASES) {
+		fprintf(stderr, "harness: too many cases\n");
+		abort();
+	}
+	t_cases[t_ncases].name = name;
+	t_cases[t_ncases].fn = fn;
+	t_cases[t_ncases].line = line;
+	t_ncases++;
+}
+
+#define T_CASE(name)                                                           \
+	static void t_case_##name(void);                                       \
+	__attribute__((constructor)) static void t_reg_##name(void)            \
+	{                                                                      \
+		t_register(#name, t_case_##name, __LINE__);                    \
+	}                                                                      \
+	static void t_case_##name(void)
+
+/* ---- ending a case ---- */
+
+static inline void t_vset_reason(const char *fmt, va_list ap)
+{
+	if (!t_reason)
+		return;
+	vsnprintf(t_reason, T_REASON_MAX, fmt, ap);
+	/* one line: the runner's protocol is line based */
+	for (char *p = t_reason; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+}
+
+__attribute__((noreturn, format(printf, 1, 2))) static inline void
+t_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	t_vset_reason(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "[%s] FAIL: %s\n", t_cur ? t_cur : "?",
+		t_reason ? t_reason : "");
+	_exit(1);
+}
+
+__attribute__((noreturn, format(printf, 1, 2))) static inline void
+t_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	t_vset_reason(fmt, ap);
+	va_end(ap);
+	_exit(T_EXIT_SKIP);
+}
+
+/* informational output of a case (stderr; shown when the program fails) */
+#define t_log(...) fprintf(stderr, __VA_ARGS__)
+
+/* ---- assertions ---- */
+
+#define T_ASSERT(cond)                                                         \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			t_fail("%s:%d: assertion failed: %s", __FILE__,        \
+			       __LINE__, #cond);                               \
+	} while (0)
+
+#define T_ASSERTF(cond, fmt, ...)                                              \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			t_fail("%s:%d: %s: " fmt, __FILE__, __LINE__, #cond,   \
+			       __VA_ARGS__);                                   \
+	} while (0)
+
+/* unsigned 64-bit equality, printed in decimal and hex */
+#define T_EQ_U(a, b)                                                           \
+	do {                                                                   \
+		uint64_t t_a_ = (uint64_t)(a), t_b_ = (uint64_t)(b);           \
+		if (t_a_ != t_b_)                                              \
+			t_fail("%s:%d: %s == %s: %" PRIu64 " (0x%" PRIx64      \
+			       ") != %" PRIu64 " (0x%" PRIx64 ")",             \
+			       __FILE__, __LINE__, #a, #b, t_a_, t_a_, t_b_,   \
+			       t_b_);                                          \
+	} while (0)
+
+/* signed 64-bit equality */
+#define T_EQ_I(a, b)                                                           \
+	do {                                                                   \
+		int64_t t_a_ = (int64_t)(a), t_b_ = (int64_t)(b);              \
+		if (t_a_ != t_b_)                                              \
+			t_fail("%s:%d: %s == %s: %" PRId64 " != %" PRId64,     \
+			       __FILE__, __LINE__, #a, #b, t_a_, t_b_);        \
+	} while (0)
+
+#define T_EQ_STR(a, b)                                                         \
+	do {                                                                   \
+		const char *t_a_ = (a), *t_b_ = (b);                           \
+		if (!t_a_ || !t_b_ || strcmp(t_a_, t_b_))                      \
+			t_fail("%s:%d: %s == %s: \"%s\" != \"%s\"", __FILE__,  \
+			       __LINE__, #a, #b, t_a_ ? t_a_ : "(null)",       \
+			       t_b_ ? t_b_ : "(null)");                        \
+	} while (0)
+
+#define T_NULL(a)                                                              \
+	do {                                                                   \
+		const void *t_a_ = (a);                                        \
+		if (t_a_)                                                      \
+			t_fail("%s:%d: %s is not NULL", __FILE__, __LINE__,    \
+			       #a);                                            \
+	} while (0)
+
+/* a syscall-style call succeeds (>= 0) */
+#define T_OK(expr)                                                             \
+	do {                                                                   \
+		errno = 0;                                                     \
+		long long t_r_ = (long long)(expr);                            \
+		if (t_r_ < 0)                                                  \
+			t_fail("%s:%d: %s = %lld (errno %d %s)", __FILE__,     \
+			       __LINE__, #expr, t_r_, errno, strerror(errno)); \
+	} while (0)
+
+/* a syscall-style call fails with -1 and errno == err */
+#define T_ERRNO(expr, err)                                                     \
+	do {                                                                   \
+		errno = 0;                                                     \
+		long long t_r_ = (long long)(expr);                            \
+		int t_e_ = errno;                                              \
+		if (t_r_ != -1 || t_e_ != (err))                               \
+			t_fail("%s:%d: %s = %lld errno %d (%s), expected -1 "  \
+			       "errno %d (%s)",                                \
+			       __FILE__, __LINE__, #expr, t_r_, t_e_,          \
+			       strerror(t_e_), (err), strerror(err));          \
+	} while (0)
+
+/* a library-style call returns -err and sets errno = err */
+#define T_NEG(expr, err)                                                       \
+	do {                                                                   \
+		errno = 0;                                                     \
+		long long t_r_ = (long long)(expr);                            \
+		int t_e_ = errno;                                              \
+		if (t_r_ != -(long long)(err) || t_e_ != (err))                \
+			t_fail("%s:%d: %s = %lld errno %d (%s), expected %d "  \
+			       "errno %d (%s)",                                \
+			       __FILE__, __LINE__, #expr, t_r_, t_e_,          \
+			       strerror(t_e_), -(err), (err), strerror(err));  \
+	} while (0)
+
+/* ---- small utilities ---- */
+
+static inline void *t_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		t_fail("out of memory (%zu bytes)", n);
+	return p;
+}
+
+static inline void *t_xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (!p)
+		t_fail("out of memory");
+	return p;
+}
+
+static inline void *t_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		t_fail("out of memory (%zu bytes)", n);
+	return p;
+}
+
+static inline char *t_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		t_fail("out of memory");
+	return p;
+}
+
+static inline char *t_path(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* a malloc'd formatted string */
+static inline char *t_path(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		t_fail("out of memory");
+	va_end(ap);
+	return s;
+}
+
+static inline int t_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static inline void t_sort_u64(uint64_t *v, size_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), t_cmp_u64);
+}
+
+static inline int t_contains_u64(const uint64_t *v, size_t n, uint64_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* xorshift64*: a seeded PRNG, the same sequence on every run */
+static inline uint64_t t_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* ---- requirements ---- */
+
+static inline void t_require_root(void)
+{
+	if (geteuid() != 0)
+		t_skip("needs root (euid %u)", (unsigned int)geteuid());
+}
+
+/* ---- raw system calls (independent of libmntkit) ---- */
+
+#if defined(__alpha__)
+#define T_NR_statmount 567
+#define T_NR_listmount 568
+#elif defined(__mips__)
+#if _MIPS_SIM == _ABIO32
+#define T_NR_statmount 4457
+#define T_NR_listmount 4458
+#elif _MIPS_SIM == _ABI64
+#define T_NR_statmount 5457
+#define T_NR_listmount 5458
+#else
+#define T_NR_statmount 6457
+#define T_NR_listmount 6458
+#endif
+#elif defined(__x86_64__) && defined(__ILP32__)
+#define T_NR_statmount (0x40000000 + 457)
+#define T_NR_listmount (0x40000000 + 458)
+#else
+#define T_NR_statmount 457
+#define T_NR_listmount 458
+#endif
+
+#ifdef __NR_mount_setattr
+#define T_NR_mount_setattr __NR_mount_setattr
+#else
+#define T_NR_mount_setattr 442
+#endif
+#ifdef __NR_open_tree
+#define T_NR_open_tree __NR_open_tree
+#else
+#define T_NR_open_tree 428
+#endif
+#ifdef __NR_move_mount
+#define T_NR_move_mount __NR_move_mount
+#else
+#define T_NR_move_mount 429
+#endif
+
+#define T_STATX_MNT_ID	      0x1000U
+#define T_STATX_MNT_ID_UNIQUE 0x4000U
+#define T_NS_GET_MNTNS_ID     _IOR(0xb7, 0x5, uint64_t)
+#define T_LSMT_ROOT	      0xffffffffffffffffULL
+
+/* the kernel's struct mount_attr, under our own name */
+struct t_mount_attr {
+	uint64_t attr_set;
+	uint64_t attr_clr;
+	uint64_t propagation;
+	uint64_t userns_fd;
+};
+
+#define T_OPEN_TREE_CLONE	  1U
+#define T_OPEN_TREE_CLOEXEC	  O_CLOEXEC
+#define T_MOVE_MOUNT_F_EMPTY_PATH 0x00000004U
+#define T_AT_RECURSIVE		  0x8000
+
+/* request layout of the merged kernel (independent of mntkit.h) */
+struct t_req {
+	uint32_t size;
+	uint32_t mnt_ns_fd;
+	uint64_t mnt_id;
+	uint64_t param;
+	uint64_t mnt_ns_id;
+};
+
+static inline long t_sys_statmount(const void *req, void *buf, size_t size,
+				   unsigned int flags)
+{
+	return syscall(T_NR_statmount, req, buf, size, flags);
+}
+
+static inline long t_sys_listmount(const void *req, uint64_t *ids, size_t nr,
+				   unsigned int flags)
+{
+	return syscall(T_NR_listmount, req, ids, nr, flags);
+}
+
+static inline int t_mount_setattr(int dirfd, const char *path,
+				  unsigned int flags, uint64_t set,
+				  uint64_t clr, uint64_t propagation)
+{
+	struct t_mount_attr attr = {
+		.attr_set = set,
+		.attr_clr = clr,
+		.propagation = propagation,
+	};
+
+	return (int)syscall(T_NR_mount_setattr, dirfd, path, flags, &attr,
+			    sizeof(attr));
+}
+
+/*
+ * statx() the mount IDs of a path: *uniq from STATX_MNT_ID_UNIQUE (skips
+ * the case when the kernel has none), *old from STATX_MNT_ID. Either
+ * pointer may be NULL.
+ */
+static inline void t_statx_ids(int dirfd, const char *path, int flags,
+			       uint64_t *uniq, uint64_t *old)
+{
+	struct statx stx;
+
+	if (uniq) {
+		memset(&stx, 0, sizeof(stx));
+		if (statx(dirfd, path, flags, T_STATX_MNT_ID_UNIQUE, &stx))
+			t_fail("statx(%s): %s", path, strerror(errno));
+		if (!(stx.stx_mask & T_STATX_MNT_ID_UNIQUE))
+			t_skip("statx has no STATX_MNT_ID_UNIQUE");
+		*uniq = stx.stx_mnt_id;
+	}
+	if (old) {
+		memset(&stx, 0, sizeof(stx));
+		if (statx(dirfd, path, flags, T_STATX_MNT_ID, &stx))
+			t_fail("statx(%s): %s", path, strerror(errno));
+		if (!(stx.stx_mask & T_STATX_MNT_ID))
+			t_skip("statx has no STATX_MNT_ID");
+		*old = stx.stx_mnt_id;
+	}
+}
+
+static inline uint64_t t_uid(const char *path)
+{
+	uint64_t id;
+
+	t_statx_ids(AT_FDCWD, path, 0, &id, NULL);
+	return id;
+}
+
+static inline uint64_t t_old_id(const char *path)
+{
+	uint64_t id;
+
+	t_statx_ids(AT_FDCWD, path, 0, NULL, &id);
+	return id;
+}
+
+/* skip unless the kernel has statmount(2) and listmount(2) */
+static inline void t_require_statmount(void)
+{
+	struct t_req req = {.size = 24, .mnt_id = t_uid("/"), .param = 0};
+	char buf[512];
+	uint64_t id;
+
+	if (t_sys_statmount(&req, buf, sizeof(buf), 0) < 0) {
+		if (errno == ENOSYS)
+			t_skip("kernel has no statmount(2)");
+		t_fail("statmount probe: %s", strerror(errno));
+	}
+	req.mnt_id = T_LSMT_ROOT;
+	if (t_sys_listmount(&req, &id, 1, 0) < 0) {
+		if (errno == ENOSYS)
+			t_skip("kernel has no listmount(2)");
+		t_fail("listmount probe: %s", strerror(errno));
+	}
+}
+
+/*
+ * The raw statmount reply of @id for @mask (grown until it fits), malloc'd.
+ * Returns NULL with errno on failure.
+ */
+static inline void *t_sm_raw_ns(uint64_t id, uint64_t mask, uint64_t ns_id,
+				uint32_t ns_fd)
+{
+	struct t_req req = {
+		.size = 32,
+		.mnt_ns_fd = ns_fd,
+		.mnt_id = id,
+		.param = mask,
+		.mnt_ns_id = ns_id,
+	};
+	size_t size = 4096;
+
+	for (;;) {
+		char *buf = t_xcalloc(1, size);
+
+		if (t_sys_statmount(&req, buf, size, 0) == 0)
+			return buf;
+		free(buf);
+		if (errno != EOVERFLOW)
+			return NULL;
+		size *= 2;
+		if (size > (64u << 20))
+			t_fail("statmount reply does not fit 64M");
+	}
+}
+
+static inline void *t_sm_raw(uint64_t id, uint64_t mask)
+{
+	return t_sm_raw_ns(id, mask, 0, 0);
+}
+
+/* a raw statmount that must succeed */
+static inline void *t_sm(uint64_t id, uint64_t mask)
+{
+	void *p = t_sm_raw(id, mask);
+
+	if (!p)
+		t_fail("raw statmount(%#" PRIx64 ", %#" PRIx64 "): %s", id,
+		       mask, strerror(errno));
+	return p;
+}
+
+/* a string of a raw reply, by offset field value (no checks beyond size) */
+static inline const char *t_sm_s(const void *sm, uint32_t off)
+{
+	uint32_t size;
+
+	memcpy(&size, sm, sizeof(size));
+	if (512 + (uint64_t)off >= size)
+		t_fail("raw reply offset %u outside size %u", off, size);
+	return (const char *)sm + 512 + off;
+}
+
+/*
+ * Every ID listmount returns below @start (all pages), in a malloc'd array;
+ * returns the count, or -1 with errno.
+ */
+static inline ssize_t t_lm_raw_ns(uint64_t start, unsigned int flags,
+				  uint64_t ns_id, uint32_t ns_fd,
+				  uint64_t **out)
+{
+	struct t_req req = {
+		.size = 32,
+		.mnt_ns_fd = ns_fd,
+		.mnt_id = start,
+		.mnt_ns_id = ns_id,
+	};
+	size_t n = 0, cap = 0;
+	uint64_t *v = NULL;
+
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 64) {
+			cap = cap ? cap * 2 : 256;
+			v = t_xrealloc(v, cap * sizeof(*v));
+		}
+		r = t_sys_listmount(&req, v + n, cap - n, flags);
+		if (r < 0) {
+			free(v);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		req.param = v[n - 1];
+	}
+	*out = v;
+	return (ssize_t)n;
+}
+
+static inline size_t t_lm(uint64_t start, unsigned int flags, uint64_t **out)
+{
+	ssize_t n = t_lm_raw_ns(start, flags, 0, 0, out);
+
+	if (n < 0)
+		t_fail("raw listmount(%#" PRIx64 "): %s", start,
+		       strerror(errno));
+	return (size_t)n;
+}
+
+/* ---- /proc/PID/mountinfo, parsed independently ---- */
+
+struct t_mi {
+	uint64_t id, parent;
+	unsigned int major, minor;
+	char *root, *point; /* unescaped */
+	char *opts;	    /* per-mount options (field 6) */
+	char *optional;	    /* optional fields, space separated */
+	char *fstype;	    /* full type, e.g. fuse.sshfs */
+	char *source;	    /* unescaped */
+	char *superopts;
+	uint64_t shared, master, propagate_from;
+	int unbindable;
+};
+
+struct t_mitab {
+	struct t_mi *v;
+	size_t n;
+	char *buf;
+};
+
+/* undo the \ooo escapes of mountinfo in place */
+static inline char *t_unescape(char *s)
+{
+	char *r = s, *w = s;
+
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
+		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 +
+				      (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = 0;
+	return s;
+}
+
+static inline char *t_read_file(const char *path, size_t *lenp)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = t_xmalloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		t_fail("open %s: %s", path, strerror(errno));
+	for (;;) {
+		ssize_t r;
+
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = t_xrealloc(buf, cap);
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0)
+			t_fail("read %s: %s", path, strerror(errno));
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = 0;
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+static inline void t_mi_parse_line(char *line, struct t_mi *m)
+{
+	char *f[6], *p = line, *rest, *dup, *sv = NULL, *w;
+	int i;
+
+	memset(m, 0, sizeof(*m));
+	rest = strstr(line, " - ");
+	if (!rest)
+		t_fail("mountinfo: no separator in '%s'", line);
+	*rest = 0;
+	rest += 3;
+	for (i = 0; i < 6; i++) {
+		f[i] = p;
+		p = strchr(p, ' ');
+		if (!p && i < 5)
+			t_fail("mountinfo: short line");
+		if (p)
+			*p++ = 0;
+	}
+	m->id = strtoull(f[0], NULL, 10);
+	m->parent = strtoull(f[1], NULL, 10);
+	if (sscanf(f[2], "%u:%u", &m->major, &m->minor) != 2)
+		t_fail("mountinfo: bad dev '%s'", f[2]);
+	m->root = t_unescape(f[3]);
+	m->point = t_unescape(f[4]);
+	m->opts = f[5];
+	m->optional = p ? p : (char *)"";
+	dup = t_xstrdup(m->optional);
+	for (w = strtok_r(dup, " ", &sv); w; w = strtok_r(NULL, " ", &sv)) {
+		if (!strncmp(w, "shared:", 7))
+			m->shared = strtoull(w + 7, NULL, 10);
+		else if (!strncmp(w, "master:", 7))
+			m->master = strtoull(w + 7, NULL, 10);
+		else if (!strncmp(w, "propagate_from:", 15))
+			m->propagate_from = strtoull(w + 15, NULL, 10);
+		else if (!strcmp(w, "unbindable"))
+			m->unbindable = 1;
+	}
+	free(dup);
+	sv = NULL;
+	m->fstype = strtok_r(rest, " ", &sv);
+	m->source = strtok_r(NULL, " ", &sv);
+	m->superopts = strtok_r(NULL, " ", &sv);
+	if (!m->fstype || !m->source || !m->superopts)
+		t_fail("mountinfo: short line after separator");
+	t_unescape(m->source);
+}
+
+/* parse /proc/<pid>/mountinfo (pid 0: self) */
+static inline void t_mi_read(pid_t pid, struct t_mitab *tab)
+{
+	char path[64], *line, *save = NULL;
+	size_t cap = 64;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/mountinfo");
+	tab->buf = t_read_file(path, NULL);
+	tab->n = 0;
+	tab->v = t_xcalloc(cap, sizeof(*tab->v));
+	for (line = strtok_r(tab->buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (tab->n == cap) {
+			cap *= 2;
+			tab->v = t_xrealloc(tab->v, cap * sizeof(*tab->v));
+		}
+		t_mi_parse_line(line, &tab->v[tab->n++]);
+	}
+}
+
+static inline void t_mi_free(struct t_mitab *tab)
+{
+	free(tab->v);
+	free(tab->buf);
+	memset(tab, 0, sizeof(*tab));
+}
+
+static inline struct t_mi *t_mi_by_id(struct t_mitab *tab, uint64_t old)
+{
+	for (size_t i = 0; i < tab->n; i++)
+		if (tab->v[i].id == old)
+			return &tab->v[i];
+	return NULL;
+}
+
+/* the last (topmost) mount at a mount point */
+static inline struct t_mi *t_mi_by_point(struct t_mitab *tab, const char *pt)
+{
+	struct t_mi *m = NULL;
+
+	for (size_t i = 0; i < tab->n; i++)
+		if (!strcmp(tab->v[i].point, pt))
+			m = &tab->v[i];
+	return m;
+}
+
+/* does a comma separated option list contain the word @w? */
+static inline int t_has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; p && *p;) {
+		const char *c = strchr(p, ',');
+		size_t l = c ? (size_t)(c - p) : strlen(p);
+
+		if (l == n && !strncmp(p, w, n))
+			return 1;
+		p = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+/* ---- private mount namespace and mounts ---- */
+
+/*
+ * Move the current process into a private mount namespace (skips when not
+ * root or when unshare is refused) and mount a tmpfs on the scratch
+ * directory, so that every file a case makes lives in that tmpfs.
+ */
+static inline void t_private_ns(void)
+{
+	t_require_root();
+	if (unshare(CLONE_NEWNS)) {
+		if (errno == EPERM)
+			t_skip("unshare(CLONE_NEWNS): %s", strerror(errno));
+		t_fail("unshare(CLONE_NEWNS): %s", strerror(errno));
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		t_fail("make / rprivate: %s", strerror(errno));
+	t_private = 1;
+	if (t_base[0] && mount("mntkit-test", t_base, "tmpfs", 0, "mode=755"))
+		t_fail("mount tmpfs on %s: %s", t_base, strerror(errno));
+}
+
+static inline void t_need_private(const char *what)
+{
+	if (!t_private)
+		t_fail("harness: %s outside a private mount namespace", what);
+}
+
+/* a new directory under the scratch directory (malloc'd path) */
+static inline char *t_tmpdir(void)
+{
+	char *p = t_path("%s/d.XXXXXX", t_base);
+
+	if (!mkdtemp(p))
+		t_fail("mkdtemp %s: %s", p, strerror(errno));
+	return p;
+}
+
+static inline void t_mkdir(const char *path)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		t_fail("mkdir %s: %s", path, strerror(errno));
+}
+
+static inline void t_mount(const char *src, const char *tgt, const char *type,
+			   unsigned long flags, const char *data)
+{
+	t_need_private("mount");
+	if (mount(src, tgt, type, flags, data))
+		t_fail("mount(%s, %s, %s, %#lx, %s): %s", src ? src : "NULL",
+		       tgt, type ? type : "NULL", flags, data ? data : "NULL",
+		       strerror(errno));
+}
+
+/* mkdir @tgt and mount a tmpfs there; returns its unique mount ID */
+static inline uint64_t t_tmpfs(const char *tgt, unsigned long flags,
+			       const char *data)
+{
+	t_mkdir(tgt);
+	t_mount("tmpfs", tgt, "tmpfs", flags, data);
+	return t_uid(tgt);
+}
+
+/* bind mount (recursive with @rec); returns the new mount's unique ID */
+static inline uint64_t t_bind(const char *src, const char *tgt, int rec)
+{
+	t_mkdir(tgt);
+	t_mount(src, tgt, NULL, MS_BIND | (rec ? MS_REC : 0), NULL);
+	return t_uid(tgt);
+}
+
+static inline void t_setattr(const char *path, unsigned int at_flags,
+			     uint64_t set, uint64_t clr, uint64_t prop)
+{
+	t_need_private("mount_setattr");
+	if (t_mount_setattr(AT_FDCWD, path, at_flags, set, clr, prop)) {
+		if (errno == ENOSYS)
+			t_skip("kernel has no mount_setattr(2)");
+		t_fail("mount_setattr(%s, set %#" PRIx64 " clr %#" PRIx64
+		       " prop %#" PRIx64 "): %s",
+		       path, set, clr, prop, strerror(errno));
+	}
+}
+
+static inline void t_umount(const char *path)
+{
+	t_need_private("umount");
+	if (umount2(path, MNT_DETACH))
+		t_fail("umount %s: %s", path, strerror(errno));
+}
+
+/*
+ * An fd of a new user namespace whose uid_map and gid_map are @map (e.g.
+ * "0 100000 65536"), or -1 when user namespaces are not available.
+ */
+static inline int t_userns_fd_try(const char *map)
+{
+	int go[2], ready[2], fd, st;
+	char path[64], c = 0;
+	pid_t pid;
+
+	if (pipe(go) || pipe(ready))
+		t_fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(go[1]);
+		close(ready[0]);
+		c = unshare(CLONE_NEWUSER) ? 1 : 0;
+		if (write(ready[1], &c, 1) != 1)
+			_exit(2);
+		if (read(go[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) != 1 || c) {
+		close(ready[0]);
+		close(go[1]);
+		waitpid(pid, &st, 0);
+		return -1;
+	}
+	close(ready[0]);
+	for (int i = 0; i < 2; i++) {
+		int mfd;
+
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid,
+			 i ? "gid_map" : "uid_map");
+		mfd = open(path, O_WRONLY | O_CLOEXEC);
+		if (mfd < 0 || write(mfd, map, strlen(map)) < 0)
+			t_fail("write %s: %s", path, strerror(errno));
+		close(mfd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		t_fail("open %s: %s", path, strerror(errno));
+	close(go[1]);
+	waitpid(pid, &st, 0);
+	return fd;
+}
+
+/* the same, skipping the case when user namespaces are not available */
+static inline int t_userns_fd(const char *map)
+{
+	int fd = t_userns_fd_try(map);
+
+	if (fd < 0)
+		t_skip("cannot create a user namespace");
+	return fd;
+}
+
+/*
+ * An idmapped bind mount of @src on @tgt (mkdir'd) with the user namespace
+ * @userns_fd: 0, or -1 with errno when the kernel or the file system
+ * cannot make one.
+ */
+static inline int t_idmap_mount_try(const char *src, const char *tgt,
+				    int userns_fd)
+{
+	struct t_mount_attr attr = {
+		.attr_set = 0x00100000ULL, /* MOUNT_ATTR_IDMAP */
+		.userns_fd = (uint64_t)userns_fd,
+	};
+	int fd, e;
+
+	t_need_private("idmapped mount");
+	t_mkdir(tgt);
+	fd = (int)syscall(T_NR_open_tree, AT_FDCWD, src,
+			  T_OPEN_TREE_CLONE | T_OPEN_TREE_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (syscall(T_NR_mount_setattr, fd, "", AT_EMPTY_PATH, &attr,
+		    sizeof(attr))) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (syscall(T_NR_move_mount, fd, "", AT_FDCWD, tgt,
+		    T_MOVE_MOUNT_F_EMPTY_PATH))
+		t_fail("move_mount to %s: %s", tgt, strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* the same, skipping when impossible; returns the new mount's unique ID */
+static inline uint64_t t_idmap_mount(const char *src, const char *tgt,
+				     int userns_fd)
+{
+	if (t_idmap_mount_try(src, tgt, userns_fd))
+		t_skip("idmapped mounts not available: %s", strerror(errno));
+	return t_uid(tgt);
+}
+
+/* the mount namespace ID of /proc/<pid>/ns/mnt via NS_GET_MNTNS_ID */
+static inline uint64_t t_ns_id(pid_t pid)
+{
+	char path[64];
+	uint64_t id = 0;
+	int fd;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/ns/mnt");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		t_fail("open %s: %s", path, strerror(errno));
+	if (ioctl(fd, T_NS_GET_MNTNS_ID, &id)) {
+		int e = errno;
+
+		close(fd);
+		if (e == ENOTTY || e == EINVAL)
+			t_skip("no NS_GET_MNTNS_ID ioctl (%s)", strerror(e));
+		t_fail("NS_GET_MNTNS_ID: %s", strerror(e));
+	}
+	close(fd);
+	return id;
+}
+
+/* ---- child processes of a case ---- */
+
+/*
+ * Wait for a child of the case; fail the case if it did not exit 0 (the
+ * child's own t_fail() reason, written to the shared page, is kept).
+ */
+static inline void t_wait_child(pid_t pid, const char *what)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			t_fail("waitpid %s: %s", what, strerror(errno));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == T_EXIT_SKIP)
+		_exit(T_EXIT_SKIP); /* the child's skip reason stands */
+	if (t_reason && t_reason[0])
+		_exit(1); /* the child's failure reason stands */
+	if (WIFSIGNALED(st))
+		t_fail("%s killed by signal %d", what, WTERMSIG(st));
+	t_fail("%s exited %d", what, WEXITSTATUS(st));
+}
+
+/* read exactly @n bytes (0) or fail */
+static inline void t_read_full(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			t_fail("short read from pipe: %s",
+			       r ? strerror(errno) : "EOF");
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+static inline void t_write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			t_fail("short write to pipe: %s", strerror(errno));
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+/* ---- the runner ---- */
+
+static int t_rm_cb(const char *path, const struct stat *st, int type,
+		   struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static inline int t_case_cmp(const void *a, const void *b)
+{
+	return ((const struct t_case *)a)->line -
+	       ((const struct t_case *)b)->line;
+}
+
+static inline int t_selected(const char *name, int argc, char **argv)
+{
+	int any = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-')
+			continue;
+		any = 1;
+		if (strstr(name, argv[i]))
+			return 1;
+	}
+	return !any;
+}
+
+/* run one case in a child; prints its line; returns 0 pass, 1 fail, 2 skip */
+static inline int t_run_case(const struct t_case *c, unsigned int timeout)
+{
+	siginfo_t si;
+	int ret, st;
+	pid_t pid;
+
+	memset(t_reason, 0, T_REASON_MAX);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		printf("FAIL %s: fork: %s\n", c->name, strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		t_cur = c->name;
+		alarm(timeout);
+		c->fn();
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			break;
+	/* the case is a zombie: its process group cannot be reused yet */
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			break;
+	t_reason[T_REASON_MAX - 1] = 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		printf("PASS %s\n", c->name);
+		ret = 0;
+	} else if (WIFEXITED(st) && WEXITSTATUS(st) == T_EXIT_SKIP) {
+		printf("SKIP %s: %s\n", c->name,
+		       t_reason[0] ? t_reason : "skipped");
+		ret = 2;
+	} else if (WIFSIGNALED(st)) {
+		printf("FAIL %s: killed by signal %d (%s)%s%s%s\n", c->name,
+		       WTERMSIG(st), strsignal(WTERMSIG(st)),
+		       WTERMSIG(st) == SIGALRM ? " - timeout" : "",
+		       t_reason[0] ? ": " : "", t_reason);
+		ret = 1;
+	} else {
+		printf("FAIL %s: %s\n", c->name,
+		       t_reason[0] ? t_reason : "exit status nonzero");
+		ret = 1;
+	}
+	fflush(stdout);
+	return ret;
+}
+
+static inline int t_run(int argc, char **argv)
+{
+	unsigned int timeout = 60;
+	int failed = 0, ran = 0;
+	const char *e = getenv("T_TIMEOUT");
+
+	if (e && atoi(e) > 0)
+		timeout = (unsigned int)atoi(e);
+	qsort(t_cases, (size_t)t_ncases, sizeof(t_cases[0]), t_case_cmp);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-l")) {
+			for (int j = 0; j < t_ncases; j++)
+				printf("%s\n", t_cases[j].name);
+			return 0;
+		}
+	}
+	t_reason = mmap(NULL, T_REASON_MAX, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t_reason == MAP_FAILED) {
+		printf("FAIL harness: mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(t_base, sizeof(t_base), "/tmp/mntkit-test.XXXXXX");
+	if (!mkdtemp(t_base)) {
+		printf("FAIL harness: mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 0; i < t_ncases; i++) {
+		if (!t_selected(t_cases[i].name, argc, argv))
+			continue;
+		ran++;
+		if (t_run_case(&t_cases[i], timeout) == 1)
+			failed = 1;
+	}
+	/* only plain files can be left here: mounts lived in the cases' ns */
+	nftw(t_base, t_rm_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	if (!ran)
+		fprintf(stderr, "no case matched\n");
+	return failed;
+}
+
+#endif /* MNTKIT_TEST_HARNESS_H */

@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * test-list - the conveniences: mntkit_stat / mntkit_stat_buf (growth,
+ * byte equality with the raw reply), mntkit_list in every order against a
+ * raw listmount loop and the parent relation of /proc/self/mountinfo,
+ * mntkit_path_id / mntkit_stat_path against statx, mntkit_root_id, and
+ * listing while mounts come and go.
+ */
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <mntkit.h>
+
+#include "harness.h"
+#include "tree.h"
+
+static void setup(struct t_tree *t)
+{
+	t_require_statmount();
+	t_private_ns();
+	t_tree_build(t);
+}
+
+/* ---- mntkit_stat / mntkit_stat_buf ---- */
+
+T_CASE(stat_equals_raw)
+{
+	static const uint64_t masks[] = {
+		0,
+		0x3,
+		MNTKIT_STATMOUNT_MNT_POINT,
+		MNTKIT_STATMOUNT_ALL,
+		MNTKIT_STATMOUNT_OPT_ARRAY | MNTKIT_STATMOUNT_MNT_OPTS,
+	};
+	struct t_tree t;
+
+	setup(&t);
+	for (int i = 0; i < T_NMOUNTS; i++) {
+		for (size_t k = 0; k < sizeof(masks) / sizeof(masks[0]); k++) {
+			struct mntkit_statmount *sm = (void *)1, *raw;
+
+			raw = t_sm(t.id[i], masks[k]);
+			T_EQ_I(mntkit_stat(t.id[i], masks[k], NULL, &sm), 0);
+			T_ASSERT(sm != NULL);
+			T_EQ_U(sm->size, raw->size);
+			T_ASSERTF(!memcmp(sm, raw, raw->size),
+				  "mount %d mask %#" PRIx64 ": differs", i,
+				  masks[k]);
+			free(raw);
+			free(sm);
+		}
+	}
+}
+
+/* a reply larger than any first guess: a long path, several id maps */
+T_CASE(stat_grows_big_reply)
+{
+	static const char map[] =
+		"0 100000 1000\n1000 200000 1000\n2000 300000 1000\n";
+	struct t_tree t;
+	struct mntkit_statmount *sm = NULL, *raw;
+	char *deep, *p, *idm;
+	uint64_t id;
+	int ufd;
+
+	setup(&t);
+	/* a mount point path of ~3000 bytes makes a big mnt_point string */
+	deep = t_xstrdup(t.dir);
+	for (int i = 0; i < 30; i++) {
+		p = t_path("%s/%0100d", deep, i);
+		t_mkdir(p);
+		free(deep);
+		deep = p;
+	}
+	t_tmpfs(deep, 0, "size=1m");
+	/* and an idmapped bind of it with three ranges */
+	ufd = t_userns_fd(map);
+	idm = t_path("%s/idmapped", deep);
+	id = t_idmap_mount(deep, idm, ufd);
+	close(ufd);
+	raw = t_sm(id, MNTKIT_STATMOUNT_ALL);
+	T_ASSERT(raw->size > 3000);
+	T_EQ_I(mntkit_stat(id, MNTKIT_STATMOUNT_ALL, NULL, &sm), 0);
+	T_EQ_U(sm->size, raw->size);
+	T_ASSERT(!memcmp(sm, raw, raw->size));
+	T_EQ_STR(t_sm_s(sm, sm->mnt_point), idm);
+	T_EQ_U(sm->mnt_uidmap_num, 3);
+	T_EQ_U(sm->mnt_gidmap_num, 3);
+	p = (char *)t_sm_s(sm, sm->mnt_uidmap);
+	T_EQ_STR(p, "0 100000 1000");
+	p += strlen(p) + 1;
+	T_EQ_STR(p, "1000 200000 1000");
+	p += strlen(p) + 1;
+	T_EQ_STR(p, "2000 300000 1000");
+	free(sm);
+	free(raw);
+}
+
+T_CASE(stat_errors)
+{
+	struct t_tree t;
+	struct mntkit_statmount *sm = (void *)1;
+	uint64_t gone;
+	char *p;
+
+	setup(&t);
+	p = t_path("%s/gone", t.dir);
+	gone = t_tmpfs(p, 0, NULL);
+	t_umount(p);
+	T_NEG(mntkit_stat(gone, MNTKIT_STATMOUNT_ALL, NULL, &sm), ENOENT);
+	T_NULL(sm);
+	sm = (void *)1;
+	T_NEG(mntkit_stat(t_old_id(t.path[T_A]), 0x3, NULL, &sm), EINVAL);
+	T_NULL(sm);
+	sm = (void *)1;
+	T_NEG(mntkit_stat(0, 0x3, NULL, &sm), EINVAL);
+	T_NULL(sm);
+}
+
+T_CASE(stat_buf_grows_and_reuses)
+{
+	struct t_tree t;
+	struct mntkit_statmount *buf = NULL, *raw;
+	size_t size = 0, big;
+	char *deep;
+
+	setup(&t);
+	deep = t_path("%s/%0200d/%0200d/%0200d/%0200d", t.dir, 1, 2, 3, 4);
+	t_mkdir(t_path("%s/%0200d", t.dir, 1));
+	t_mkdir(t_path("%s/%0200d/%0200d", t.dir, 1, 2));
+	t_mkdir(t_path("%s/%0200d/%0200d/%0200d", t.dir, 1, 2, 3));
+	t_tmpfs(deep, 0, NULL);
+
+	/* from nothing */
+	T_EQ_I(mntkit_stat_buf(t.id[T_A], MNTKIT_STATMOUNT_ALL, NULL, &buf,
+			       &size),
+	       0);
+	T_ASSERT(buf && size >= buf->size);
+	raw = t_sm(t.id[T_A], MNTKIT_STATMOUNT_ALL);
+	T_ASSERT(!memcmp(buf, raw, raw->size));
+	free(raw);
+	/* reused for every mount of the tree */
+	for (int i = 0; i < T_NMOUNTS; i++) {
+		T_EQ_I(mntkit_stat_buf(t.id[i], MNTKIT_STATMOUNT_ALL, NULL,
+				       &buf, &size),
+		       0);
+		raw = t_sm(t.id[i], MNTKIT_STATMOUNT_ALL);
+		T_ASSERT(size >= raw->size);
+		T_ASSERT(!memcmp(buf, raw, raw->size));
+		free(raw);
+	}
+	/* grows for the deep mount */
+	T_EQ_I(mntkit_stat_buf(t_uid(deep), MNTKIT_STATMOUNT_ALL, NULL, &buf,
+			       &size),
+	       0);
+	T_ASSERT(size >= buf->size && buf->size > 800);
+	T_EQ_STR(t_sm_s(buf, buf->mnt_point), deep);
+	big = size;
+	/* a failure leaves the buffer the caller's */
+	T_NEG(mntkit_stat_buf(1, MNTKIT_STATMOUNT_ALL, NULL, &buf, &size),
+	      EINVAL);
+	T_ASSERT(buf != NULL && size == big);
+	free(buf);
+}
+
+T_CASE(stat_buf_small_start)
+{
+	struct t_tree t;
+	struct mntkit_statmount *buf, *raw;
+	size_t size = 16;
+
+	setup(&t);
+	/* a caller's 16-byte buffer: the reply must not be truncated */
+	buf = t_xmalloc(size);
+	T_EQ_I(mntkit_stat_buf(t.id[T_AB], 0x3, NULL, &buf, &size), 0);
+	T_ASSERT(size >= 512);
+	T_EQ_U(buf->size, 512);
+	raw = t_sm(t.id[T_AB], 0x3);
+	T_ASSERT(!memcmp(buf, raw, 512));
+	free(raw);
+	free(buf);
+}
+
+/* ---- mntkit_list ---- */
+
+static size_t lib_list(uint64_t start, unsigned int flags, uint64_t **ids)
+{
+	ssize_t n;
+
+	*ids = (void *)1;
+	n = mntkit_list(start, flags, NULL, ids);
+	T_ASSERTF(n >= 0, "mntkit_list(%#" PRIx64 ", %#x): %s", start, flags,
+		  strerror(errno));
+	if (n == 0)
+		T_NULL(*ids);
+	return (size_t)n;
+}
+
+static void expect_same(const uint64_t *got, size_t n, const uint64_t *want,
+			size_t m, const char *what)
+{
+	T_ASSERTF(n == m, "%s: %zu IDs, expected %zu", what, n, m);
+	for (size_t i = 0; i < n; i++)
+		T_ASSERTF(got[i] == want[i],
+			  "%s: [%zu] %#" PRIx64 ", expected %#" PRIx64, what, i,
+			  got[i], want[i]);
+}
+
+T_CASE(list_default_and_reverse_equal_raw)
+{
+	struct t_tree t;
+	uint64_t *got, *want;
+	size_t n, m;
+	const uint64_t starts[] = {MNTKIT_LSMT_ROOT, 0, 0, 0};
+	uint64_t s[4];
+
+	setup(&t);
+	memcpy(s, starts, sizeof(s));
+	s[1] = t.scratch;
+	s[2] = t.id[T_A];
+	s[3] = t.id[T_ABC];
+	for (int i = 0; i < 4; i++) {
+		for (unsigned int rev = 0; rev < 2; rev++) {
+			m = t_lm(s[i], rev, &want);
+			n = lib_list(s[i], rev ? MNTKIT_LIST_REVERSE : 0, &got);
+			expect_same(got, n, want, m,
+				    rev ? "reverse" : "default");
+			free(got);
+			free(want);
+		}
+	}
+}
+
+/* the expected depth-first order below @top from the parent relation */
+static size_t dfs(const struct t_mnt *v, size_t n, uint64_t top, int rev,
+		  uint64_t *out, size_t k)
+{
+	uint64_t *kids = t_xcalloc(n, 8);
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].parent == top && v[i].id != top)
+			kids[m++] = v[i].id;
+	t_sort_u64(kids, m);
+	for (size_t i = 0; i < m; i++) {
+		uint64_t kid = rev ? kids[m - 1 - i] : kids[i];
+
+		out[k++] = kid;
+		k = dfs(v, n, kid, rev, out, k);
+	}
+	free(kids);
+	return k;
+}
+
+T_CASE(list_children)
+{
+	struct t_tree t;
+	struct t_mnt *v;
+	uint64_t *got, *want;
+	size_t n, m, all;
+
+	setup(&t);
+	all = t_all_mounts(&v);
+	want = t_xcalloc(all, 8);
+	for (int s = 0; s < 4; s++) {
+		uint64_t top = s == 0	? t.scratch
+			       : s == 1 ? t.id[T_A]
+			       : s == 2 ? t.id[T_AD]
+					: t.id[T_ABC];
+
+		m = 0;
+		for (size_t i = 0; i < all; i++)
+			if (v[i].parent == top && v[i].id != top)
+				want[m++] = v[i].id;
+		t_sort_u64(want, m);
+		n = lib_list(top, MNTKIT_LIST_CHILDREN, &got);
+		expect_same(got, n, want, m, "children");
+		free(got);
+		/* descending with REVERSE */
+		n = lib_list(top, MNTKIT_LIST_CHILDREN | MNTKIT_LIST_REVERSE,
+			     &got);
+		T_EQ_U(n, m);
+		for (size_t i = 0; i < n; i++)
+			T_EQ_U(got[i], want[m - 1 - i]);
+		free(got);
+	}
+	/* the tree's own shape: a has b and d; the scratch has 6 */
+	T_EQ_U(lib_list(t.id[T_A], MNTKIT_LIST_CHILDREN, &got), 2);
+	T_EQ_U(got[0], t.id[T_AB]);
+	T_EQ_U(got[1], t.id[T_AD]);
+	free(got);
+	T_EQ_U(lib_list(t.scratch, MNTKIT_LIST_CHILDREN, &got), 6);
+	free(got);
+	free(want);
+	free(v);
+}
+
+/* a valid DFS of the subtree below @top: independent structural checks */
+static void check_dfs_shape(const struct t_mnt *v, size_t all,
+			    const uint64_t *got, size_t n, uint64_t top,
+			    int rev)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t p = 0;
+
+		for (size_t j = 0; j < all; j++)
+			if (v[j].id == got[i])
+				p = v[j].parent;
+		/* the parent is the start or an earlier entry */
+		if (p != top) {
+			size_t j;
+
+			for (j = 0; j < i && got[j] != p; j++)
+				;
+			T_ASSERTF(j < i, "[%zu] %#" PRIx64 " before its parent",
+				  i, got[i]);
+			/* subtrees contiguous: everything between is below p */
+			for (size_t k = j + 1; k < i; k++)
+				T_ASSERT(t_below(v, all, got[k], p));
+		}
+		/* siblings ordered */
+		for (size_t k = 0; k < i; k++) {
+			uint64_t q = 0;
+
+			for (size_t j = 0; j < all; j++)
+				if (v[j].id == got[k])
+					q = v[j].parent;
+			if (q == p)
+				T_ASSERT(rev ? got[k] > got[i]
+					     : got[k] < got[i]);
+		}
+	}
+}
+
+T_CASE(list_tree)
+{
+	struct t_tree t;
+	struct t_mnt *v;
+	uint64_t *got, *want;
+	size_t n, m, all;
+
+	setup(&t);
+	all = t_all_mounts(&v);
+	want = t_xcalloc(all + 1, 8);
+	for (int s = 0; s < 3; s++) {
+		uint64_t top = s == 0	? t.scratch
+			       : s == 1 ? t.id[T_A]
+					: t.id[T_ABC];
+
+		for (int rev = 0; rev < 2; rev++) {
+			m = dfs(v, all, top, rev, want, 0);
+			n = lib_list(top,
+				     MNTKIT_LIST_TREE |
+					     (rev ? MNTKIT_LIST_REVERSE : 0),
+				     &got);
+			check_dfs_shape(v, all, got, n, top, rev);
+			expect_same(got, n, want, m,
+				    rev ? "tree reverse" : "tree");
+			free(got);
+		}
+	}
+	/* the tree's own shape below a: b, b/c, d, d's stacked mount */
+	T_EQ_U(lib_list(t.id[T_A], MNTKIT_LIST_TREE, &got), 4);
+	T_EQ_U(got[0], t.id[T_AB]);
+	T_EQ_U(got[1], t.id[T_ABC]);
+	T_EQ_U(got[2], t.id[T_AD]);
+	T_EQ_U(got[3], t.id[T_STACK]);
+	free(got);
+	/* which is not ascending-ID order (T_SPACE came between) */
+	T_ASSERT(t.id[T_ABC] > t.id[T_SPACE]);
+	free(want);
+	free(v);
+}
+
+T_CASE(list_tree_from_root)
+{
+	struct t_tree t;
+	struct t_mnt *v;
+	uint64_t *got, *want, root;
+	size_t n, m, all;
+
+	setup(&t);
+	all = t_all_mounts(&v);
+	root = t_uid("/");
+	want = t_xcalloc(all + 1, 8);
+	want[0] = root;
+	m = dfs(v, all, root, 0, want, 1);
+	T_EQ_U(m, all);
+	n = lib_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, &got);
+	expect_same(got, n, want, m, "tree from LSMT_ROOT");
+	free(got);
+	/* the root's ID as a start: the same without the root */
+	n = lib_list(root, MNTKIT_LIST_TREE, &got);
+	expect_same(got, n, want + 1, m - 1, "tree from the root's ID");
+	free(got);
+	free(want);
+	free(v);
+}
+
+T_CASE(list_bad_flags)
+{
+	uint64_t *ids = (void *)1;
+
+	t_require_statmount();
+	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT,
+			  MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE, NULL, &ids),
+	      EINVAL);
+	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT,
+			  MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE |
+				  MNTKIT_LIST_REVERSE,
+			  NULL, &ids),
+	      EINVAL);
+	/* flags the header does not define */
+	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0x8, NULL, &ids), EINVAL);
+	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0x80000000U, NULL, &ids), EINVAL);
+	/* an old-style ID, as the system call */
+	T_NEG(mntkit_list(5, 0, NULL, &ids), EINVAL);
+	T_NEG(mntkit_list(0, 0, NULL, &ids), EINVAL);
+}
+
+T_CASE(list_leaf_is_empty)
+{
+	struct t_tree t;
+	uint64_t *ids;
+
+	setup(&t);
+	T_EQ_I(lib_list(t.id[T_ABC], 0, &ids), 0);
+	T_EQ_I(lib_list(t.id[T_ABC], MNTKIT_LIST_TREE, &ids), 0);
+	T_EQ_I(lib_list(t.id[T_ABC], MNTKIT_LIST_CHILDREN, &ids), 0);
+}
+
+T_CASE(list_many_mounts)
+{
+	struct t_tree t;
+	uint64_t *got, *want, many;
+	size_t n, m;
+
+	setup(&t);
+	/* more than one page of any reasonable size */
+	many = t_tmpfs(t_path("%s/many", t.dir), 0, NULL);
+	for (int i = 0; i < 1500; i++) {
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/many/m%d", t.dir, i);
+		t_mkdir(p);
+		t_mount("x", p, "tmpfs", 0, "size=4k");
+	}
+	m = t_lm(MNTKIT_LSMT_ROOT, 0, &want);
+	n = lib_list(MNTKIT_LSMT_ROOT, 0, &got);
+	expect_same(got, n, want, m, "default");
+	free(got);
+	free(want);
+	m = t_lm(many, 0, &want);
+	T_EQ_U(m, 1500);
+	n = lib_list(many, MNTKIT_LIST_CHILDREN, &got);
+	expect_same(got, n, want, m, "children");
+	free(got);
+	n = lib_list(many, MNTKIT_LIST_TREE, &got);
+	expect_same(got, n, want, m, "tree");
+	free(got);
+	n = lib_list(many, MNTKIT_LIST_REVERSE, &got);
+	T_EQ_U(n, m);
+	for (size_t i = 0; i < n; i++)
+		T_EQ_U(got[i], want[m - 1 - i]);
+	free(got);
+	free(want);
+}
+
+/* ---- paths ---- */
+
+T_CASE(path_id_equals_statx)
+{
+	struct t_tree t;
+	uint64_t id;
+	int dfd;
+	char *link;
+
+	setup(&t);
+	for (int i = 0; i < T_NMOUNTS; i++) {
+		if (i == T_AD)
+			continue; /* overmounted */
+		T_EQ_I(mntkit_path_id(AT_FDCWD, t.path[i], 0, &id), 0);
+		T_EQ_U(id, t_uid(t.path[i]));
+		T_EQ_U(id, t.id[i]);
+	}
+	T_EQ_I(mntkit_path_id(AT_FDCWD, "/", 0, &id), 0);
+	T_EQ_U(id, t_uid("/"));
+	T_EQ_I(mntkit_path_id(AT_FDCWD, t.dir, 0, &id), 0);
+	T_EQ_U(id, t.scratch);
+	/* relative to a dirfd, and the dirfd itself */
+	dfd = open(t.path[T_A], O_PATH | O_DIRECTORY | O_CLOEXEC);
+	T_ASSERT(dfd >= 0);
+	T_EQ_I(mntkit_path_id(dfd, "b/c", 0, &id), 0);
+	T_EQ_U(id, t.id[T_ABC]);
+	T_EQ_I(mntkit_path_id(dfd, "", AT_EMPTY_PATH, &id), 0);
+	T_EQ_U(id, t.id[T_A]);
+	T_EQ_I(mntkit_path_id(dfd, "sub", 0, &id), 0);
+	T_EQ_U(id, t.id[T_A]);
+	close(dfd);
+	/* a symlink on a, pointing into b/c */
+	link = t_path("%s/lnk", t.path[T_A]);
+	T_OK(symlink(t.path[T_ABC], link));
+	T_EQ_I(mntkit_path_id(AT_FDCWD, link, 0, &id), 0);
+	T_EQ_U(id, t.id[T_ABC]);
+	T_EQ_I(mntkit_path_id(AT_FDCWD, link, AT_SYMLINK_NOFOLLOW, &id), 0);
+	T_EQ_U(id, t.id[T_A]);
+	/* errors */
+	T_NEG(mntkit_path_id(AT_FDCWD, t_path("%s/nope", t.dir), 0, &id),
+	      ENOENT);
+	T_NEG(mntkit_path_id(-1, "rel", 0, &id), EBADF);
+}
+
+T_CASE(stat_path)
+{
+	struct t_tree t;
+	struct mntkit_statmount *sm = NULL, *raw;
+
+	setup(&t);
+	for (int i = 0; i < T_NMOUNTS; i++) {
+		if (i == T_AD)
+			continue;
+		T_EQ_I(mntkit_stat_path(AT_FDCWD, t.path[i], 0,
+					MNTKIT_STATMOUNT_ALL, &sm),
+		       0);
+		raw = t_sm(t.id[i], MNTKIT_STATMOUNT_ALL);
+		T_EQ_U(sm->size, raw->size);
+		T_ASSERT(!memcmp(sm, raw, raw->size));
+		T_EQ_U(sm->mnt_id, t.id[i]);
+		free(sm);
+		free(raw);
+	}
+	sm = (void *)1;
+	T_NEG(mntkit_stat_path(AT_FDCWD, "/nonexistent/mntkit", 0, 0x3, &sm),
+	      ENOENT);
+	T_NULL(sm);
+}
+
+/* ---- the root ---- */
+
+/* capset(2) without libcap: drop CAP_SYS_ADMIN from the effective set */
+struct t_cap_hdr {
+	uint32_t version;
+	int pid;
+};
+
+struct t_cap_data {
+	uint32_t effective, permitted, inheritable;
+};
+
+static void drop_sys_admin(void)
+{
+	struct t_cap_hdr h = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
+	struct t_cap_data d[2];
+
+	memset(d, 0, sizeof(d));
+	T_OK(syscall(SYS_capget, &h, d));
+	d[0].effective &= ~(1U << 21); /* CAP_SYS_ADMIN */
+	T_OK(syscall(SYS_capset, &h, d));
+}
+
+/* the namespace's true root: follow the parents up from "/" (raw) */
+static uint64_t true_root(void)
+{
+	uint64_t id = t_uid("/");
+
+	for (int i = 0; i < 1000; i++) {
+		struct mntkit_statmount *sm = t_sm(id, 0x2);
+		uint64_t parent = sm->mnt_parent_id;
+
+		free(sm);
+		if (parent == id)
+			return id;
+		id = parent;
+	}
+	t_fail("no root above /");
+}
+
+T_CASE(root_id)
+{
+	struct t_tree t;
+	uint64_t id, root, ns_root;
+	pid_t pid;
+
+	setup(&t);
+	root = t_uid("/");
+	ns_root = true_root();
+	T_EQ_I(mntkit_root_id(NULL, 0, &id), 0);
+	T_EQ_U(id, root);
+	T_EQ_I(mntkit_root_id(NULL, 1, &id), 0);
+	T_EQ_U(id, ns_root);
+
+	/* in a chroot to a: the caller's root is a, the true root above */
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		T_OK(chroot(t.path[T_A]));
+		T_OK(chdir("/"));
+		T_EQ_U(t_uid("/"), t.id[T_A]);
+		T_EQ_I(mntkit_root_id(NULL, 0, &id), 0);
+		T_EQ_U(id, t.id[T_A]);
+		T_EQ_I(mntkit_root_id(NULL, 1, &id), 0);
+		T_EQ_U(id, ns_root);
+		/* without CAP_SYS_ADMIN the true root is out of reach */
+		drop_sys_admin();
+		T_EQ_I(mntkit_root_id(NULL, 0, &id), 0);
+		T_EQ_U(id, t.id[T_A]);
+		T_NEG(mntkit_root_id(NULL, 1, &id), EPERM);
+		_exit(0);
+	}
+	t_wait_child(pid, "chroot child");
+}
+
+/* ---- mounts that vanish while listing ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const unsigned int churn_modes[] = {
+	MNTKIT_LIST_TREE,
+	0,
+	MNTKIT_LIST_REVERSE,
+	MNTKIT_LIST_CHILDREN,
+	MNTKIT_LIST_TREE | MNTKIT_LIST_REVERSE,
+};
+
+#define NMODES (sizeof(churn_modes) / sizeof(churn_modes[0]))
+
+/*
+ * A child mounts and unmounts (nested) in the same namespace as fast as it
+ * can while the case lists in every mode and stats every listed mount with
+ * the backend @b: no listing may fail, every mount that was there before
+ * the churn (and stays) is listed exactly once, and a stat of a listed
+ * mount either succeeds or finds it gone (ENOENT).
+ */
+static void vanishing(enum mntkit_backend b)
+{
+	struct t_tree t;
+	uint64_t *ids, *before[NMODES], churned = 0, listed = 0, stats = 0;
+	uint64_t enoent = 0;
+	struct mntkit_statmount *buf = NULL;
+	size_t size = 0, nbefore[NMODES];
+	char *churn;
+	int pfd[2];
+	pid_t pid;
+	double end;
+
+	setup(&t);
+	if (mntkit_set_backend(b))
+		t_fail("mntkit_set_backend(%d): %s", (int)b, strerror(errno));
+	churn = t_path("%s/churn", t.dir);
+	t_mkdir(churn);
+	for (size_t k = 0; k < NMODES; k++) {
+		uint64_t start = churn_modes[k] == MNTKIT_LIST_CHILDREN
+					 ? t.scratch
+					 : MNTKIT_LSMT_ROOT;
+		ssize_t n =
+			mntkit_list(start, churn_modes[k], NULL, &before[k]);
+
+		if (n == -ENOSYS)
+			t_skip("the %s backend answers ENOSYS",
+			       mntkit_backend_name(b));
+		T_ASSERTF(n > 0, "mntkit_list: %s", strerror(errno));
+		nbefore[k] = (size_t)n;
+	}
+	T_OK(pipe(pfd));
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		/* mount and unmount, nested, as fast as possible */
+		uint64_t count = 0;
+		char p[PATH_MAX], q[PATH_MAX];
+
+		close(pfd[0]);
+		end = now() + 1.5;
+		for (int i = 0; now() < end; i = (i + 1) % 8) {
+			snprintf(p, sizeof(p), "%s/%d", churn, i);
+			snprintf(q, sizeof(q), "%s/%d/n", churn, i);
+			mkdir(p, 0755);
+			if (mount("c", p, "tmpfs", 0, NULL))
+				_exit(3);
+			mkdir(q, 0755);
+			if (mount("c", q, "tmpfs", 0, NULL))
+				_exit(3);
+			/* odd: detach both at once; even: the child first */
+			if (i % 2 && umount2(p, MNT_DETACH))
+				_exit(4);
+			if (!(i % 2) &&
+			    (umount2(q, MNT_DETACH) || umount2(p, MNT_DETACH)))
+				_exit(4);
+			count++;
+		}
+		t_write_full(pfd[1], &count, sizeof(count));
+		_exit(0);
+	}
+	close(pfd[1]);
+	end = now() + 1.4;
+	while (now() < end) {
+		for (size_t k = 0; k < NMODES; k++) {
+			uint64_t start = churn_modes[k] == MNTKIT_LIST_CHILDREN
+						 ? t.scratch
+						 : MNTKIT_LSMT_ROOT;
+			ssize_t n =
+				mntkit_list(start, churn_modes[k], NULL, &ids);
+			uint64_t *sorted;
+
+			T_ASSERTF(n >= 0, "mntkit_list(%#x) under churn: %s",
+				  churn_modes[k], strerror(errno));
+			listed++;
+			/* no ID twice */
+			sorted = t_xcalloc((size_t)n, 8);
+			if (n)
+				memcpy(sorted, ids, (size_t)n * 8);
+			t_sort_u64(sorted, (size_t)n);
+			for (ssize_t j = 1; j < n; j++)
+				T_ASSERTF(sorted[j] != sorted[j - 1],
+					  "mode %#x: %#" PRIx64 " listed twice",
+					  churn_modes[k], sorted[j]);
+			free(sorted);
+			/* the mounts of before are all still there */
+			for (size_t i = 0; i < nbefore[k]; i++)
+				T_ASSERTF(t_contains_u64(ids, (size_t)n,
+							 before[k][i]),
+					  "mode %#x: stable mount %#" PRIx64
+					  " missing under churn",
+					  churn_modes[k], before[k][i]);
+			if (churn_modes[k] == 0)
+				for (ssize_t j = 1; j < n; j++)
+					T_ASSERT(ids[j] > ids[j - 1]);
+			/* every listed ID: a reply, or gone since */
+			for (ssize_t j = 0; j < n; j++) {
+				int r = mntkit_stat_buf(ids[j],
+							MNTKIT_STATMOUNT_ALL,
+							NULL, &buf, &size);
+
+				T_ASSERTF(r == 0 || r == -ENOENT,
+					  "stat of listed %#" PRIx64 ": %s",
+					  ids[j], strerror(-r));
+				stats++;
+				enoent += r == -ENOENT;
+				if (r == 0)
+					T_EQ_U(buf->mnt_id, ids[j]);
+			}
+			free(ids);
+		}
+	}
+	t_read_full(pfd[0], &churned, sizeof(churned));
+	t_wait_child(pid, "churn child");
+	t_log("vanishing(%s): %" PRIu64 " churn cycles, %" PRIu64
+	      " listings, %" PRIu64 " stats (%" PRIu64 " ENOENT)\n",
+	      mntkit_backend_name(b), churned, listed, stats, enoent);
+	T_ASSERT(churned > 10 && listed > 10);
+	for (size_t k = 0; k < NMODES; k++)
+		free(before[k]);
+	free(buf);
+}
+
+T_CASE(vanishing_mounts)
+{
+	vanishing(MNTKIT_BACKEND_NATIVE);
+}
+
+T_CASE(vanishing_mounts_mountinfo)
+{
+	vanishing(MNTKIT_BACKEND_MOUNTINFO);
+}
+
+int main(int argc, char **argv)
+{
+	return t_run(argc, argv);
+}

@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * test-ns - queries of a foreign mount namespace. A child unshares a new
+ * mount namespace, builds the test tree there, sends its own listmount
+ * result (and IDs) through a pipe and waits; the case, still in the
+ * original namespace (it mounts nothing), lists and stats the child's
+ * mounts by mnt_ns_id (VER1 request), by mnt_ns_fd, and through struct
+ * mntkit_opts with .mnt_ns_id, .mnt_ns_fd and .pid.
+ */
+#include <mntkit.h>
+
+#include "harness.h"
+#include "tree.h"
+
+#define MAX_IDS 4096
+
+struct report {
+	uint64_t ns_id; /* NS_GET_MNTNS_ID inside the child */
+	uint64_t root;	/* statx("/") inside the child */
+	uint64_t tree[T_NMOUNTS];
+	uint64_t scratch;
+	uint64_t n; /* listmount(LSMT_ROOT) count */
+	uint64_t ids[MAX_IDS];
+	uint64_t olds[MAX_IDS]; /* their old IDs, sorted */
+};
+
+struct child {
+	pid_t pid;
+	int done;  /* closing it lets the child exit */
+	int ns_fd; /* /proc/PID/ns/mnt */
+	struct report rep;
+};
+
+static void start_child(struct child *c)
+{
+	int rep[2], done[2];
+
+	t_require_statmount();
+	t_require_root();
+	T_OK(pipe(rep));
+	T_OK(pipe(done));
+	c->pid = fork();
+	T_ASSERT(c->pid >= 0);
+	if (c->pid == 0) {
+		struct report *r = t_xcalloc(1, sizeof(*r));
+		struct t_tree t;
+		uint64_t *ids;
+		size_t n;
+		char ch;
+
+		close(rep[0]);
+		close(done[1]);
+		t_private_ns();
+		t_tree_build(&t);
+		r->ns_id = t_ns_id(0);
+		r->root = t_uid("/");
+		memcpy(r->tree, t.id, sizeof(r->tree));
+		r->scratch = t.scratch;
+		n = t_lm(MNTKIT_LSMT_ROOT, 0, &ids);
+		T_ASSERT(n <= MAX_IDS);
+		r->n = n;
+		memcpy(r->ids, ids, n * 8);
+		for (size_t i = 0; i < n; i++) {
+			struct mntkit_statmount *sm = t_sm(ids[i], 0x2);
+
+			r->olds[i] = sm->mnt_id_old;
+			free(sm);
+		}
+		t_sort_u64(r->olds, n);
+		t_write_full(rep[1], r, sizeof(*r));
+		/* stay until the parent is done */
+		while (read(done[0], &ch, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(rep[1]);
+	close(done[0]);
+	c->done = done[1];
+	{
+		char *p = (char *)&c->rep;
+		size_t left = sizeof(c->rep);
+
+		while (left) {
+			ssize_t r = read(rep[0], p, left);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				/* the child failed: its reason stands */
+				t_wait_child(c->pid, "namespace child");
+				t_fail("namespace child sent no report");
+			}
+			p += r;
+			left -= (size_t)r;
+		}
+	}
+	close(rep[0]);
+	c->ns_fd = open(t_path("/proc/%d/ns/mnt", (int)c->pid),
+			O_RDONLY | O_CLOEXEC);
+	T_ASSERT(c->ns_fd >= 0);
+	T_ASSERT(c->rep.ns_id != t_ns_id(0));
+	T_EQ_U(t_ns_id(c->pid), c->rep.ns_id);
+}
+
+static void stop_child(struct child *c)
+{
+	close(c->done);
+	close(c->ns_fd);
+	t_wait_child(c->pid, "namespace child");
+}
+
+static void same_ids(const uint64_t *got, size_t n, const uint64_t *want,
+		     size_t m, const char *what)
+{
+	T_ASSERTF(n == m, "%s: %zu IDs, the child has %zu", what, n, m);
+	for (size_t i = 0; i < n; i++)
+		T_ASSERTF(got[i] == want[i],
+			  "%s: [%zu] %#" PRIx64 " != %#" PRIx64, what, i,
+			  got[i], want[i]);
+}
+
+T_CASE(ns_ids)
+{
+	struct child c;
+	uint64_t id = 0;
+	int fd;
+
+	start_child(&c);
+	T_EQ_I(mntkit_ns_id_from_fd(c.ns_fd, &id), 0);
+	T_EQ_U(id, c.rep.ns_id);
+	id = 0;
+	T_EQ_I(mntkit_ns_id_from_pid(c.pid, &id), 0);
+	T_EQ_U(id, c.rep.ns_id);
+	T_EQ_I(mntkit_ns_id_from_pid(0, &id), 0);
+	T_EQ_U(id, t_ns_id(0));
+	T_EQ_I(mntkit_ns_id_from_pid(getpid(), &id), 0);
+	T_EQ_U(id, t_ns_id(0));
+
+	fd = mntkit_ns_open_pid(c.pid);
+	T_ASSERTF(fd >= 0, "mntkit_ns_open_pid: %s", strerror(-fd));
+	T_ASSERT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	T_EQ_I(mntkit_ns_id_from_fd(fd, &id), 0);
+	T_EQ_U(id, c.rep.ns_id);
+	close(fd);
+	fd = mntkit_ns_open_pid(0);
+	T_ASSERT(fd >= 0);
+	T_EQ_I(mntkit_ns_id_from_fd(fd, &id), 0);
+	T_EQ_U(id, t_ns_id(0));
+	close(fd);
+	stop_child(&c);
+}
+
+T_CASE(ns_id_errors)
+{
+	uint64_t id;
+	int fd;
+
+	t_require_statmount();
+	fd = open("/", O_RDONLY | O_CLOEXEC);
+	T_ASSERT(fd >= 0);
+	/* not a namespace fd */
+	T_ASSERT(mntkit_ns_id_from_fd(fd, &id) < 0);
+	close(fd);
+	T_NEG(mntkit_ns_id_from_fd(-1, &id), EBADF);
+	/* a pid that does not exist */
+	T_NEG(mntkit_ns_open_pid(INT32_MAX), ENOENT);
+	T_NEG(mntkit_ns_id_from_pid(INT32_MAX, &id), ENOENT);
+}
+
+/* listmount and statmount by mnt_ns_id in a VER1 request */
+T_CASE(abi_by_ns_id)
+{
+	struct child c;
+	struct mntkit_mnt_id_req r;
+	uint64_t *ids = t_xcalloc(MAX_IDS, 8);
+	ssize_t n;
+
+	start_child(&c);
+	memset(&r, 0, sizeof(r));
+	r.size = MNTKIT_MNT_ID_REQ_SIZE_VER1;
+	r.mnt_id = MNTKIT_LSMT_ROOT;
+	r.mnt_ns_id = c.rep.ns_id;
+	n = mntkit_listmount(&r, ids, MAX_IDS, 0);
+	T_ASSERTF(n >= 0, "%s", strerror(errno));
+	same_ids(ids, (size_t)n, c.rep.ids, c.rep.n, "listmount by ns id");
+	for (ssize_t i = 0; i < n; i++) {
+		struct mntkit_statmount *sm = t_xcalloc(1, 65536), *raw;
+
+		r.mnt_id = ids[i];
+		r.param = MNTKIT_STATMOUNT_ALL;
+		T_EQ_I(mntkit_statmount(&r, sm, 65536, 0), 0);
+		T_EQ_U(sm->mnt_id, ids[i]);
+		T_ASSERT(sm->mask & MNTKIT_STATMOUNT_MNT_NS_ID);
+		T_EQ_U(sm->mnt_ns_id, c.rep.ns_id);
+		raw = t_sm_raw_ns(ids[i], MNTKIT_STATMOUNT_ALL, c.rep.ns_id, 0);
+		T_ASSERT(raw);
+		T_EQ_U(sm->size, raw->size);
+		T_ASSERT(!memcmp(sm, raw, raw->size));
+		free(raw);
+		free(sm);
+	}
+	/* the child's mounts are not in ours */
+	{
+		struct mntkit_mnt_id_req own;
+		char buf[1024];
+
+		memset(&own, 0, sizeof(own));
+		own.size = MNTKIT_MNT_ID_REQ_SIZE_VER0;
+		own.mnt_id = c.rep.tree[T_A];
+		own.param = 0x3;
+		T_ERRNO(mntkit_statmount(&own, (void *)buf, sizeof(buf), 0),
+			ENOENT);
+	}
+	free(ids);
+	stop_child(&c);
+}
+
+/* the same by mnt_ns_fd (a VER0 field) */
+T_CASE(abi_by_ns_fd)
+{
+	struct child c;
+	struct mntkit_mnt_id_req r;
+	uint64_t *ids = t_xcalloc(MAX_IDS, 8);
+	ssize_t n;
+
+	start_child(&c);
+	memset(&r, 0, sizeof(r));
+	r.size = MNTKIT_MNT_ID_REQ_SIZE_VER0;
+	r.mnt_ns_fd = (uint32_t)c.ns_fd;
+	r.mnt_id = MNTKIT_LSMT_ROOT;
+	n = mntkit_listmount(&r, ids, MAX_IDS, 0);
+	if (n < 0 && errno == EINVAL && t_sys_listmount(&r, ids, 1, 0) < 0)
+		t_skip("kernel has no mnt_ns_fd requests");
+	T_ASSERTF(n >= 0, "%s", strerror(errno));
+	same_ids(ids, (size_t)n, c.rep.ids, c.rep.n, "listmount by ns fd");
+	/* in pages of two */
+	{
+		size_t k = 0;
+
+		r.param = 0;
+		for (;;) {
+			ssize_t got = mntkit_listmount(&r, ids + k, 2, 0);
+
+			T_ASSERT(got >= 0);
+			if (!got)
+				break;
+			k += (size_t)got;
+			r.param = ids[k - 1];
+		}
+		same_ids(ids, k, c.rep.ids, c.rep.n, "pages by ns fd");
+	}
+	for (int i = 0; i < T_NMOUNTS; i++) {
+		struct mntkit_statmount *sm = t_xcalloc(1, 65536), *raw;
+
+		r.mnt_id = c.rep.tree[i];
+		r.param = MNTKIT_STATMOUNT_ALL;
+		T_EQ_I(mntkit_statmount(&r, sm, 65536, 0), 0);
+		T_EQ_U(sm->mnt_ns_id, c.rep.ns_id);
+		raw = t_sm_raw_ns(c.rep.tree[i], MNTKIT_STATMOUNT_ALL, 0,
+				  (uint32_t)c.ns_fd);
+		T_ASSERT(raw);
+		T_ASSERT(!memcmp(sm, raw, raw->size));
+		free(raw);
+		free(sm);
+	}
+	free(ids);
+	stop_child(&c);
+}
+
+/* the conveniences through struct mntkit_opts, each way */
+static void check_opts(struct child *c, const struct mntkit_opts *o,
+		       const char *what)
+{
+	struct mntkit_statmount *sm = NULL;
+	uint64_t *ids, root;
+	ssize_t n;
+
+	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, o, &ids);
+	T_ASSERTF(n >= 0, "%s: mntkit_list: %s", what, strerror(errno));
+	same_ids(ids, (size_t)n, c->rep.ids, c->rep.n, what);
+	free(ids);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_REVERSE, o, &ids);
+	T_ASSERT(n >= 0 && (size_t)n == c->rep.n);
+	for (ssize_t i = 0; i < n; i++)
+		T_EQ_U(ids[i], c->rep.ids[n - 1 - i]);
+	free(ids);
+	/* the child's tree below its a: b, b/c, d, d's stacked mount */
+	n = mntkit_list(c->rep.tree[T_A], MNTKIT_LIST_TREE, o, &ids);
+	T_ASSERTF(n == 4, "%s: tree: %zd (%s)", what, n,
+		  n < 0 ? strerror(errno) : "");
+	T_EQ_U(ids[0], c->rep.tree[T_AB]);
+	T_EQ_U(ids[1], c->rep.tree[T_ABC]);
+	T_EQ_U(ids[2], c->rep.tree[T_AD]);
+	T_EQ_U(ids[3], c->rep.tree[T_STACK]);
+	free(ids);
+	n = mntkit_list(c->rep.scratch, MNTKIT_LIST_CHILDREN, o, &ids);
+	T_ASSERTF(n == 6, "%s: children: %zd", what, n);
+	free(ids);
+
+	for (int i = 0; i < T_NMOUNTS; i++) {
+		struct mntkit_statmount *raw;
+
+		T_EQ_I(mntkit_stat(c->rep.tree[i], MNTKIT_STATMOUNT_ALL, o,
+				   &sm),
+		       0);
+		T_EQ_U(sm->mnt_id, c->rep.tree[i]);
+		T_EQ_U(sm->mnt_ns_id, c->rep.ns_id);
+		raw = t_sm_raw_ns(c->rep.tree[i], MNTKIT_STATMOUNT_ALL,
+				  c->rep.ns_id, 0);
+		T_ASSERT(raw && raw->size == sm->size);
+		T_ASSERT(!memcmp(sm, raw, raw->size));
+		free(raw);
+		free(sm);
+	}
+	/* our own root is not in the child's namespace */
+	sm = (void *)1;
+	T_NEG(mntkit_stat(t_uid("/"), 0x3, o, &sm), ENOENT);
+	T_NULL(sm);
+	T_EQ_I(mntkit_root_id(o, 0, &root), 0);
+	T_EQ_U(root, c->rep.root);
+}
+
+T_CASE(opts_mnt_ns_id)
+{
+	struct child c;
+
+	start_child(&c);
+	{
+		MNTKIT_OPTS(o, .mnt_ns_id = c.rep.ns_id);
+
+		check_opts(&c, &o, "opts.mnt_ns_id");
+	}
+	stop_child(&c);
+}
+
+T_CASE(opts_mnt_ns_fd)
+{
+	struct child c;
+
+	start_child(&c);
+	{
+		MNTKIT_OPTS(o, .mnt_ns_fd = c.ns_fd);
+
+		check_opts(&c, &o, "opts.mnt_ns_fd");
+	}
+	stop_child(&c);
+}
+
+T_CASE(opts_pid)
+{
+	struct child c;
+
+	start_child(&c);
+	{
+		MNTKIT_OPTS(o, .pid = c.pid);
+
+		check_opts(&c, &o, "opts.pid");
+	}
+	stop_child(&c);
+}
+
+T_CASE(opts_own_namespace)
+{
+	uint64_t *a, *b;
+	ssize_t n, m;
+	MNTKIT_OPTS(empty);
+	MNTKIT_OPTS(self, .pid = getpid());
+
+	t_require_statmount();
+	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &a);
+	T_ASSERT(n > 0);
+	m = mntkit_list(MNTKIT_LSMT_ROOT, 0, &empty, &b);
+	same_ids(b, (size_t)m, a, (size_t)n, "empty opts");
+	free(b);
+	self.pid = getpid();
+	m = mntkit_list(MNTKIT_LSMT_ROOT, 0, &self, &b);
+	same_ids(b, (size_t)m, a, (size_t)n, "opts.pid = self");
+	free(b);
+	free(a);
+}
+
+T_CASE(opts_two_fields_einval)
+{
+	struct child c;
+	struct mntkit_statmount *sm;
+	uint64_t *ids, id;
+
+	start_child(&c);
+	{
+		MNTKIT_OPTS(a, .mnt_ns_id = c.rep.ns_id, .mnt_ns_fd = c.ns_fd);
+		MNTKIT_OPTS(b, .mnt_ns_id = c.rep.ns_id, .pid = c.pid);
+		MNTKIT_OPTS(d, .mnt_ns_fd = c.ns_fd, .pid = c.pid);
+		MNTKIT_OPTS(e, .mnt_ns_id = c.rep.ns_id, .mnt_ns_fd = c.ns_fd,
+			    .pid = c.pid);
+		const struct mntkit_opts *bad[] = {&a, &b, &d, &e};
+
+		for (size_t i = 0; i < 4; i++) {
+			T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, bad[i], &ids),
+			      EINVAL);
+			sm = (void *)1;
+			T_NEG(mntkit_stat(c.rep.tree[T_A], 0x3, bad[i], &sm),
+			      EINVAL);
+			T_NULL(sm);
+			T_NEG(mntkit_root_id(bad[i], 0, &id), EINVAL);
+		}
+	}
+	stop_child(&c);
+}
+
+T_CASE(opts_bad_namespace)
+{
+	struct mntkit_statmount *sm;
+	uint64_t *ids, id;
+	int notns;
+
+	t_require_statmount();
+	t_require_root();
+	id = t_uid("/");
+	{
+		MNTKIT_OPTS(o, .mnt_ns_id = 1); /* no namespace has ID 1 */
+
+		T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, &o, &ids), ENOENT);
+		sm = (void *)1;
+		T_NEG(mntkit_stat(id, 0x3, &o, &sm), ENOENT);
+		T_NULL(sm);
+	}
+	{
+		MNTKIT_OPTS(o, .pid = INT32_MAX); /* no such process */
+
+		T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, &o, &ids), ENOENT);
+		sm = (void *)1;
+		T_NEG(mntkit_stat(id, 0x3, &o, &sm), ENOENT);
+		T_NULL(sm);
+	}
+	notns = open("/", O_RDONLY | O_CLOEXEC);
+	T_ASSERT(notns > 0);
+	{
+		MNTKIT_OPTS(o, .mnt_ns_fd = notns); /* not a namespace */
+
+		T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, &o, &ids), EINVAL);
+		sm = (void *)1;
+		T_NEG(mntkit_stat(id, 0x3, &o, &sm), EINVAL);
+		T_NULL(sm);
+	}
+	close(notns);
+}
+
+/* the child's namespace by pid is not ours */
+T_CASE(opts_pid_differs_from_own)
+{
+	struct child c;
+	uint64_t *ids;
+	ssize_t n;
+
+	start_child(&c);
+	{
+		MNTKIT_OPTS(o, .pid = c.pid);
+
+		n = mntkit_list(MNTKIT_LSMT_ROOT, 0, &o, &ids);
+		T_ASSERT(n >= 0 && (size_t)n == c.rep.n);
+		free(ids);
+		/* our own namespace is a different list */
+		n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
+		T_ASSERT(n >= 0);
+		for (ssize_t i = 0; i < n; i++)
+			T_ASSERT(
+				!t_contains_u64(c.rep.tree, T_NMOUNTS, ids[i]));
+		free(ids);
+	}
+	stop_child(&c);
+}
+
+/* the mountinfo backend reads the child's namespace the same way */
+static void check_opts_emulated(struct child *c, const struct mntkit_opts *o,
+				const char *what)
+{
+	uint64_t *ids;
+	ssize_t n;
+
+	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, o, &ids);
+	T_ASSERTF(n >= 0, "%s: mntkit_list: %s", what, strerror(errno));
+	T_ASSERTF((size_t)n == c->rep.n,
+		  "%s: %zd mounts, the child has %" PRIu64, what, n, c->rep.n);
+	for (ssize_t i = 0; i < n; i++) {
+		struct mntkit_statmount *sm = NULL;
+		int r = mntkit_stat(ids[i], MNTKIT_STATMOUNT_ALL, o, &sm);
+
+		T_ASSERTF(r == 0, "%s: mntkit_stat(%#" PRIx64 "): %s", what,
+			  ids[i], strerror(-r));
+		T_ASSERT(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC);
+		ids[i] = sm->mnt_id_old;
+		if (sm->mask & MNTKIT_STATMOUNT_MNT_NS_ID)
+			T_EQ_U(sm->mnt_ns_id, c->rep.ns_id);
+		free(sm);
+	}
+	t_sort_u64(ids, (size_t)n);
+	for (ssize_t i = 0; i < n; i++)
+		T_EQ_U(ids[i], c->rep.olds[i]);
+	free(ids);
+}
+
+T_CASE(opts_mountinfo_backend)
+{
+	struct child c;
+	uint64_t *ids;
+	ssize_t n;
+
+	start_child(&c);
+	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
+	if (n == -ENOSYS)
+		t_skip("the mountinfo emulation answers ENOSYS");
+	free(n > 0 ? ids : NULL);
+	{
+		MNTKIT_OPTS(o, .pid = c.pid);
+
+		check_opts_emulated(&c, &o, "mountinfo, opts.pid");
+	}
+	{
+		MNTKIT_OPTS(o, .mnt_ns_fd = c.ns_fd);
+
+		check_opts_emulated(&c, &o, "mountinfo, opts.mnt_ns_fd");
+	}
+	{
+		MNTKIT_OPTS(o, .mnt_ns_id = c.rep.ns_id);
+
+		check_opts_emulated(&c, &o, "mountinfo, opts.mnt_ns_id");
+	}
+	stop_child(&c);
+}
+
+int main(int argc, char **argv)
+{
+	return t_run(argc, argv);
+}
