@@ -1,51 +1,1309 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The mountinfo backend: statmount/listmount emulated over
- * /proc/<pid>/mountinfo for kernels without the system calls.
+ * The mountinfo backend: statmount(2) and listmount(2) emulated over
+ * /proc/<pid>/mountinfo, for kernels without the system calls (or where a
+ * seccomp filter hides them). It never calls statmount/listmount.
  *
- * This is the seam only: the emulation itself is the next piece of work
- * (issue "Exact emulation of statmount/listmount"). Until it lands, every
- * call answers ENOSYS, exactly as a kernel without the calls would, so a
- * caller that forces this backend learns that nothing can serve it.
+ * IDs. Where statx(2) has STATX_MNT_ID_UNIQUE (6.8+), a mount is named by
+ * its unique ID, read with statx on an O_PATH fd of its mount point after
+ * checking, on that same fd, that STATX_MNT_ID is the mount's old ID (the
+ * point resolves to this very mount). A mount whose point does not resolve
+ * to it (overmounted, stacked under another mount, point deleted) has no
+ * readable unique ID: it is named by its old ID (<= 2^31, which no unique
+ * ID can be), and so is a parent that is not in the table (the parent of
+ * the caller's root mount). Without unique IDs, every mount is named by its
+ * old (reused) ID. An ID <= 2^31 is accepted as mnt_id (and as listmount's
+ * cursor) exactly when it can name a mount of the table.
+ *
+ * Cache. One parsed table of the calling thread's namespace (and one of
+ * the last foreign namespace asked for), with its mountinfo file kept open.
+ * Every call first checks, in three system calls, that the table is
+ * current: the namespace (inode of /proc/thread-self/ns/mnt), the root
+ * (statx of "/"), and poll() on the open mountinfo, which reports POLLPRI
+ * when the namespace's mount table changed (mount, umount, move,
+ * remount). So listmount + statmount of every mount costs one parse.
+ * Staleness: a signalled change is seen by the next call. The kernel does
+ * not signal propagation type changes (make-shared/-slave/-private/
+ * -unbindable) nor superblock changes made by a filesystem itself (ext4
+ * turning read-only after an error): those are seen once the table is
+ * older than 8x the time its read took (2 ms .. 250 ms, see AGE_*).
  */
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "internal.h"
+#include "mountinfo.h"
+#include "syscall.h"
+
+#define NS_GET_NSTYPE _IO(MNTKIT_NSIO, 0x3)
+
+/* the groups that need the string area (the kernel's STATMOUNT_STRING_REQ) */
+#define STRING_REQ                                                             \
+	(MNTKIT_STATMOUNT_MNT_ROOT | MNTKIT_STATMOUNT_MNT_POINT |              \
+	 MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_MNT_OPTS |                \
+	 MNTKIT_STATMOUNT_FS_SUBTYPE | MNTKIT_STATMOUNT_SB_SOURCE |            \
+	 MNTKIT_STATMOUNT_OPT_ARRAY | MNTKIT_STATMOUNT_OPT_SEC_ARRAY |         \
+	 MNTKIT_STATMOUNT_MNT_UIDMAP | MNTKIT_STATMOUNT_MNT_GIDMAP)
+
+/* re-reads of a table that keeps changing while it is read */
+#define LOAD_TRIES 16
+/* reads that do not parse before giving up (a torn read is rare) */
+#define LOAD_TRIES_TORN 256
+
+/*
+ * Changes the kernel does not signal through poll (propagation type
+ * changes: make-shared/slave/private/unbindable) are caught by age: a table
+ * is re-read when it is older than AGE_FACTOR times the time its last read
+ * took, within [AGE_MIN_NS, AGE_MAX_NS]. A listing of N mounts then costs a
+ * few parses at most, whatever N.
+ */
+#define AGE_FACTOR 8
+#define AGE_MIN_NS 2000000LL    /* 2 ms */
+#define AGE_MAX_NS 250000000LL  /* 250 ms */
+
+/* ---- probes, once per process ---- */
+
+static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
+static int have_unique;  /* statx STATX_MNT_ID_UNIQUE */
+static int have_ns_id;   /* ioctl NS_GET_MNTNS_ID */
+
+static void probe_caps(void)
+{
+	struct statx stx;
+	uint64_t id;
+	int fd;
+
+	memset(&stx, 0, sizeof(stx));
+	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, MNTKIT_STATX_MNT_ID_UNIQUE,
+		  &stx) == 0 &&
+	    (stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE))
+		have_unique = 1;
+	fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0)
+			have_ns_id = 1;
+		close(fd);
+	}
+}
+
+static void caps(void)
+{
+	pthread_once(&caps_once, probe_caps);
+}
+
+uint64_t mntkit__emul_supported_mask(void)
+{
+	uint64_t mask = MNTKIT_STATMOUNT_SB_BASIC | MNTKIT_STATMOUNT_MNT_BASIC |
+			MNTKIT_STATMOUNT_PROPAGATE_FROM |
+			MNTKIT_STATMOUNT_MNT_ROOT | MNTKIT_STATMOUNT_MNT_POINT |
+			MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_MNT_OPTS |
+			MNTKIT_STATMOUNT_FS_SUBTYPE |
+			MNTKIT_STATMOUNT_SB_SOURCE |
+			MNTKIT_STATMOUNT_OPT_ARRAY |
+			MNTKIT_STATMOUNT_OPT_SEC_ARRAY |
+			MNTKIT_STATMOUNT_SUPPORTED_MASK;
+
+	caps();
+	if (have_ns_id)
+		mask |= MNTKIT_STATMOUNT_MNT_NS_ID;
+	return mask;
+}
+
+/* ---- the tables ---- */
+
+/* what the mount point of an entry told */
+struct probe {
+	uint8_t ids_done;
+	uint8_t statfs_done;
+	uint8_t verified;     /* the point resolves to this very mount */
+	uint8_t has_unique;
+	uint8_t has_f_type;
+	uint64_t unique;
+	uint64_t f_type;
+};
+
+struct table {
+	int fd;               /* the open mountinfo; -1: empty slot */
+	pid_t pid;            /* 0: the calling thread */
+	dev_t ns_dev;         /* nsfs inode of the namespace */
+	ino_t ns_ino;
+	dev_t root_dev;       /* self: the root when opened */
+	ino_t root_ino;
+	uint64_t root_mnt;
+	char prefix[48];      /* "" or "/proc/PID/root" */
+	char *buf;
+	size_t cap;
+	size_t len;
+	struct mntkit_mi_table mi;
+	struct mntkit_mindex ix;
+	struct probe *probe;
+	uint64_t *keys;
+	long long loaded_at;  /* CLOCK_MONOTONIC ns when the read ended */
+	long long max_age;    /* re-read when older than this */
+	uint32_t *groups;     /* the peer groups of the table, sorted */
+	size_t ngroups;
+	int loaded;
+	int has_hidden;       /* some key is an old ID (unique mode) */
+	int unique_mode;
+	int has_ns_id;
+	uint64_t ns_id;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static struct table self_tab = { .fd = -1 };
+static struct table other_tab = { .fd = -1 };
+
+/*
+ * The provisional (old) IDs this process was ever given for hidden mounts.
+ * Once such a mount is gone its ID names nothing: asking for it then gets
+ * ENOENT, like any vanished mount, not the EINVAL of an ID that was never
+ * valid. Under @lock.
+ */
+static struct {
+	uint64_t *v;
+	size_t n, cap;
+} issued;
+
+static ssize_t issued_pos(uint64_t id, int *found)
+{
+	size_t lo = 0, hi = issued.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (issued.v[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < issued.n && issued.v[lo] == id;
+	return (ssize_t)lo;
+}
+
+static int issued_has(uint64_t id)
+{
+	int found;
+
+	issued_pos(id, &found);
+	return found;
+}
+
+static int issued_add(uint64_t id)
+{
+	int found;
+	size_t pos = (size_t)issued_pos(id, &found);
+
+	if (found)
+		return 0;
+	if (issued.n == issued.cap) {
+		size_t cap = issued.cap ? issued.cap * 2 : 64;
+		uint64_t *v = realloc(issued.v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		issued.v = v;
+		issued.cap = cap;
+	}
+	memmove(issued.v + pos + 1, issued.v + pos,
+		(issued.n - pos) * sizeof(*issued.v));
+	issued.v[pos] = id;
+	issued.n++;
+	return 0;
+}
+
+static void table_drop(struct table *t)
+{
+	t->loaded = 0;
+	mntkit__mindex_free(&t->ix);
+	mntkit__mi_free(&t->mi);
+	free(t->probe);
+	t->probe = NULL;
+	free(t->keys);
+	t->keys = NULL;
+	free(t->groups);
+	t->groups = NULL;
+	t->ngroups = 0;
+}
+
+static void table_close(struct table *t)
+{
+	table_drop(t);
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	free(t->buf);
+	t->buf = NULL;
+	t->cap = t->len = 0;
+}
+
+/*
+ * fork: the child shares the open mountinfo file (and its poll state) with
+ * the parent; it must neither poll it nor trust the tables.
+ */
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void atfork_child(void)
+{
+	table_close(&self_tab);
+	table_close(&other_tab);
+	pthread_mutex_unlock(&lock);
+}
+
+static void setup_atfork(void)
+{
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+static void proc_path(char *out, size_t len, pid_t pid, const char *what)
+{
+	if (pid)
+		snprintf(out, len, "/proc/%d/%s", (int)pid, what);
+	else
+		snprintf(out, len, "/proc/thread-self/%s", what);
+}
+
+static int ns_inode(pid_t pid, dev_t *dev, ino_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	proc_path(path, sizeof(path), pid, "ns/mnt");
+	if (stat(path, &st))
+		return -errno;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
+{
+	struct statx stx;
+
+	memset(&stx, 0, sizeof(stx));
+	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC,
+		  STATX_INO | MNTKIT_STATX_MNT_ID, &stx))
+		return -errno;
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	*ino = stx.stx_ino;
+	*mnt = (stx.stx_mask & MNTKIT_STATX_MNT_ID) ? stx.stx_mnt_id : 0;
+	return 0;
+}
+
+static int table_open(struct table *t, pid_t pid)
+{
+	char path[64];
+	dev_t d2;
+	ino_t i2;
+	int ret;
+
+	table_close(t);
+	t->pid = pid;
+	ret = ns_inode(pid, &t->ns_dev, &t->ns_ino);
+	if (ret)
+		return ret;
+	if (!pid) {
+		ret = root_ident(&t->root_dev, &t->root_ino, &t->root_mnt);
+		if (ret)
+			return ret;
+		t->prefix[0] = '\0';
+	} else {
+		snprintf(t->prefix, sizeof(t->prefix), "/proc/%d/root",
+			 (int)pid);
+	}
+	proc_path(path, sizeof(path), pid, "mountinfo");
+	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0)
+		return errno == EACCES ? -EPERM : -errno;
+	/* the namespace did not change under the open */
+	ret = ns_inode(pid, &d2, &i2);
+	if (ret || d2 != t->ns_dev || i2 != t->ns_ino) {
+		table_close(t);
+		return ret ? ret : -EAGAIN;
+	}
+	return 0;
+}
+
+/* has the table changed since the last look? (consumes the event) */
+static int table_changed(struct table *t)
+{
+	struct pollfd p = { .fd = t->fd, .events = POLLPRI };
+
+	if (poll(&p, 1, 0) < 0)
+		return 1;
+	return !!(p.revents & (POLLPRI | POLLERR | POLLNVAL));
+}
+
+/* "prefix" + mount point, NUL-terminated, in a malloc'd string */
+static char *point_path(const struct table *t, size_t i)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	const char *pt = mntkit__mi_str(&t->mi, m->point);
+	size_t pl = strlen(t->prefix);
+	char *p;
+
+	if (memchr(pt, '\0', m->point.len))
+		return NULL;
+	p = malloc(pl + m->point.len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, t->prefix, pl);
+	memcpy(p + pl, pt, m->point.len);
+	p[pl + m->point.len] = '\0';
+	return p;
+}
+
+/*
+ * Look at the mount point of entry @i through one O_PATH fd: does it
+ * resolve to this mount (STATX_MNT_ID == the old ID), its unique ID, and
+ * (when @want_statfs) statfs's f_type.
+ */
+static void probe_point(struct table *t, size_t i, int want_statfs)
+{
+	struct probe *pr = &t->probe[i];
+	struct statx stx;
+	struct statfs sfs;
+	char *path;
+	int fd;
+
+	if (pr->ids_done && (pr->statfs_done || !want_statfs))
+		return;
+	path = point_path(t, i);
+	fd = path ? open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+	free(path);
+	pr->ids_done = 1;
+	if (want_statfs)
+		pr->statfs_done = 1;
+	if (fd < 0)
+		return;
+	memset(&stx, 0, sizeof(stx));
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		  MNTKIT_STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & MNTKIT_STATX_MNT_ID) &&
+	    stx.stx_mnt_id == t->mi.v[i].id)
+		pr->verified = 1;
+	if (pr->verified && t->unique_mode && !pr->has_unique) {
+		memset(&stx, 0, sizeof(stx));
+		if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+			  MNTKIT_STATX_MNT_ID_UNIQUE, &stx) == 0 &&
+		    (stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE) &&
+		    stx.stx_mnt_id > MNTKIT_MNT_UNIQUE_ID_OFFSET) {
+			pr->has_unique = 1;
+			pr->unique = stx.stx_mnt_id;
+		}
+	}
+	if (pr->verified && want_statfs && fstatfs(fd, &sfs) == 0) {
+		pr->has_f_type = 1;
+		pr->f_type = (unsigned long)sfs.f_type;
+	}
+	close(fd);
+}
+
+static int statfs_ok(const struct table *t, size_t i)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	uint64_t magic;
+	int ok;
+
+	mntkit__fs_magic(mntkit__mi_str(&t->mi, m->type), m->type.len, &magic,
+			 &ok);
+	return ok;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int collect_groups(struct table *t)
+{
+	t->groups = malloc((t->mi.n + 1) * sizeof(*t->groups));
+	if (!t->groups)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->mi.n; i++)
+		if (t->mi.v[i].shared)
+			t->groups[t->ngroups++] = t->mi.v[i].shared;
+	qsort(t->groups, t->ngroups, sizeof(*t->groups), cmp_u32);
+	return 0;
+}
+
+/*
+ * One read, parse, ID resolution and index. -EAGAIN: the read was torn
+ * (it does not parse or index) and must be redone; -ESTALE: the table is
+ * whole but changed while it was read, so a newer one may be had.
+ */
+static int load_once(struct table *t)
+{
+	struct mntkit_mi_err err;
+	int ret;
+
+	table_drop(t);
+	table_changed(t); /* consume what happened before this read */
+	ret = mntkit__mi_read(t->fd, &t->buf, &t->cap, &t->len);
+	if (ret)
+		return ret;
+	ret = mntkit__mi_parse(&t->mi, t->buf, t->len, &err);
+	if (ret)
+		return ret == -EBADMSG ? -EAGAIN : ret;
+	t->probe = calloc(t->mi.n + 1, sizeof(*t->probe));
+	t->keys = calloc(t->mi.n + 1, sizeof(*t->keys));
+	if (!t->probe || !t->keys || collect_groups(t))
+		return -ENOMEM;
+	t->unique_mode = have_unique;
+	t->has_hidden = 0;
+	for (size_t i = 0; i < t->mi.n; i++) {
+		if (t->unique_mode)
+			probe_point(t, i, statfs_ok(t, i));
+		if (t->probe[i].has_unique) {
+			t->keys[i] = t->probe[i].unique;
+		} else {
+			t->keys[i] = t->mi.v[i].id;
+			if (t->unique_mode) {
+				t->has_hidden = 1;
+				if (issued_add(t->keys[i]))
+					return -ENOMEM;
+			}
+		}
+	}
+	ret = mntkit__mindex_build(&t->ix, t->mi.v, t->mi.n, t->keys);
+	if (ret)
+		return ret == -EBADMSG ? -EAGAIN : ret;
+	t->loaded = 1;
+	return table_changed(t) ? -ESTALE : 0;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* too old to trust for the changes poll does not report */
+static int table_aged(const struct table *t)
+{
+	return now_ns() - t->loaded_at > t->max_age;
+}
+
+static int table_load(struct table *t)
+{
+	long long start = now_ns();
+	char path[64];
+	uint64_t id;
+	int ret = -EAGAIN, fd;
+
+	/*
+	 * Under constant churn every read sees a change: after LOAD_TRIES a
+	 * whole (if already changed) table is the answer. A torn read is
+	 * never one; only input that keeps failing to parse is an error.
+	 */
+	for (int i = 0; i < LOAD_TRIES_TORN; i++) {
+		ret = load_once(t);
+		if (ret == -ESTALE && i + 1 >= LOAD_TRIES)
+			ret = 0;
+		if (ret != -EAGAIN && ret != -ESTALE)
+			break;
+	}
+	if (ret == -EAGAIN || ret == -ESTALE)
+		return -EBADMSG;
+	if (ret)
+		return ret;
+	t->loaded_at = now_ns();
+	t->max_age = (t->loaded_at - start) * AGE_FACTOR;
+	if (t->max_age < AGE_MIN_NS)
+		t->max_age = AGE_MIN_NS;
+	if (t->max_age > AGE_MAX_NS)
+		t->max_age = AGE_MAX_NS;
+	t->has_ns_id = 0;
+	if (have_ns_id) {
+		proc_path(path, sizeof(path), t->pid, "ns/mnt");
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0) {
+				t->has_ns_id = 1;
+				t->ns_id = id;
+			}
+			close(fd);
+		}
+	}
+	return 0;
+}
+
+/* the table of the calling thread's namespace, current */
+static int self_table(struct table **out)
+{
+	struct table *t = &self_tab;
+	dev_t dev, rdev;
+	ino_t ino, rino;
+	uint64_t rmnt;
+	int ret;
+
+	ret = ns_inode(0, &dev, &ino);
+	if (!ret)
+		ret = root_ident(&rdev, &rino, &rmnt);
+	if (ret)
+		return ret;
+	if (t->fd < 0 || dev != t->ns_dev || ino != t->ns_ino ||
+	    rdev != t->root_dev || rino != t->root_ino || rmnt != t->root_mnt) {
+		ret = table_open(t, 0);
+		if (ret)
+			return ret;
+	} else if (t->loaded && !table_changed(t) && !table_aged(t)) {
+		*out = t;
+		return 0;
+	}
+	ret = table_load(t);
+	if (ret)
+		return ret;
+	*out = t;
+	return 0;
+}
+
+/* ---- foreign namespaces ---- */
+
+struct ns_want {
+	int by_id;            /* else by inode */
+	uint64_t id;
+	dev_t dev;
+	ino_t ino;
+};
+
+static int ns_id_of(pid_t pid, uint64_t *id)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	proc_path(path, sizeof(path), pid, "ns/mnt");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, id))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* a process in the wanted namespace: the lowest PID; -ENOENT if none */
+static int find_pid(const struct ns_want *w, pid_t *pid)
+{
+	struct {
+		dev_t dev;
+		ino_t ino;
+		int match;
+	} seen[64];
+	size_t nseen = 0;
+	long best = -1;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long p = strtol(de->d_name, &end, 10);
+		dev_t dev;
+		ino_t ino;
+		size_t k;
+		int match = 0;
+
+		if (*end || p <= 0 || (best > 0 && p >= best))
+			continue;
+		if (ns_inode((pid_t)p, &dev, &ino))
+			continue;
+		if (!w->by_id) {
+			match = dev == w->dev && ino == w->ino;
+		} else {
+			for (k = 0; k < nseen; k++)
+				if (seen[k].dev == dev && seen[k].ino == ino)
+					break;
+			if (k < nseen) {
+				match = seen[k].match;
+			} else {
+				uint64_t id;
+
+				match = ns_id_of((pid_t)p, &id) == 0 &&
+					id == w->id;
+				if (nseen < MNTKIT_ARRAY_SIZE(seen))
+					seen[nseen++] = (__typeof__(seen[0])){
+						dev, ino, match
+					};
+			}
+		}
+		if (match)
+			best = p;
+	}
+	closedir(d);
+	if (best < 0)
+		return -ENOENT;
+	*pid = (pid_t)best;
+	return 0;
+}
+
+/* the cached foreign table, if it still is the wanted namespace */
+static int other_matches(const struct ns_want *w)
+{
+	struct table *t = &other_tab;
+	dev_t dev;
+	ino_t ino;
+
+	if (t->fd < 0 || !t->loaded)
+		return 0;
+	if (w->by_id ? (!t->has_ns_id || t->ns_id != w->id) :
+		       (t->ns_dev != w->dev || t->ns_ino != w->ino))
+		return 0;
+	/* the process is still there and still in it */
+	return ns_inode(t->pid, &dev, &ino) == 0 && dev == t->ns_dev &&
+	       ino == t->ns_ino;
+}
+
+static int other_table(const struct ns_want *w, struct table **out)
+{
+	struct table *t = &other_tab;
+	pid_t pid = 0;
+	int ret;
+
+	if (other_matches(w)) {
+		if (table_changed(t) || table_aged(t)) {
+			ret = table_load(t);
+			if (ret)
+				return ret;
+		}
+		*out = t;
+		return 0;
+	}
+	ret = find_pid(w, &pid);
+	if (ret)
+		return ret;
+	ret = table_open(t, pid);
+	if (!ret)
+		ret = table_load(t);
+	if (ret) {
+		table_close(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+/*
+ * The table a request is about: the caller's namespace, or the one of
+ * mnt_ns_id / mnt_ns_fd. Errors as the kernel's grab_requested_mnt_ns().
+ */
+static int request_table(const struct mntkit_mnt_id_req *req,
+			 struct table **out)
+{
+	struct ns_want w = { 0 };
+	dev_t dev = 0;
+	ino_t ino = 0;
+	int ret, type;
+	struct stat st;
+
+	if (req->mnt_ns_id && req->mnt_ns_fd)
+		return -EINVAL;
+	if (!req->mnt_ns_id && !req->mnt_ns_fd)
+		return self_table(out);
+	if (req->mnt_ns_fd) {
+		int fd = (int)req->mnt_ns_fd;
+
+		if (fd < 0 || fstat(fd, &st))
+			return -EBADF;
+		type = ioctl(fd, NS_GET_NSTYPE);
+		if (type < 0 || type != CLONE_NEWNS)
+			return -EINVAL;
+		w.dev = st.st_dev;
+		w.ino = st.st_ino;
+	} else {
+		if (!have_ns_id)
+			return -ENOENT;
+		w.by_id = 1;
+		w.id = req->mnt_ns_id;
+	}
+	/* our own namespace, named */
+	ret = ns_inode(0, &dev, &ino);
+	if (ret)
+		return ret;
+	if (w.by_id) {
+		uint64_t own;
+
+		if (ns_id_of(0, &own) == 0 && own == w.id)
+			return self_table(out);
+	} else if (w.dev == dev && w.ino == ino) {
+		return self_table(out);
+	}
+	return other_table(&w, out);
+}
+
+/* ---- requests ---- */
+
+/* copy_mnt_id_req(): size rules, zero tail; mnt_id is checked later */
+static int copy_req(const struct mntkit_mnt_id_req *ureq,
+		    struct mntkit_mnt_id_req *req)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t usize;
+
+	if (!ureq)
+		return -EFAULT;
+	usize = ureq->size;
+	if (page > 0 && usize > (unsigned long)page)
+		return -E2BIG;
+	if (usize < MNTKIT_MNT_ID_REQ_SIZE_VER0)
+		return -EINVAL;
+	for (size_t i = sizeof(*req); i < usize; i++)
+		if (((const unsigned char *)ureq)[i])
+			return -E2BIG;
+	memset(req, 0, sizeof(*req));
+	memcpy(req, ureq, usize < sizeof(*req) ? usize : sizeof(*req));
+	return 0;
+}
+
+/* an ID the kernel would refuse (<= 2^31) that may still name a mount of
+ * the emulation's table */
+static int low_id(uint64_t id)
+{
+	return id <= MNTKIT_MNT_UNIQUE_ID_OFFSET;
+}
+
+/*
+ * Is @id acceptable before the table is known? 0 yes, -EINVAL no, 1 only if
+ * the table has a mount of that ID.
+ */
+static int id_precheck(uint64_t id)
+{
+	if (!id)
+		return -EINVAL;
+	if (low_id(id) && have_unique)
+		return 1;
+	return 0;
+}
+
+/* ---- statmount ---- */
+
+struct reply {
+	struct mntkit_statmount *sm; /* the fixed part, 512 bytes */
+	char *str;
+	size_t len;
+	size_t cap;
+	size_t bufsize;
+};
+
+static int put(struct reply *r, const void *p, size_t n)
+{
+	if (r->cap - r->len < n + 1) {
+		size_t cap = r->cap ? r->cap : 1024;
+		char *s;
+
+		while (cap - r->len < n + 1)
+			cap *= 2;
+		s = realloc(r->str, cap);
+		if (!s)
+			return -ENOMEM;
+		r->str = s;
+		r->cap = cap;
+	}
+	memcpy(r->str + r->len, p, n);
+	r->len += n;
+	return 0;
+}
+
+/* start a string: the area begins with an empty string (offset 0 = "") */
+static int str_begin(struct reply *r, size_t *start)
+{
+	int ret = 0;
+
+	if (!r->len)
+		ret = put(r, "", 1);
+	*start = r->len;
+	return ret;
+}
+
+/* end a string: nothing emitted leaves the group out */
+static int str_end(struct reply *r, size_t start, uint64_t flag,
+		   uint32_t *offp)
+{
+	if (r->len == start)
+		return 0;
+	if (MNTKIT_STATMOUNT_FIXED_SIZE + r->len >= r->bufsize)
+		return -EOVERFLOW;
+	if (put(r, "", 1))
+		return -ENOMEM;
+	r->sm->mask |= flag;
+	*offp = (uint32_t)start;
+	return 0;
+}
+
+static int str_span(struct reply *r, const struct table *t,
+		    struct mntkit_mi_span s, uint64_t flag, uint32_t *offp)
+{
+	size_t start;
+	int ret = str_begin(r, &start);
+
+	if (!ret)
+		ret = put(r, mntkit__mi_str(&t->mi, s), s.len);
+	return ret ? ret : str_end(r, start, flag, offp);
+}
+
+/* the kernel's statmount_opt_process(): split at ',' (and NUL), unescape */
+static int str_opt_array(struct reply *r, const char *p, size_t n,
+			 uint64_t flag, uint32_t *offp, uint32_t *nump)
+{
+	size_t start, i = 1;
+	uint32_t count = 0;
+	int ret = str_begin(r, &start);
+
+	if (ret)
+		return ret;
+	while (n > 1 && i < n) {
+		size_t b = i, l;
+		char *dst;
+
+		while (i < n && p[i] != ',' && p[i])
+			i++;
+		ret = put(r, p + b, i - b + 1);
+		if (ret)
+			return ret;
+		dst = r->str + r->len - (i - b + 1);
+		l = mntkit__unescape(dst, dst, i - b);
+		dst[l] = '\0';
+		r->len -= (i - b) - l;
+		count++;
+		i++;
+	}
+	if (count)
+		r->len--; /* the last NUL is str_end's */
+	ret = str_end(r, start, flag, offp);
+	if (!ret && (r->sm->mask & flag))
+		*nump = count;
+	return ret;
+}
+
+static int fill_strings(struct reply *r, const struct table *t, size_t i,
+			uint64_t want)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	const char *opts = mntkit__mi_str(&t->mi, m->opts);
+	struct mntkit_statmount *sm = r->sm;
+	size_t start;
+	int ret = 0;
+
+	if (want & MNTKIT_STATMOUNT_FS_TYPE)
+		ret = str_span(r, t, m->type, MNTKIT_STATMOUNT_FS_TYPE,
+			       &sm->fs_type);
+	if (!ret && (want & MNTKIT_STATMOUNT_MNT_ROOT))
+		ret = str_span(r, t, m->root, MNTKIT_STATMOUNT_MNT_ROOT,
+			       &sm->mnt_root);
+	if (!ret && (want & MNTKIT_STATMOUNT_MNT_POINT))
+		ret = str_span(r, t, m->point, MNTKIT_STATMOUNT_MNT_POINT,
+			       &sm->mnt_point);
+	if (!ret && (want & MNTKIT_STATMOUNT_MNT_OPTS)) {
+		/* LSM + fs options without the first ',' */
+		ret = str_begin(r, &start);
+		if (!ret && m->opts.len > 1)
+			ret = put(r, opts + 1, m->opts.len - 1);
+		if (!ret)
+			ret = str_end(r, start, MNTKIT_STATMOUNT_MNT_OPTS,
+				      &sm->mnt_opts);
+	}
+	if (!ret && (want & MNTKIT_STATMOUNT_OPT_ARRAY))
+		ret = str_opt_array(r, opts + m->sec_len,
+				    m->opts.len - m->sec_len,
+				    MNTKIT_STATMOUNT_OPT_ARRAY, &sm->opt_array,
+				    &sm->opt_num);
+	if (!ret && (want & MNTKIT_STATMOUNT_OPT_SEC_ARRAY))
+		ret = str_opt_array(r, opts, m->sec_len,
+				    MNTKIT_STATMOUNT_OPT_SEC_ARRAY,
+				    &sm->opt_sec_array, &sm->opt_sec_num);
+	if (!ret && (want & MNTKIT_STATMOUNT_FS_SUBTYPE))
+		ret = str_span(r, t, m->subtype, MNTKIT_STATMOUNT_FS_SUBTYPE,
+			       &sm->fs_subtype);
+	if (!ret && (want & MNTKIT_STATMOUNT_SB_SOURCE))
+		ret = str_span(r, t, m->source, MNTKIT_STATMOUNT_SB_SOURCE,
+			       &sm->sb_source);
+	/* idmappings are not in mountinfo: nothing is emitted, so the
+	 * groups stay out of the mask (as for a mount without idmapping) */
+	if (!ret && (want & MNTKIT_STATMOUNT_MNT_UIDMAP))
+		ret = str_begin(r, &start);
+	if (!ret && (want & MNTKIT_STATMOUNT_MNT_GIDMAP))
+		ret = str_begin(r, &start);
+	return ret;
+}
+
+/* the superblock magic, or 0 when it cannot be known */
+static int sb_magic(struct table *t, size_t i, uint64_t *magic)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	int known, ok;
+
+	known = mntkit__fs_magic(mntkit__mi_str(&t->mi, m->type), m->type.len,
+				 magic, &ok);
+	if (ok) {
+		probe_point(t, i, 1);
+		if (t->probe[i].has_f_type) {
+			*magic = t->probe[i].f_type;
+			return 1;
+		}
+	}
+	return known;
+}
+
+/* the ID of the parent: its key if listed, else its old ID */
+static uint64_t parent_key(const struct table *t, size_t i)
+{
+	int32_t p = t->ix.parent[i];
+
+	if (p >= 0)
+		return t->ix.key[p];
+	if (t->mi.v[i].parent == t->mi.v[i].id)
+		return t->ix.key[i];
+	return t->mi.v[i].parent;
+}
+
+/* a slave's propagate_from when mountinfo does not print it */
+static uint64_t dominating(const struct table *t, size_t i)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+
+	if (m->propagate_from)
+		return m->propagate_from;
+	/*
+	 * Not printed: the dominating group is the master's when a peer of
+	 * the master is visible here (then mountinfo omits it as equal),
+	 * else there is none (0).
+	 */
+	size_t lo = 0, hi = t->ngroups;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->groups[mid] == m->master)
+			return m->master;
+		if (t->groups[mid] < m->master)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static void fill_fixed(struct reply *r, struct table *t, size_t i,
+		       uint64_t want)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	struct mntkit_statmount *sm = r->sm;
+	uint64_t magic;
+
+	if ((want & MNTKIT_STATMOUNT_MNT_BASIC) && !m->unknown_attr &&
+	    !m->unknown_tag) {
+		sm->mask |= MNTKIT_STATMOUNT_MNT_BASIC;
+		sm->mnt_id = t->ix.key[i];
+		sm->mnt_parent_id = parent_key(t, i);
+		sm->mnt_id_old = m->id;
+		sm->mnt_parent_id_old = m->parent;
+		sm->mnt_attr = m->attr;
+		if (m->shared)
+			sm->mnt_propagation |= MNTKIT_MS_SHARED;
+		if (m->master)
+			sm->mnt_propagation |= MNTKIT_MS_SLAVE;
+		if (m->unbindable)
+			sm->mnt_propagation |= MNTKIT_MS_UNBINDABLE;
+		if (!sm->mnt_propagation)
+			sm->mnt_propagation = MNTKIT_MS_PRIVATE;
+		sm->mnt_peer_group = m->shared;
+		sm->mnt_master = m->master;
+	}
+	if ((want & MNTKIT_STATMOUNT_SB_BASIC) && sb_magic(t, i, &magic)) {
+		sm->mask |= MNTKIT_STATMOUNT_SB_BASIC;
+		sm->sb_dev_major = m->major;
+		sm->sb_dev_minor = m->minor;
+		sm->sb_magic = magic;
+		sm->sb_flags = m->sb_flags;
+	}
+	if ((want & MNTKIT_STATMOUNT_PROPAGATE_FROM) && !m->unknown_tag) {
+		sm->mask |= MNTKIT_STATMOUNT_PROPAGATE_FROM;
+		/* the kernel looks for the dominating peer under the
+		 * caller's root: none is in a foreign namespace */
+		if (m->master && !t->pid)
+			sm->propagate_from = dominating(t, i);
+	}
+}
+
+static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
+				 size_t bufsize, struct reply *r)
+{
+	struct mntkit_mnt_id_req req;
+	struct table *t = NULL;
+	uint64_t want;
+	ssize_t i;
+	int ret, pre;
+
+	ret = copy_req(ureq, &req);
+	if (ret)
+		return ret;
+	pre = id_precheck(req.mnt_id);
+	if (pre < 0)
+		return pre;
+	ret = request_table(&req, &t);
+	if (ret)
+		return pre ? -EINVAL : ret;
+	i = mntkit__mindex_find(&t->ix, req.mnt_id);
+	if (pre && i < 0)
+		return issued_has(req.mnt_id) ? -ENOENT : -EINVAL;
+	want = req.param;
+	if ((want & STRING_REQ) && bufsize == MNTKIT_STATMOUNT_FIXED_SIZE)
+		return -EOVERFLOW;
+	if (i < 0)
+		return -ENOENT;
+
+	memset(r->sm, 0, MNTKIT_STATMOUNT_FIXED_SIZE);
+	r->bufsize = bufsize;
+	fill_fixed(r, t, (size_t)i, want);
+	ret = fill_strings(r, t, (size_t)i, want);
+	if (ret)
+		return ret;
+	if ((want & MNTKIT_STATMOUNT_MNT_NS_ID) && t->has_ns_id) {
+		r->sm->mask |= MNTKIT_STATMOUNT_MNT_NS_ID;
+		r->sm->mnt_ns_id = t->ns_id;
+	}
+	if (want & MNTKIT_STATMOUNT_SUPPORTED_MASK) {
+		r->sm->mask |= MNTKIT_STATMOUNT_SUPPORTED_MASK;
+		r->sm->supported_mask = mntkit__emul_supported_mask();
+	}
+	return 0;
+}
 
 static int emul_statmount(const struct mntkit_mnt_id_req *req,
 			  struct mntkit_statmount *buf, size_t bufsize,
 			  unsigned int flags)
 {
-	(void)req;
-	(void)buf;
-	(void)bufsize;
-	(void)flags;
-	errno = ENOSYS;
-	return -1;
+	uint64_t fixed[MNTKIT_STATMOUNT_FIXED_SIZE / sizeof(uint64_t)];
+	struct reply r = { .sm = (struct mntkit_statmount *)fixed };
+	size_t copysize;
+	int ret;
+
+	if (flags) {
+		errno = EINVAL;
+		return -1;
+	}
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	ret = emul_statmount_locked(req, bufsize, &r);
+	pthread_mutex_unlock(&lock);
+	if (ret)
+		goto out;
+	/*
+	 * As copy_statmount_to_user(): the fixed part up to bufsize, then
+	 * the strings. The kernel also writes the string area's leading
+	 * NUL when no string was emitted and bufsize <= 512, i.e. past the
+	 * buffer; the emulation never writes past bufsize.
+	 */
+	copysize = bufsize < MNTKIT_STATMOUNT_FIXED_SIZE ?
+			   bufsize : MNTKIT_STATMOUNT_FIXED_SIZE;
+	r.sm->size = (uint32_t)(copysize + r.len);
+	if (!buf && (copysize || r.len)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (copysize)
+		memcpy(buf, r.sm, copysize);
+	if (r.len && bufsize > MNTKIT_STATMOUNT_FIXED_SIZE) {
+		size_t room = bufsize - MNTKIT_STATMOUNT_FIXED_SIZE;
+
+		memcpy(buf->str, r.str, r.len < room ? r.len : room);
+	}
+out:
+	free(r.str);
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- listmount ---- */
+
+static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
+				     uint64_t *ids, size_t nr, int reverse)
+{
+	struct mntkit_mnt_id_req req;
+	struct table *t = NULL;
+	ssize_t start = -1;
+	size_t pos, n = 0;
+	uint64_t cursor;
+	int ret, pre = 0;
+
+	ret = copy_req(ureq, &req);
+	if (ret)
+		return ret;
+	if (req.mnt_id != MNTKIT_LSMT_ROOT) {
+		pre = id_precheck(req.mnt_id);
+		if (pre < 0)
+			return pre;
+	}
+	cursor = req.param;
+	if (cursor && low_id(cursor) && have_unique)
+		pre = 1;
+	ret = request_table(&req, &t);
+	if (ret)
+		return pre ? -EINVAL : ret;
+	if (cursor && low_id(cursor) && t->unique_mode && !t->has_hidden &&
+	    !issued_has(cursor))
+		return -EINVAL;
+	if (req.mnt_id != MNTKIT_LSMT_ROOT) {
+		start = mntkit__mindex_find(&t->ix, req.mnt_id);
+		if (start < 0)
+			return low_id(req.mnt_id) && t->unique_mode &&
+					       !issued_has(req.mnt_id) ?
+				       -EINVAL :
+				       -ENOENT;
+	}
+	if (!reverse) {
+		/* the kernel looks for the first ID >= cursor + 1: ~0 wraps
+		 * around to the start */
+		pos = cursor && cursor != ~0ULL ?
+			      mntkit__mindex_after(&t->ix, cursor) :
+			      0;
+		for (; pos < t->ix.n && n < nr; pos++) {
+			uint32_t i = t->ix.by_key[pos];
+
+			if (start < 0 || mntkit__mindex_below(&t->ix, i,
+							      (size_t)start))
+				ids[n++] = t->ix.key[i];
+		}
+	} else {
+		pos = cursor ? mntkit__mindex_before(&t->ix, cursor) : t->ix.n;
+		for (; pos > 0 && n < nr; pos--) {
+			uint32_t i = t->ix.by_key[pos - 1];
+
+			if (start < 0 || mntkit__mindex_below(&t->ix, i,
+							      (size_t)start))
+				ids[n++] = t->ix.key[i];
+		}
+	}
+	return (ssize_t)n;
 }
 
 static ssize_t emul_listmount(const struct mntkit_mnt_id_req *req,
 			      uint64_t *mnt_ids, size_t nr_mnt_ids,
 			      unsigned int flags)
 {
-	(void)req;
-	(void)mnt_ids;
-	(void)nr_mnt_ids;
-	(void)flags;
-	errno = ENOSYS;
-	return -1;
+	uint64_t *tmp = NULL;
+	ssize_t ret;
+
+	if (flags & ~MNTKIT_LISTMOUNT_REVERSE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (nr_mnt_ids > MNTKIT_LISTMOUNT_MAX_NR) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	if (nr_mnt_ids) {
+		tmp = malloc(nr_mnt_ids * sizeof(*tmp));
+		if (!tmp) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	ret = emul_listmount_locked(req, tmp, nr_mnt_ids,
+				    !!(flags & MNTKIT_LISTMOUNT_REVERSE));
+	pthread_mutex_unlock(&lock);
+	if (ret > 0 && !mnt_ids)
+		ret = -EFAULT;
+	if (ret > 0)
+		memcpy(mnt_ids, tmp, (size_t)ret * sizeof(*tmp));
+	free(tmp);
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
 }
+
+/* ---- path -> ID ---- */
 
 static int emul_path_id(int dirfd, const char *path, int at_flags,
 			uint64_t *mnt_id)
 {
-	(void)dirfd;
-	(void)path;
-	(void)at_flags;
-	(void)mnt_id;
-	return -ENOSYS;
-}
+	struct statx stx;
+	uint64_t old, uniq = 0;
+	struct table *t;
+	ssize_t i;
+	int fd, ret;
 
-uint64_t mntkit__emul_supported_mask(void)
-{
+	if (!path || !mnt_id)
+		return -EFAULT;
+	caps();
+	if ((at_flags & AT_EMPTY_PATH) && !*path) {
+		fd = dirfd;
+	} else {
+		fd = openat(dirfd, path,
+			    O_PATH | O_CLOEXEC |
+				    (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW :
+								      0));
+		if (fd < 0)
+			return -errno;
+	}
+	memset(&stx, 0, sizeof(stx));
+	ret = statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		    MNTKIT_STATX_MNT_ID, &stx) ? -errno : 0;
+	if (!ret && !(stx.stx_mask & MNTKIT_STATX_MNT_ID))
+		ret = -EOPNOTSUPP;
+	old = stx.stx_mnt_id;
+	if (!ret && have_unique) {
+		memset(&stx, 0, sizeof(stx));
+		if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+			  MNTKIT_STATX_MNT_ID_UNIQUE, &stx) == 0 &&
+		    (stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE))
+			uniq = stx.stx_mnt_id;
+	}
+	if (fd != dirfd)
+		close(fd);
+	if (ret)
+		return ret;
+	if (!have_unique) {
+		*mnt_id = old;
+		return 0;
+	}
+	/* the ID this backend names that mount by */
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	ret = self_table(&t);
+	if (!ret) {
+		i = mntkit__mindex_find_old(&t->ix, old);
+		if (i >= 0 && (!uniq || t->ix.key[i] == uniq ||
+			       t->ix.key[i] == old))
+			uniq = t->ix.key[i];
+	}
+	pthread_mutex_unlock(&lock);
+	if (!uniq)
+		return ret ? ret : -EOPNOTSUPP;
+	*mnt_id = uniq;
 	return 0;
 }
 
