@@ -361,6 +361,67 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
 		   uint64_t *mnt_id);
 
+/* ---- Snapshots: every mount, an ID index and the tree ---- */
+
+/*
+ * struct mntkit_table - a snapshot of a mount namespace's table: one reply
+ * per mount (the groups asked for), ordered by ascending mount ID, with an
+ * index by ID and the parent/child links of the mount tree. Built with one
+ * listing and one statmount per mount; mounts that vanish meanwhile are
+ * left out. Immutable once built, so it may be read from many threads.
+ * Records are addressed by index, 0 .. mntkit_table_count() - 1.
+ */
+struct mntkit_table;
+
+/* flags of mntkit_table_new() */
+#define MNTKIT_TABLE_UNREACHABLE 0x01U /* from the namespace's true root,
+					  above the caller's chroot
+					  (CAP_SYS_ADMIN) */
+
+/*
+ * mntkit_table_new - take a snapshot of the mounts at and below the
+ * caller's root (or the namespace's true root with
+ * MNTKIT_TABLE_UNREACHABLE), statmount'ing each with @mask.
+ * MNTKIT_STATMOUNT_MNT_BASIC is always added (the tree needs it).
+ * Returns 0 and *@out, or a negative errno.
+ */
+int mntkit_table_new(const struct mntkit_opts *opts, uint64_t mask,
+		     unsigned int flags, struct mntkit_table **out);
+
+/* mntkit_table_free - free a snapshot (NULL is fine). */
+void mntkit_table_free(struct mntkit_table *table);
+
+/* mntkit_table_count - the number of mounts in the snapshot. */
+size_t mntkit_table_count(const struct mntkit_table *table);
+
+/*
+ * mntkit_table_get - the reply of mount @idx (NULL when out of range).
+ * Its strings are read with mntkit_sm_str(sm, sm->size, ...). The reply
+ * lives as long as the table.
+ */
+const struct mntkit_statmount *
+mntkit_table_get(const struct mntkit_table *table, size_t idx);
+
+/* mntkit_table_find - the index of mount @mnt_id, or -ENOENT. O(log n). */
+ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
+
+/*
+ * The tree. A root is a mount whose parent is not in the snapshot (the
+ * caller's root mount; several only if the table changed while it was
+ * read). Children and roots come by ascending mount ID.
+ * mntkit_table_parent: the parent's index, or -1 for a root.
+ * mntkit_table_first_child / mntkit_table_next_sibling: an index, or -1.
+ * mntkit_table_first_root: the first root's index, or -1 when empty; the
+ *   next roots follow with mntkit_table_next_sibling().
+ * mntkit_table_depth: 0 for a root, parent's depth + 1 otherwise.
+ */
+ssize_t mntkit_table_parent(const struct mntkit_table *table, size_t idx);
+ssize_t mntkit_table_first_child(const struct mntkit_table *table, size_t idx);
+ssize_t mntkit_table_next_sibling(const struct mntkit_table *table,
+				  size_t idx);
+ssize_t mntkit_table_first_root(const struct mntkit_table *table);
+size_t mntkit_table_depth(const struct mntkit_table *table, size_t idx);
+
 /* ---- Mount namespaces ---- */
 
 /* mntkit_ns_open_pid - open /proc/PID/ns/mnt (O_RDONLY|O_CLOEXEC); 0 = self. */

@@ -56,6 +56,44 @@ uint64_t mntkit__emul_supported_mask(void);
 int mntkit__req_init(struct mntkit_mnt_id_req *req,
 		     const struct mntkit_opts *opts, int *fd_to_close);
 
+/* ---- shared by the conveniences (query.c) and snapshots (table.c) ---- */
+
+/* statmount @mnt_id into *@buf, growing it on EOVERFLOW; 0 or -errno */
+int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
+		      uint64_t mask, struct mntkit_statmount **buf,
+		      size_t *bufsize);
+
+struct mntkit_idvec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+int mntkit__idvec_reserve(struct mntkit_idvec *iv, size_t want);
+
+/* every ID below @mnt_id (the root too with LSMT_ROOT), all pages */
+int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
+		      unsigned int lflags, struct mntkit_idvec *iv);
+
+/* climb from *@id to the namespace's true root */
+int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id);
+
+/*
+ * A snapshot of @start and its subtree (@start = LSMT_ROOT: the caller's
+ * root listing), each mount stat'ed with @mask | MNT_BASIC.
+ */
+int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
+			uint64_t mask, struct mntkit_table **out);
+ssize_t mntkit__table_last_root(const struct mntkit_table *t);
+/* next sibling, or previous one with @reverse */
+ssize_t mntkit__table_sibling(const struct mntkit_table *t, size_t idx,
+			      int reverse);
+/* write the IDs of @idx's children; returns how many */
+size_t mntkit__table_children(const struct mntkit_table *t, size_t idx,
+			      int reverse, uint64_t *out);
+/* write the IDs of @idx's subtree depth-first (@idx itself if @self) */
+size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
+			  int reverse, int self, uint64_t *out);
+
 /* return -err and set errno = err (err > 0) */
 static inline int mntkit__fail(int err)
 {

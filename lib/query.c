@@ -18,7 +18,7 @@
 /* IDs asked per listmount call at first; doubles up to the kernel's max */
 #define LIST_FIRST_PAGE 1024
 
-static int stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
+int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 		     uint64_t mask, struct mntkit_statmount **buf,
 		     size_t *bufsize)
 {
@@ -59,7 +59,7 @@ int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
-	ret = stat_into(&req, mnt_id, mask, buf, bufsize);
+	ret = mntkit__stat_into(&req, mnt_id, mask, buf, bufsize);
 	if (fd >= 0)
 		close(fd);
 	return ret ? mntkit__fail(-ret) : 0;
@@ -124,12 +124,7 @@ int mntkit_stat_path(int dirfd, const char *path, int at_flags,
 
 /* ---- listing ---- */
 
-struct idvec {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static int idvec_reserve(struct idvec *iv, size_t want)
+int mntkit__idvec_reserve(struct mntkit_idvec *iv, size_t want)
 {
 	uint64_t *nv;
 	size_t cap;
@@ -147,9 +142,8 @@ static int idvec_reserve(struct idvec *iv, size_t want)
 	return 0;
 }
 
-/* every ID below @mnt_id (and the root with LSMT_ROOT), all pages */
-static int list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
-		     unsigned int lflags, struct idvec *iv)
+int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
+		      unsigned int lflags, struct mntkit_idvec *iv)
 {
 	const struct mntkit_backend_ops *ops = mntkit__ops();
 	struct mntkit_mnt_id_req req = *base;
@@ -160,7 +154,7 @@ static int list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 	req.mnt_id = mnt_id;
 	req.param = 0;
 	for (;;) {
-		ret = idvec_reserve(iv, page);
+		ret = mntkit__idvec_reserve(iv, page);
 		if (ret)
 			return ret;
 		got = ops->listmount(&req, iv->v + iv->n, page, lflags);
@@ -175,215 +169,49 @@ static int list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* index of @id in the ascending @v, or -1 */
-static ssize_t find_id(const uint64_t *v, size_t n, uint64_t id)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] == id)
-			return (ssize_t)mid;
-		if (v[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 /*
- * The mount tree of a flat listing: for mount i (ids ascending), its
- * children are kids[first[i] .. first[i+1]), ascending. Mounts that vanished
- * before their parent could be read are marked gone.
+ * The seed's listings over a snapshot of the subtree: the direct children
+ * of the start, or the subtree depth-first. With LSMT_ROOT the roots of the
+ * snapshot stand for the start, and are listed themselves by a TREE walk.
  */
-struct tree {
-	size_t n;
-	uint64_t *ids;
-	ssize_t *parent; /* index, -1 when the parent is not in the listing */
-	unsigned char *gone;
-	size_t *first;   /* n + 1 entries */
-	size_t *kids;
-};
-
-static void tree_free(struct tree *t)
-{
-	free(t->parent);
-	free(t->gone);
-	free(t->first);
-	free(t->kids);
-}
-
-static int tree_parents(struct tree *t, const struct mntkit_mnt_id_req *base)
-{
-	const struct mntkit_backend_ops *ops = mntkit__ops();
-	struct mntkit_mnt_id_req req = *base;
-	struct mntkit_statmount sm;
-
-	req.param = MNTKIT_STATMOUNT_MNT_BASIC;
-	for (size_t i = 0; i < t->n; i++) {
-		req.mnt_id = t->ids[i];
-		t->parent[i] = -1;
-		if (ops->statmount(&req, &sm, sizeof(sm), 0) != 0) {
-			if (errno != ENOENT)
-				return -errno;
-			t->gone[i] = 1; /* unmounted since the listing */
-			continue;
-		}
-		if (sm.mnt_parent_id != sm.mnt_id)
-			t->parent[i] = find_id(t->ids, t->n, sm.mnt_parent_id);
-	}
-	return 0;
-}
-
-static int tree_build(struct tree *t, const struct mntkit_mnt_id_req *base,
-		      uint64_t *ids, size_t n)
-{
-	int ret;
-
-	memset(t, 0, sizeof(*t));
-	t->n = n;
-	t->ids = ids;
-	t->parent = calloc(n + 1, sizeof(*t->parent));
-	t->gone = calloc(n + 1, 1);
-	t->first = calloc(n + 2, sizeof(*t->first));
-	t->kids = calloc(n + 1, sizeof(*t->kids));
-	if (!t->parent || !t->gone || !t->first || !t->kids)
-		return -ENOMEM;
-	ret = tree_parents(t, base);
-	if (ret)
-		return ret;
-	/* counting sort of children by parent; i ascending keeps IDs sorted */
-	for (size_t i = 0; i < n; i++)
-		if (t->parent[i] >= 0)
-			t->first[t->parent[i] + 1]++;
-	for (size_t i = 0; i < n; i++)
-		t->first[i + 1] += t->first[i];
-	for (size_t i = 0; i < n; i++)
-		if (t->parent[i] >= 0)
-			t->kids[t->first[t->parent[i]]++] = i;
-	/* the fill moved each first[p] to the start of p+1's run: undo */
-	for (size_t i = n; i > 0; i--)
-		t->first[i] = t->first[i - 1];
-	t->first[0] = 0;
-	return 0;
-}
-
-/*
- * Depth-first from the roots @roots[0..nroots), writing IDs to @out.
- * Children come by ascending ID, or descending with @reverse.
- */
-static ssize_t tree_dfs(const struct tree *t, const size_t *roots,
-			size_t nroots, int reverse, uint64_t *out)
-{
-	size_t *stack = malloc((t->n + 1) * sizeof(*stack));
-	size_t sp = 0, nout = 0;
-
-	if (!stack)
-		return -ENOMEM;
-
-	/* push in the opposite order of the wanted visit order */
-	for (size_t r = 0; r < nroots; r++)
-		stack[sp++] = roots[reverse ? r : nroots - 1 - r];
-	while (sp) {
-		size_t i = stack[--sp];
-		size_t b = t->first[i], e = t->first[i + 1];
-
-		if (!t->gone[i])
-			out[nout++] = t->ids[i];
-		for (size_t k = 0; k < e - b; k++)
-			stack[sp++] = t->kids[reverse ? b + k : e - 1 - k];
-	}
-	free(stack);
-	return (ssize_t)nout;
-}
-
-/* the listed mounts whose parent is not listed (the top of a LSMT_ROOT
- * listing; several only when the table changed during the listing) */
-static size_t tree_roots(const struct tree *t, size_t *roots)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->n; i++)
-		if (t->parent[i] < 0 && !t->gone[i])
-			roots[n++] = i;
-	return n;
-}
-
-static int list_shaped(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
-		       unsigned int flags, struct idvec *iv)
+static int list_shaped(const struct mntkit_mnt_id_req *req, uint64_t mnt_id,
+		       unsigned int flags, struct mntkit_idvec *iv)
 {
 	int reverse = !!(flags & MNTKIT_LIST_REVERSE);
-	size_t *roots = NULL, nroots, nout = 0;
-	uint64_t *out = NULL;
-	struct tree t;
+	struct mntkit_table *t;
+	ssize_t top;
 	int ret;
 
-	/* the start joins the listing so that its children can be found */
-	if (mnt_id != MNTKIT_LSMT_ROOT) {
-		ret = idvec_reserve(iv, 1);
-		if (ret)
-			return ret;
-		iv->v[iv->n++] = mnt_id;
-	}
-	qsort(iv->v, iv->n, sizeof(*iv->v), cmp_u64);
-	ret = tree_build(&t, base, iv->v, iv->n);
+	ret = mntkit__table_build(req, mnt_id, MNTKIT_STATMOUNT_MNT_BASIC, &t);
+	if (ret)
+		return ret;
+	iv->n = 0;
+	ret = mntkit__idvec_reserve(iv, mntkit_table_count(t) + 1);
 	if (ret)
 		goto out;
-	ret = -ENOMEM;
-	roots = malloc((iv->n + 1) * sizeof(*roots));
-	out = malloc((iv->n + 1) * sizeof(*out));
-	if (!roots || !out)
-		goto out;
 	if (mnt_id == MNTKIT_LSMT_ROOT) {
-		nroots = tree_roots(&t, roots);
+		top = reverse ? mntkit__table_last_root(t) :
+				mntkit_table_first_root(t);
 	} else {
-		ssize_t s = find_id(t.ids, t.n, mnt_id);
-
-		if (t.gone[s]) {
+		top = mntkit_table_find(t, mnt_id);
+		if (top < 0) { /* the start vanished */
 			ret = -ENOENT;
 			goto out;
 		}
-		t.gone[s] = 1; /* the start is not listed */
-		nroots = 1;
-		roots[0] = (size_t)s;
 	}
-	if (flags & MNTKIT_LIST_CHILDREN) {
-		for (size_t r = 0; r < nroots; r++) {
-			size_t i = roots[r];
-			size_t b = t.first[i], e = t.first[i + 1];
-
-			for (size_t k = 0; k < e - b; k++) {
-				size_t c = t.kids[reverse ? e - 1 - k : b + k];
-
-				if (!t.gone[c])
-					out[nout++] = t.ids[c];
-			}
-		}
-	} else {
-		ssize_t got = tree_dfs(&t, roots, nroots, reverse, out);
-
-		if (got < 0) {
-			ret = (int)got;
-			goto out;
-		}
-		nout = (size_t)got;
+	for (; top >= 0; top = mntkit__table_sibling(t, (size_t)top, reverse)) {
+		if (flags & MNTKIT_LIST_CHILDREN)
+			iv->n += mntkit__table_children(t, (size_t)top,
+							reverse, iv->v + iv->n);
+		else
+			iv->n += mntkit__table_walk(t, (size_t)top, reverse,
+						    mnt_id == MNTKIT_LSMT_ROOT,
+						    iv->v + iv->n);
+		if (mnt_id != MNTKIT_LSMT_ROOT)
+			break;
 	}
-	memcpy(iv->v, out, nout * sizeof(*out));
-	iv->n = nout;
-	ret = 0;
 out:
-	free(out);
-	free(roots);
-	tree_free(&t);
+	mntkit_table_free(t);
 	return ret;
 }
 
@@ -404,7 +232,7 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 			     MNTKIT_LIST_TREE;
 	unsigned int shape = flags & (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE);
 	struct mntkit_mnt_id_req req;
-	struct idvec iv = { 0 };
+	struct mntkit_idvec iv = { 0 };
 	unsigned int lflags = 0;
 	int fd, ret;
 
@@ -416,14 +244,15 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
-	/* the kernel reverses when it can; shaped listings sort themselves */
-	if ((flags & MNTKIT_LIST_REVERSE) && !shape &&
+	/* the kernel reverses when it can */
+	if ((flags & MNTKIT_LIST_REVERSE) &&
 	    (mntkit__kernel_features() & MNTKIT_FEAT_LIST_REVERSE))
 		lflags = MNTKIT_LISTMOUNT_REVERSE;
-	ret = list_flat(&req, mnt_id, lflags, &iv);
-	if (!ret && shape)
+	if (shape)
 		ret = list_shaped(&req, mnt_id, flags, &iv);
-	else if (!ret && (flags & MNTKIT_LIST_REVERSE) && !lflags)
+	else
+		ret = mntkit__list_flat(&req, mnt_id, lflags, &iv);
+	if (!ret && !shape && (flags & MNTKIT_LIST_REVERSE) && !lflags)
 		reverse_ids(iv.v, iv.n);
 	if (fd >= 0)
 		close(fd);
@@ -459,40 +288,44 @@ static int parent_of(const struct mntkit_mnt_id_req *base, uint64_t id,
 /* the caller's root, in its own namespace or in the one of @req */
 static int reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 {
-	struct idvec iv = { 0 };
-	size_t *roots = NULL;
-	struct tree t;
+	struct mntkit_table *t;
+	ssize_t root;
 	int ret;
 
 	if (!req->mnt_ns_id && !req->mnt_ns_fd)
 		return mntkit__ops()->path_id(AT_FDCWD, "/", 0, id);
 	/* another namespace: the top of its LSMT_ROOT listing */
-	ret = list_flat(req, MNTKIT_LSMT_ROOT, 0, &iv);
-	if (ret) {
-		free(iv.v);
+	ret = mntkit__table_build(req, MNTKIT_LSMT_ROOT,
+				  MNTKIT_STATMOUNT_MNT_BASIC, &t);
+	if (ret)
 		return ret;
+	root = mntkit_table_first_root(t);
+	if (root >= 0)
+		*id = mntkit_table_get(t, (size_t)root)->mnt_id;
+	mntkit_table_free(t);
+	return root >= 0 ? 0 : -ENOENT;
+}
+
+/* the namespace's true root: climb from @id to the mount that is its own
+ * parent (CAP_SYS_ADMIN past a chroot, else -EPERM) */
+int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
+{
+	uint64_t parent;
+	int ret;
+
+	for (;;) {
+		ret = parent_of(req, *id, &parent);
+		if (ret || parent == *id)
+			return ret;
+		*id = parent;
 	}
-	qsort(iv.v, iv.n, sizeof(*iv.v), cmp_u64);
-	ret = tree_build(&t, req, iv.v, iv.n);
-	if (!ret) {
-		roots = malloc((iv.n + 1) * sizeof(*roots));
-		ret = roots ? 0 : -ENOMEM;
-	}
-	if (!ret)
-		ret = tree_roots(&t, roots) ? 0 : -ENOENT;
-	if (!ret)
-		*id = t.ids[roots[0]];
-	free(roots);
-	tree_free(&t);
-	free(iv.v);
-	return ret;
 }
 
 int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
 		   uint64_t *mnt_id)
 {
 	struct mntkit_mnt_id_req req;
-	uint64_t id, parent;
+	uint64_t id;
 	int fd, ret;
 
 	if (!mnt_id)
@@ -501,13 +334,8 @@ int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
 	if (ret)
 		return mntkit__fail(-ret);
 	ret = reachable_root(&req, &id);
-	/* climb to the mount that is its own parent */
-	while (!ret && unreachable) {
-		ret = parent_of(&req, id, &parent);
-		if (ret || parent == id)
-			break;
-		id = parent;
-	}
+	if (!ret && unreachable)
+		ret = mntkit__true_root(&req, &id);
 	if (fd >= 0)
 		close(fd);
 	if (ret)
