@@ -47,6 +47,7 @@ check-sanitize: deps $(SANBUILD)/build.ninja
 
 install: build
 	$(MESON) configure $(BUILD) --prefix=$(PREFIX)
+	$(NINJA) -C $(BUILD)
 	DESTDIR=$(DESTDIR) $(MESON) install -C $(BUILD) --no-rebuild
 
 bench: build

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tests/cli/install.sh - what `make install` puts in place works: the
+# staged tree has the library (soname, versioned symbols), the header, the
+# pkg-config file, the tools and the man pages, and a program built from
+# the staged tree alone with pkg-config links and runs.
+#
+# Usage: bash tests/cli/install.sh ABS_BUILDDIR
+
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+STAGE="$CLI_TMP/stage"
+
+if ! have_cmd meson; then
+	skip install_staged "meson is not installed"
+	cli_done
+fi
+run meson install -C "$BUILDDIR" --no-rebuild --destdir "$STAGE" --quiet
+if [ "$RC" != 0 ]; then
+	fail install_staged "meson install exited $RC: $(tail -n 3 "$ERR")"
+	cli_done
+fi
+pass install_staged
+
+prefix=$(meson introspect --buildoptions "$BUILDDIR" |
+	python3 -c 'import json,sys
+o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
+print(o["prefix"], o["libdir"], o["bindir"], o["includedir"], o["mandir"],
+      o["b_sanitize"])')
+read -r PREFIX LIBDIR BINDIR INCDIR MANDIR SANITIZE <<<"$prefix"
+case $LIBDIR in /*) ;; *) LIBDIR="$PREFIX/$LIBDIR" ;; esac
+case $BINDIR in /*) ;; *) BINDIR="$PREFIX/$BINDIR" ;; esac
+case $INCDIR in /*) ;; *) INCDIR="$PREFIX/$INCDIR" ;; esac
+case $MANDIR in /*) ;; *) MANDIR="$PREFIX/$MANDIR" ;; esac
+S_LIB="$STAGE$LIBDIR"
+
+missing=""
+for f in "$S_LIB/libmntkit.so.0" "$S_LIB/libmntkit.so" "$S_LIB/libmntkit.a" \
+	"$S_LIB/pkgconfig/mntkit.pc" "$STAGE$INCDIR/mntkit.h" \
+	"$STAGE$BINDIR/statmnt" "$STAGE$MANDIR/man1/statmnt.1" \
+	"$STAGE$MANDIR/man3/mntkit.3" "$STAGE$MANDIR/man3/mntkit_stat.3"; do
+	[ -e "$f" ] || missing="$missing ${f#"$STAGE"}"
+done
+if [ -z "$missing" ]; then
+	pass installed_files
+else
+	fail installed_files "missing:$missing"
+fi
+
+soname=$(objdump -p "$S_LIB/libmntkit.so.0" 2>/dev/null |
+	awk '/SONAME/ {print $2}')
+if [ "$soname" = libmntkit.so.0 ]; then
+	pass soname
+else
+	fail soname "SONAME is '$soname', want libmntkit.so.0"
+fi
+
+# every exported function is versioned, and none of the library's
+# internals (mntkit__*) leak out
+exports=$(objdump -T "$S_LIB/libmntkit.so.0" | awk '$4 == ".text" {print $6, $7}')
+unversioned=$(printf '%s\n' "$exports" | awk '$1 !~ /^MNTKIT_/ {print $0}')
+internal=$(printf '%s\n' "$exports" | awk '$2 ~ /^mntkit__/ {print $2}')
+# the functions the header declares (preprocessed: no comments, no macros)
+declared=$(cc -E -P -D_GNU_SOURCE -I"$SRCDIR/include" -x c - <<<'#include <mntkit.h>' |
+	tr '\n' ' ' | grep -o 'mntkit_[a-z_]* *(' | grep -o 'mntkit_[a-z_]*' | sort -u)
+exported=$(printf '%s\n' "$exports" | awk '{print $2}' | sort -u)
+if [ -n "$unversioned$internal" ]; then
+	fail symbols "unversioned: $unversioned; internal: $internal"
+elif [ "$declared" != "$exported" ]; then
+	fail symbols "header and exports differ: $(diff <(echo "$declared") \
+		<(echo "$exported") | grep '^[<>]' | tr '\n' ' ')"
+else
+	pass symbols
+fi
+
+if ! have_cmd pkg-config || ! have_cmd cc; then
+	skip pkgconfig_build "pkg-config or cc missing"
+	cli_done
+fi
+cat >"$CLI_TMP/prog.c" <<'PROG'
+#include <stdio.h>
+#include <stdlib.h>
+#include <mntkit.h>
+
+int main(void)
+{
+	uint64_t *ids;
+	ssize_t n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
+
+	if (n < 0)
+		return 1;
+	printf("%zd %s\n", n, mntkit_backend_name(mntkit_backend()));
+	free(ids);
+	return 0;
+}
+PROG
+flags=$(PKG_CONFIG_SYSROOT_DIR="$STAGE" PKG_CONFIG_PATH="$S_LIB/pkgconfig" \
+	pkg-config --cflags --libs mntkit)
+# a sanitized library needs a program linked with the same runtime
+[ "$SANITIZE" = none ] || flags="$flags -fsanitize=$SANITIZE"
+# shellcheck disable=SC2086
+if ! cc -o "$CLI_TMP/prog" "$CLI_TMP/prog.c" $flags 2>"$CLI_TMP/cc.err"; then
+	fail pkgconfig_build "cc: $(head -n 3 "$CLI_TMP/cc.err")"
+	cli_done
+fi
+got=$(LD_LIBRARY_PATH="$S_LIB" "$CLI_TMP/prog")
+want=$(grep -c '' /proc/self/mountinfo)
+if [ "${got%% *}" = "$want" ] &&
+	LD_LIBRARY_PATH="$S_LIB" ldd "$CLI_TMP/prog" |
+	grep -q "libmntkit.so.0 => $S_LIB/"; then
+	pass pkgconfig_build
+else
+	fail pkgconfig_build "staged program printed '$got'; mountinfo has $want lines"
+fi
+cli_done
