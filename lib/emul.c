@@ -223,6 +223,23 @@ static int issued_add(uint64_t id)
 	return 0;
 }
 
+/*
+ * A parent outside the table (the one of "/", above a chroot) is named by
+ * its old ID in mnt_parent_id (see parent_key()): that ID was handed out
+ * too, so asking for it answers ENOENT (not in this table), not EINVAL.
+ */
+static int issue_outside_parents(const struct table *t)
+{
+	for (size_t i = 0; i < t->mi.n && t->unique_mode; i++) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+
+		if (t->ix.parent[i] < 0 && m->parent != m->id &&
+		    issued_add(m->parent))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static void table_drop(struct table *t)
 {
 	t->loaded = 0;
@@ -489,6 +506,9 @@ static int load_once(struct table *t)
 	ret = mntkit__mindex_build(&t->ix, t->mi.v, t->mi.n, t->keys);
 	if (ret)
 		return ret == -EBADMSG ? -EAGAIN : ret;
+	ret = issue_outside_parents(t);
+	if (ret)
+		return ret;
 	t->loaded = 1;
 	return table_changed(t) ? -ESTALE : 0;
 }

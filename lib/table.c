@@ -153,6 +153,23 @@ static int arena_add(struct mntkit_table *t, size_t *cap, size_t *used,
 	return 0;
 }
 
+/*
+ * A backend may leave MNT_BASIC out (the emulation does for a mountinfo
+ * line it cannot read fully). The table still holds the mount under the
+ * ID it was listed by, as a root of its own: its mask keeps saying that
+ * the group's fields are not the backend's.
+ */
+static void keep_listed_id(struct mntkit_table *t, uint64_t id)
+{
+	struct mntkit_statmount *sm =
+		(struct mntkit_statmount *)(t->arena + t->off[t->n - 1]);
+
+	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
+		sm->mnt_id = id;
+		sm->mnt_parent_id = id;
+	}
+}
+
 /* statmount every listed ID; the ones gone since the listing are skipped */
 static int fill(struct mntkit_table *t, const struct mntkit_mnt_id_req *req,
 		const uint64_t *ids, size_t n, uint64_t mask)
@@ -171,6 +188,8 @@ static int fill(struct mntkit_table *t, const struct mntkit_mnt_id_req *req,
 		}
 		if (!ret)
 			ret = arena_add(t, &cap, &used, buf);
+		if (!ret)
+			keep_listed_id(t, ids[i]);
 	}
 	free(buf);
 	return ret;
