@@ -35,10 +35,13 @@ int mntkit_ns_id_from_fd(int ns_fd, uint64_t *mnt_ns_id)
 	if (!mnt_ns_id)
 		return mntkit__fail(EFAULT);
 	if (ioctl(ns_fd, MNTKIT_NS_GET_MNTNS_ID, &id) != 0) {
-		/* not an nsfs file, or not a mount namespace */
-		if (errno == ENOTTY)
-			return mntkit__fail(EINVAL);
-		return mntkit__fail(errno);
+		if (errno != ENOTTY)
+			return mntkit__fail(errno);
+		/* a kernel before 6.10 has no namespace IDs at all; else the
+		 * fd is not an nsfs file, or not a mount namespace */
+		if (!(mntkit__kernel_features() & MNTKIT_FEAT_NS_ID))
+			return mntkit__fail(EOPNOTSUPP);
+		return mntkit__fail(EINVAL);
 	}
 	*mnt_ns_id = id;
 	return 0;
@@ -81,20 +84,25 @@ static int opts_copy(const struct mntkit_opts *opts, struct mntkit_opts *out)
 	return 0;
 }
 
-/* Point @req at the namespace of @fd: by ID where we can, else by fd. */
+/*
+ * Point @req at the namespace of @fd: by ID where we can, else by fd
+ * (returns 1: the fd stays in use). The emulation takes an fd on every
+ * kernel; the kernel takes IDs from 6.11 and fds from 6.18.
+ */
 static int req_set_ns_fd(struct mntkit_mnt_id_req *req, int fd)
 {
 	uint32_t feat = mntkit__kernel_features();
-	uint64_t id;
+	int native = mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+	uint64_t id = 0;
 
 	if (fd < 0)
 		return -EBADF;
-	if (mntkit_backend() == MNTKIT_BACKEND_NATIVE &&
-	    !(feat & MNTKIT_FEAT_REQ_NS_ID)) {
-		if (!(feat & MNTKIT_FEAT_REQ_NS_FD))
+	if ((native && !(feat & MNTKIT_FEAT_REQ_NS_ID)) ||
+	    (!native && !(feat & MNTKIT_FEAT_NS_ID))) {
+		if (native && !(feat & MNTKIT_FEAT_REQ_NS_FD))
 			return -EOPNOTSUPP;
 		req->mnt_ns_fd = (uint32_t)fd;
-		return 1; /* the fd stays in use */
+		return 1;
 	}
 	if (mntkit_ns_id_from_fd(fd, &id) < 0)
 		return -errno;
