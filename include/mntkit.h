@@ -236,6 +236,8 @@ const char *mntkit_backend_name(enum mntkit_backend backend);
 #define MNTKIT_FEAT_LIST_REVERSE    0x0100U /* LISTMOUNT_REVERSE */
 #define MNTKIT_FEAT_FANOTIFY_MNT    0x0200U /* fanotify mount events */
 #define MNTKIT_FEAT_NS_ITER         0x0400U /* NS_MNT_GET_NEXT/PREV */
+#define MNTKIT_FEAT_HYBRID          0x0800U /* native replies completed by
+					       the emulation (emul_mask) */
 
 /*
  * struct mntkit_features - what this process can ask and get.
@@ -247,6 +249,11 @@ const char *mntkit_backend_name(enum mntkit_backend backend);
  * @kernel_mask:    the groups the kernel's own statmount supports (0 when
  *                  the kernel has no statmount).
  * @flags:          MNTKIT_FEAT_* of the running kernel.
+ * @emul_mask:      on a kernel whose statmount lacks groups (6.8 - 6.14),
+ *                  the groups the native backend takes from the emulation
+ *                  to complete its replies (MNTKIT_FEAT_HYBRID); 0 when
+ *                  none. The groups of a reply that came from the
+ *                  emulation are sm->mask & emul_mask.
  */
 struct mntkit_features {
 	size_t size;
@@ -254,6 +261,7 @@ struct mntkit_features {
 	uint32_t flags;
 	uint64_t supported_mask;
 	uint64_t kernel_mask;
+	uint64_t emul_mask;
 };
 
 int mntkit_get_features(struct mntkit_features *features);

@@ -6,6 +6,19 @@
  * the forced one (mntkit_set_backend(), else MNTKIT_BACKEND in the
  * environment) or, by default, native where the kernel has both system
  * calls and the mountinfo emulation elsewhere.
+ *
+ * Hybrid replies. Where the kernel's statmount lacks groups (6.8 - 6.14:
+ * see probe_kernel_mask()), the native backend completes its replies with
+ * the emulation's (lib/emul.c, mntkit__emul_hybrid()); the features report
+ * the groups so served, and a reply's mask says which it holds.
+ * MNTKIT_HYBRID=0 in the environment turns this off (replies then hold only
+ * what the kernel wrote).
+ *
+ * Testing knob: MNTKIT_TEST_KERNEL_MASK=MASK (decimal or 0x hex), read once
+ * at the probe, makes the library take the kernel's statmount for one that
+ * supports only the groups of MASK (and'ed with the real ones), so that the
+ * hybrid replies can be tested on a kernel that has every group. It is
+ * meant for tests only.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,6 +35,8 @@
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static uint32_t probed_features;
 static uint64_t probed_kernel_mask;
+static uint64_t probed_hybrid_mask;
+static int probed_hybrid; /* native replies go through the hybrid path */
 
 /* MNTKIT_BACKEND_AUTO until forced by the API; -1 until the env is read */
 static _Atomic int forced_backend = -1;
@@ -65,6 +80,31 @@ static uint64_t probe_kernel_mask(uint64_t root_id)
 		return 0;
 	return sm.mask | MNTKIT_STATMOUNT_MNT_ROOT |
 	       MNTKIT_STATMOUNT_MNT_POINT | MNTKIT_STATMOUNT_FS_TYPE;
+}
+
+/* MNTKIT_TEST_KERNEL_MASK: pretend the kernel has only these groups */
+static uint64_t test_kernel_mask(void)
+{
+	const char *s = getenv("MNTKIT_TEST_KERNEL_MASK");
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return ~0ULL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return ~0ULL; /* not a number: ignored, as unset */
+	/* the fixed groups every statmount has stay: MNT_BASIC names the
+	 * mount to the emulation */
+	return v | MNTKIT_STATMOUNT_MNT_BASIC;
+}
+
+static int hybrid_allowed(void)
+{
+	const char *s = getenv("MNTKIT_HYBRID");
+
+	return !s || strcmp(s, "0") != 0;
 }
 
 static uint32_t probe_ns(uint64_t root_id, uint32_t feat)
@@ -133,7 +173,14 @@ static void probe(void)
 		feat |= mntkit__native_id_source();
 	}
 	if ((feat & MNTKIT_FEAT_STATMOUNT) && root_id)
-		probed_kernel_mask = probe_kernel_mask(root_id);
+		probed_kernel_mask = probe_kernel_mask(root_id) &
+				     test_kernel_mask();
+	if (probed_kernel_mask && probed_kernel_mask != MNTKIT_STATMOUNT_ALL &&
+	    hybrid_allowed()) {
+		probed_hybrid = 1;
+		probed_hybrid_mask = mntkit__emul_supported_mask() &
+				     MNTKIT_STATMOUNT_ALL & ~probed_kernel_mask;
+	}
 	feat = probe_ns(root_id, feat);
 	feat |= probe_fanotify();
 	probed_features = feat;
@@ -143,6 +190,24 @@ uint32_t mntkit__kernel_features(void)
 {
 	pthread_once(&probe_once, probe);
 	return probed_features;
+}
+
+uint64_t mntkit__kernel_mask(void)
+{
+	pthread_once(&probe_once, probe);
+	return probed_kernel_mask;
+}
+
+uint64_t mntkit__hybrid_mask(void)
+{
+	pthread_once(&probe_once, probe);
+	return probed_hybrid_mask;
+}
+
+int mntkit__hybrid(void)
+{
+	pthread_once(&probe_once, probe);
+	return probed_hybrid;
 }
 
 static int forced(void)
@@ -227,8 +292,13 @@ int mntkit_get_features(struct mntkit_features *features)
 	f.backend = mntkit_backend();
 	f.kernel_mask = probed_kernel_mask;
 	f.supported_mask = f.backend == MNTKIT_BACKEND_NATIVE ?
-				   probed_kernel_mask :
+				   probed_kernel_mask | probed_hybrid_mask :
 				   mntkit__emul_supported_mask();
+	/* the kernel may lack only what the emulation cannot know either */
+	if (f.backend == MNTKIT_BACKEND_NATIVE && probed_hybrid_mask) {
+		f.flags |= MNTKIT_FEAT_HYBRID;
+		f.emul_mask = probed_hybrid_mask;
+	}
 	n = features->size < sizeof(f) ? features->size : sizeof(f);
 	memcpy((char *)features + sizeof(f.size), (char *)&f + sizeof(f.size),
 	       n - sizeof(f.size));

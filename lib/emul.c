@@ -15,13 +15,34 @@
  * old (reused) ID. An ID <= 2^31 is accepted as mnt_id (and as listmount's
  * cursor) exactly when it can name a mount of the table.
  *
+ * Hidden mounts (the decision): a mount whose point does not resolve to it
+ * keeps its old ID as its name here: its unique ID cannot be read without
+ * statmount, and the old ID cannot collide with a unique one. listmount
+ * lists it in that place (old IDs sort first), statmount answers for it,
+ * and mntkit_path_id() of a path on it names it the same way. The hybrid
+ * replies (below) do not have this limit: they find the mount by the old
+ * ID the kernel reports for the unique one asked about.
+ *
+ * Hybrid replies (mntkit__emul_hybrid(), for the native backend on kernels
+ * whose statmount lacks groups): the kernel is asked for its groups and
+ * MNT_BASIC, the emulation fills the others from the line of the kernel's
+ * old ID, and the reply is laid out as a kernel with every group lays it
+ * (its string order, sizes and EOVERFLOW rule). The line is that mount's
+ * because the table was current when the kernel answered and poll reports
+ * no change since. A mount that is not in mountinfo (outside the caller's
+ * root) gets the kernel's groups only. supported_mask is the kernel's
+ * groups and the emulation's.
+ *
  * Cache. One parsed table of the calling thread's namespace (and one of
  * the last foreign namespace asked for), with its mountinfo file kept open.
- * Every call first checks, in three system calls, that the table is
- * current: the namespace (inode of /proc/thread-self/ns/mnt), the root
- * (statx of "/"), and poll() on the open mountinfo, which reports POLLPRI
- * when the namespace's mount table changed (mount, umount, move,
- * remount). So listmount + statmount of every mount costs one parse.
+ * Every call first checks, in two system calls, that the table is
+ * current: the root and its mount (statx of "/", which also stands for the
+ * namespace: see self_table()), and poll() on the open mountinfo, which
+ * reports POLLPRI when the namespace's mount table changed (mount, umount,
+ * move, remount). So listmount + statmount of every mount costs one parse.
+ * A reload keeps what earlier loads proved (old ID X was unique ID U) and
+ * re-proves it with one statx of the mount point (see probe_again()), so a
+ * table that changed a little costs one lookup per mount, not four.
  * Staleness: a signalled change is seen by the next call. The kernel does
  * not signal propagation type changes (make-shared/-slave/-private/
  * -unbindable) nor superblock changes made by a filesystem itself (ext4
@@ -29,6 +50,7 @@
  * older than 8x the time its read took (2 ms .. 250 ms, see AGE_*).
  */
 #include <dirent.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -129,6 +151,17 @@ struct probe {
 	uint8_t verified;     /* the point resolves to this very mount */
 	uint8_t has_unique;
 	uint8_t has_f_type;
+	uint8_t magic_known;  /* the type's magic is in fsmagic.c's table */
+	uint8_t statfs_ok;    /* statfs tells the magic without side effects */
+	uint64_t unique;
+	uint64_t f_type;
+	uint64_t magic;       /* fsmagic.c's value when magic_known */
+};
+
+/* a verified probe, remembered across reloads */
+struct memo {
+	uint32_t old;
+	uint32_t has_f_type;
 	uint64_t unique;
 	uint64_t f_type;
 };
@@ -149,11 +182,18 @@ struct table {
 	struct mntkit_mindex ix;
 	struct probe *probe;
 	uint64_t *keys;
+	/*
+	 * What the last loads proved, kept across reloads: old ID X was the
+	 * mount of unique ID U (a fact for as long as U lives), sorted by X.
+	 */
+	struct memo *memo;
+	size_t nmemo;
 	long long loaded_at;  /* CLOCK_MONOTONIC ns when the read ended */
 	long long max_age;    /* re-read when older than this */
 	uint32_t *groups;     /* the peer groups of the table, sorted */
 	size_t ngroups;
 	int loaded;
+	int stale;            /* known to be out of date: reload */
 	int has_hidden;       /* some key is an old ID (unique mode) */
 	int unique_mode;
 	int has_ns_id;
@@ -257,6 +297,9 @@ static void table_drop(struct table *t)
 static void table_close(struct table *t)
 {
 	table_drop(t);
+	free(t->memo);
+	t->memo = NULL;
+	t->nmemo = 0;
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
@@ -312,17 +355,24 @@ static int ns_inode(pid_t pid, dev_t *dev, ino_t *ino)
 	return 0;
 }
 
+/*
+ * The caller's root: its inode and the ID of its mount. With unique IDs
+ * the root mount's unique ID also names the namespace (a mount belongs to
+ * one namespace, and setns() and unshare() give the thread another root
+ * mount), so this one statx stands for the namespace check.
+ */
 static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 {
+	unsigned int want = have_unique ? MNTKIT_STATX_MNT_ID_UNIQUE :
+					  MNTKIT_STATX_MNT_ID;
 	struct statx stx;
 
 	memset(&stx, 0, sizeof(stx));
-	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC,
-		  STATX_INO | MNTKIT_STATX_MNT_ID, &stx))
+	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_INO | want, &stx))
 		return -errno;
 	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	*ino = stx.stx_ino;
-	*mnt = (stx.stx_mask & MNTKIT_STATX_MNT_ID) ? stx.stx_mnt_id : 0;
+	*mnt = (stx.stx_mask & want) ? stx.stx_mnt_id : 0;
 	return 0;
 }
 
@@ -370,23 +420,26 @@ static int table_changed(struct table *t)
 	return !!(p.revents & (POLLPRI | POLLERR | POLLNVAL));
 }
 
-/* "prefix" + mount point, NUL-terminated, in a malloc'd string */
-static char *point_path(const struct table *t, size_t i)
+/* room for "prefix" + a mount point the kernel can resolve */
+#define POINT_PATH_MAX (sizeof(((struct table *)0)->prefix) + PATH_MAX)
+
+/*
+ * "prefix" + mount point, NUL-terminated, in @buf (POINT_PATH_MAX bytes);
+ * NULL when it holds a NUL or is too long for any path lookup (which would
+ * fail with ENAMETOOLONG: the mount point cannot be looked at).
+ */
+static char *point_path(const struct table *t, size_t i, char *buf)
 {
 	const struct mntkit_mi *m = &t->mi.v[i];
 	const char *pt = mntkit__mi_str(&t->mi, m->point);
 	size_t pl = strlen(t->prefix);
-	char *p;
 
-	if (memchr(pt, '\0', m->point.len))
+	if (memchr(pt, '\0', m->point.len) || pl + m->point.len >= PATH_MAX)
 		return NULL;
-	p = malloc(pl + m->point.len + 1);
-	if (!p)
-		return NULL;
-	memcpy(p, t->prefix, pl);
-	memcpy(p + pl, pt, m->point.len);
-	p[pl + m->point.len] = '\0';
-	return p;
+	memcpy(buf, t->prefix, pl);
+	memcpy(buf + pl, pt, m->point.len);
+	buf[pl + m->point.len] = '\0';
+	return buf;
 }
 
 /*
@@ -397,6 +450,7 @@ static char *point_path(const struct table *t, size_t i)
 static void probe_point(struct table *t, size_t i, int want_statfs)
 {
 	struct probe *pr = &t->probe[i];
+	char buf[POINT_PATH_MAX];
 	struct statx stx;
 	struct statfs sfs;
 	char *path;
@@ -404,9 +458,8 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 
 	if (pr->ids_done && (pr->statfs_done || !want_statfs))
 		return;
-	path = point_path(t, i);
+	path = point_path(t, i, buf);
 	fd = path ? open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
-	free(path);
 	pr->ids_done = 1;
 	if (want_statfs)
 		pr->statfs_done = 1;
@@ -435,15 +488,124 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 	close(fd);
 }
 
-static int statfs_ok(const struct table *t, size_t i)
+/*
+ * Does the superblock magic of entry @i need statfs? Not when the type's
+ * magic is fixed (fsmagic.c), nor when statfs would ask a server.
+ */
+static int needs_statfs(const struct table *t, size_t i)
 {
-	const struct mntkit_mi *m = &t->mi.v[i];
-	uint64_t magic;
-	int ok;
+	return !t->probe[i].magic_known && t->probe[i].statfs_ok;
+}
 
-	mntkit__fs_magic(mntkit__mi_str(&t->mi, m->type), m->type.len, &magic,
-			 &ok);
-	return ok;
+/* look the types up once per load (runs of one type are common) */
+static void type_magics(struct table *t)
+{
+	const char *last = NULL;
+	size_t last_len = 0;
+	uint64_t magic = 0;
+	int known = 0, ok = 1;
+
+	for (size_t i = 0; i < t->mi.n; i++) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+		const char *type = mntkit__mi_str(&t->mi, m->type);
+		struct probe *pr = &t->probe[i];
+
+		if (!last || m->type.len != last_len ||
+		    memcmp(type, last, last_len)) {
+			known = mntkit__fs_magic(type, m->type.len, &magic, &ok);
+			last = type;
+			last_len = m->type.len;
+		}
+		pr->magic_known = (uint8_t)known;
+		pr->statfs_ok = (uint8_t)ok;
+		pr->magic = known ? magic : 0;
+	}
+}
+
+/* keep what the loaded table proved (see struct table) */
+static int memo_save(struct table *t)
+{
+	struct memo *m;
+	size_t n = 0;
+
+	if (!t->loaded || !t->unique_mode)
+		return 0;
+	m = malloc((t->mi.n + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	/* the index has the entries by ascending old ID already */
+	for (size_t k = 0; k < t->ix.n; k++) {
+		uint32_t i = t->ix.by_old[k];
+		const struct probe *pr = &t->probe[i];
+
+		if (!pr->has_unique)
+			continue;
+		m[n].old = t->mi.v[i].id;
+		m[n].has_f_type = pr->has_f_type;
+		m[n].unique = pr->unique;
+		m[n].f_type = pr->f_type;
+		n++;
+	}
+	free(t->memo);
+	t->memo = m;
+	t->nmemo = n;
+	return 0;
+}
+
+static const struct memo *memo_find(const struct table *t, uint32_t old)
+{
+	size_t lo = 0, hi = t->nmemo;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->memo[mid].old == old)
+			return &t->memo[mid];
+		if (t->memo[mid].old < old)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Entry @i again, when an earlier load proved its old ID X to be the mount
+ * of unique ID U: if its mount point still resolves to U, the mount is U
+ * (U lives, so X is still U's: old IDs are not shared between live
+ * mounts). One statx instead of a full probe. 1 when it is settled.
+ */
+static int probe_again(struct table *t, size_t i, int want_statfs)
+{
+	const struct memo *mm = memo_find(t, t->mi.v[i].id);
+	struct probe *pr = &t->probe[i];
+	char buf[POINT_PATH_MAX];
+	struct statx stx;
+	char *path;
+	int ret;
+
+	if (!mm || (want_statfs && !mm->has_f_type))
+		return 0;
+	path = point_path(t, i, buf);
+	if (!path)
+		return 0;
+	memset(&stx, 0, sizeof(stx));
+	ret = statx(AT_FDCWD, path,
+		    AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+		    MNTKIT_STATX_MNT_ID_UNIQUE, &stx);
+	if (ret || !(stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE) ||
+	    stx.stx_mnt_id != mm->unique)
+		return 0;
+	pr->ids_done = 1;
+	pr->verified = 1;
+	pr->has_unique = 1;
+	pr->unique = mm->unique;
+	if (want_statfs) {
+		pr->statfs_done = 1;
+		pr->has_f_type = 1;
+		pr->f_type = mm->f_type;
+	}
+	return 1;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -465,6 +627,35 @@ static int collect_groups(struct table *t)
 	return 0;
 }
 
+/* the key of every entry: its unique ID where it can be read, else the
+ * old ID (a hidden mount, or a kernel without unique IDs) */
+static int resolve_ids(struct table *t)
+{
+	int ret = 0;
+
+	t->has_hidden = 0;
+	for (size_t i = 0; i < t->mi.n; i++) {
+		if (t->unique_mode) {
+			int want_statfs = needs_statfs(t, i);
+
+			if (!probe_again(t, i, want_statfs))
+				probe_point(t, i, want_statfs);
+		}
+		if (t->probe[i].has_unique) {
+			t->keys[i] = t->probe[i].unique;
+			continue;
+		}
+		t->keys[i] = t->mi.v[i].id;
+		if (t->unique_mode) {
+			t->has_hidden = 1;
+			ret = issued_add(t->keys[i]);
+			if (ret)
+				break;
+		}
+	}
+	return ret;
+}
+
 /*
  * One read, parse, ID resolution and index. -EAGAIN: the read was torn
  * (it does not parse or index) and must be redone; -ESTALE: the table is
@@ -475,6 +666,9 @@ static int load_once(struct table *t)
 	struct mntkit_mi_err err;
 	int ret;
 
+	ret = memo_save(t);
+	if (ret)
+		return ret;
 	table_drop(t);
 	table_changed(t); /* consume what happened before this read */
 	ret = mntkit__mi_read(t->fd, &t->buf, &t->cap, &t->len);
@@ -487,22 +681,11 @@ static int load_once(struct table *t)
 	t->keys = calloc(t->mi.n + 1, sizeof(*t->keys));
 	if (!t->probe || !t->keys || collect_groups(t))
 		return -ENOMEM;
+	type_magics(t);
 	t->unique_mode = have_unique;
-	t->has_hidden = 0;
-	for (size_t i = 0; i < t->mi.n; i++) {
-		if (t->unique_mode)
-			probe_point(t, i, statfs_ok(t, i));
-		if (t->probe[i].has_unique) {
-			t->keys[i] = t->probe[i].unique;
-		} else {
-			t->keys[i] = t->mi.v[i].id;
-			if (t->unique_mode) {
-				t->has_hidden = 1;
-				if (issued_add(t->keys[i]))
-					return -ENOMEM;
-			}
-		}
-	}
+	ret = resolve_ids(t);
+	if (ret)
+		return ret;
 	ret = mntkit__mindex_build(&t->ix, t->mi.v, t->mi.n, t->keys);
 	if (ret)
 		return ret == -EBADMSG ? -EAGAIN : ret;
@@ -551,6 +734,7 @@ static int table_load(struct table *t)
 	if (ret)
 		return ret;
 	t->loaded_at = now_ns();
+	t->stale = 0;
 	t->max_age = (t->loaded_at - start) * AGE_FACTOR;
 	if (t->max_age < AGE_MIN_NS)
 		t->max_age = AGE_MIN_NS;
@@ -572,25 +756,48 @@ static int table_load(struct table *t)
 }
 
 /* the table of the calling thread's namespace, current */
+/*
+ * The table of the calling thread's namespace, current.
+ *
+ * The common case costs two system calls: statx of "/" and poll on the
+ * open mountinfo. The root's mount ID names the namespace: the cached
+ * table's open mountinfo pins its namespace, and so that namespace's root
+ * mount, whose ID therefore belongs to no other mount while the table is
+ * open; setns() and unshare() give the thread another root mount. The
+ * exception is a root mount detached from the namespace (pivot_root and
+ * umount), which poll reports: so before a reload, and whenever statx
+ * gives no mount ID, the namespace is checked through procfs too.
+ */
 static int self_table(struct table **out)
 {
 	struct table *t = &self_tab;
 	dev_t dev, rdev;
 	ino_t ino, rino;
 	uint64_t rmnt;
-	int ret;
+	int ret, same_root;
 
-	ret = ns_inode(0, &dev, &ino);
-	if (!ret)
-		ret = root_ident(&rdev, &rino, &rmnt);
+	ret = root_ident(&rdev, &rino, &rmnt);
 	if (ret)
 		return ret;
-	if (t->fd < 0 || dev != t->ns_dev || ino != t->ns_ino ||
-	    rdev != t->root_dev || rino != t->root_ino || rmnt != t->root_mnt) {
+	same_root = t->fd >= 0 && rdev == t->root_dev && rino == t->root_ino &&
+		    rmnt == t->root_mnt;
+	if (same_root && rmnt && t->loaded && !t->stale && !table_changed(t) &&
+	    !table_aged(t)) {
+		*out = t;
+		return 0;
+	}
+	if (same_root) {
+		ret = ns_inode(0, &dev, &ino);
+		if (ret)
+			return ret;
+		same_root = dev == t->ns_dev && ino == t->ns_ino;
+	}
+	if (!same_root) {
 		ret = table_open(t, 0);
 		if (ret)
 			return ret;
-	} else if (t->loaded && !table_changed(t) && !table_aged(t)) {
+	} else if (!rmnt && t->loaded && !t->stale && !table_changed(t) &&
+		   !table_aged(t)) {
 		*out = t;
 		return 0;
 	}
@@ -705,7 +912,7 @@ static int other_table(const struct ns_want *w, struct table **out)
 	int ret;
 
 	if (other_matches(w)) {
-		if (table_changed(t) || table_aged(t)) {
+		if (t->stale || table_changed(t) || table_aged(t)) {
 			ret = table_load(t);
 			if (ret)
 				return ret;
@@ -848,6 +1055,9 @@ static int put(struct reply *r, const void *p, size_t n)
 	return 0;
 }
 
+static int str_end_always(struct reply *r, size_t start, uint64_t flag,
+			  uint32_t *offp);
+
 /* start a string: the area begins with an empty string (offset 0 = "") */
 static int str_begin(struct reply *r, size_t *start)
 {
@@ -865,6 +1075,13 @@ static int str_end(struct reply *r, size_t start, uint64_t flag,
 {
 	if (r->len == start)
 		return 0;
+	return str_end_always(r, start, flag, offp);
+}
+
+/* end a string, also an empty one (the kernel's words, copied) */
+static int str_end_always(struct reply *r, size_t start, uint64_t flag,
+			  uint32_t *offp)
+{
 	if (MNTKIT_STATMOUNT_FIXED_SIZE + r->len >= r->bufsize)
 		return -EOVERFLOW;
 	if (put(r, "", 1))
@@ -919,66 +1136,149 @@ static int str_opt_array(struct reply *r, const char *p, size_t n,
 	return ret;
 }
 
-static int fill_strings(struct reply *r, const struct table *t, size_t i,
-			uint64_t want)
+/* the string groups, in the order the kernel writes them */
+static const struct str_group {
+	uint64_t flag;
+	size_t off;     /* offsetof the [str] field */
+	size_t num_off; /* offsetof the count of a [strv] field; 0: a string */
+} str_groups[] = {
+#define SG(flag, field) { MNTKIT_STATMOUNT_##flag, offsetof(struct mntkit_statmount, field), 0 }
+#define SGV(flag, field, num)                                                 \
+	{ MNTKIT_STATMOUNT_##flag, offsetof(struct mntkit_statmount, field),   \
+	  offsetof(struct mntkit_statmount, num) }
+	SG(FS_TYPE, fs_type),
+	SG(MNT_ROOT, mnt_root),
+	SG(MNT_POINT, mnt_point),
+	SG(MNT_OPTS, mnt_opts),
+	SGV(OPT_ARRAY, opt_array, opt_num),
+	SGV(OPT_SEC_ARRAY, opt_sec_array, opt_sec_num),
+	SG(FS_SUBTYPE, fs_subtype),
+	SG(SB_SOURCE, sb_source),
+	SGV(MNT_UIDMAP, mnt_uidmap, mnt_uidmap_num),
+	SGV(MNT_GIDMAP, mnt_gidmap, mnt_gidmap_num),
+#undef SG
+#undef SGV
+};
+
+static uint32_t *sm_u32(struct mntkit_statmount *sm, size_t off)
+{
+	return (uint32_t *)((char *)sm + off);
+}
+
+/* one string group of entry @i of the table */
+static int emul_string(struct reply *r, const struct table *t, size_t i,
+		       const struct str_group *g)
 {
 	const struct mntkit_mi *m = &t->mi.v[i];
 	const char *opts = mntkit__mi_str(&t->mi, m->opts);
-	struct mntkit_statmount *sm = r->sm;
+	uint32_t *offp = sm_u32(r->sm, g->off);
 	size_t start;
-	int ret = 0;
+	int ret;
 
-	if (want & MNTKIT_STATMOUNT_FS_TYPE)
-		ret = str_span(r, t, m->type, MNTKIT_STATMOUNT_FS_TYPE,
-			       &sm->fs_type);
-	if (!ret && (want & MNTKIT_STATMOUNT_MNT_ROOT))
-		ret = str_span(r, t, m->root, MNTKIT_STATMOUNT_MNT_ROOT,
-			       &sm->mnt_root);
-	if (!ret && (want & MNTKIT_STATMOUNT_MNT_POINT))
-		ret = str_span(r, t, m->point, MNTKIT_STATMOUNT_MNT_POINT,
-			       &sm->mnt_point);
-	if (!ret && (want & MNTKIT_STATMOUNT_MNT_OPTS)) {
+	switch (g->flag) {
+	case MNTKIT_STATMOUNT_FS_TYPE:
+		return str_span(r, t, m->type, g->flag, offp);
+	case MNTKIT_STATMOUNT_MNT_ROOT:
+		return str_span(r, t, m->root, g->flag, offp);
+	case MNTKIT_STATMOUNT_MNT_POINT:
+		return str_span(r, t, m->point, g->flag, offp);
+	case MNTKIT_STATMOUNT_MNT_OPTS:
 		/* LSM + fs options without the first ',' */
 		ret = str_begin(r, &start);
 		if (!ret && m->opts.len > 1)
 			ret = put(r, opts + 1, m->opts.len - 1);
-		if (!ret)
-			ret = str_end(r, start, MNTKIT_STATMOUNT_MNT_OPTS,
-				      &sm->mnt_opts);
+		return ret ? ret : str_end(r, start, g->flag, offp);
+	case MNTKIT_STATMOUNT_OPT_ARRAY:
+		return str_opt_array(r, opts + m->sec_len,
+				     m->opts.len - m->sec_len, g->flag, offp,
+				     sm_u32(r->sm, g->num_off));
+	case MNTKIT_STATMOUNT_OPT_SEC_ARRAY:
+		return str_opt_array(r, opts, m->sec_len, g->flag, offp,
+				     sm_u32(r->sm, g->num_off));
+	case MNTKIT_STATMOUNT_FS_SUBTYPE:
+		return str_span(r, t, m->subtype, g->flag, offp);
+	case MNTKIT_STATMOUNT_SB_SOURCE:
+		return str_span(r, t, m->source, g->flag, offp);
 	}
-	if (!ret && (want & MNTKIT_STATMOUNT_OPT_ARRAY))
-		ret = str_opt_array(r, opts + m->sec_len,
-				    m->opts.len - m->sec_len,
-				    MNTKIT_STATMOUNT_OPT_ARRAY, &sm->opt_array,
-				    &sm->opt_num);
-	if (!ret && (want & MNTKIT_STATMOUNT_OPT_SEC_ARRAY))
-		ret = str_opt_array(r, opts, m->sec_len,
-				    MNTKIT_STATMOUNT_OPT_SEC_ARRAY,
-				    &sm->opt_sec_array, &sm->opt_sec_num);
-	if (!ret && (want & MNTKIT_STATMOUNT_FS_SUBTYPE))
-		ret = str_span(r, t, m->subtype, MNTKIT_STATMOUNT_FS_SUBTYPE,
-			       &sm->fs_subtype);
-	if (!ret && (want & MNTKIT_STATMOUNT_SB_SOURCE))
-		ret = str_span(r, t, m->source, MNTKIT_STATMOUNT_SB_SOURCE,
-			       &sm->sb_source);
 	/* idmappings are not in mountinfo: nothing is emitted, so the
 	 * groups stay out of the mask (as for a mount without idmapping) */
-	if (!ret && (want & MNTKIT_STATMOUNT_MNT_UIDMAP))
-		ret = str_begin(r, &start);
-	if (!ret && (want & MNTKIT_STATMOUNT_MNT_GIDMAP))
-		ret = str_begin(r, &start);
+	return str_begin(r, &start);
+}
+
+/*
+ * One string group copied from a kernel reply @nat (of nat->size valid
+ * bytes): what the kernel wrote, or nothing when it wrote nothing.
+ */
+static int native_string(struct reply *r, const struct mntkit_statmount *nat,
+			 const struct str_group *g)
+{
+	size_t area, off, n = 0, start;
+	uint32_t num = 1;
+	const char *p;
+	int ret = str_begin(r, &start);
+
+	if (ret || !(nat->mask & g->flag))
+		return ret;
+	area = nat->size > MNTKIT_STATMOUNT_FIXED_SIZE ?
+		       nat->size - MNTKIT_STATMOUNT_FIXED_SIZE :
+		       0;
+	off = *sm_u32((struct mntkit_statmount *)nat, g->off);
+	if (g->num_off)
+		num = *sm_u32((struct mntkit_statmount *)nat, g->num_off);
+	if (off >= area || !num)
+		return -EIO; /* the kernel's reply does not hold together */
+	p = nat->str + off;
+	/* the strings, each with its NUL; the last NUL is str_end's */
+	for (uint32_t k = 0; k < num; k++) {
+		const char *nul = memchr(p + n, '\0', area - off - n);
+
+		if (!nul)
+			return -EIO;
+		n = (size_t)(nul - p) + 1;
+	}
+	ret = put(r, p, n - 1);
+	if (!ret)
+		ret = str_end_always(r, start, g->flag, sm_u32(r->sm, g->off));
+	if (!ret && g->num_off)
+		*sm_u32(r->sm, g->num_off) = num;
+	return ret;
+}
+
+/*
+ * The string groups of @want in the kernel's order. Those of @kmask come
+ * from the kernel's reply @nat (when not NULL), the others from entry @i
+ * of @t; with neither (@t NULL), a group emits nothing.
+ */
+static int fill_strings(struct reply *r, const struct table *t, size_t i,
+			uint64_t want, const struct mntkit_statmount *nat,
+			uint64_t kmask)
+{
+	size_t start;
+	int ret = 0;
+
+	for (size_t k = 0; !ret && k < MNTKIT_ARRAY_SIZE(str_groups); k++) {
+		const struct str_group *g = &str_groups[k];
+
+		if (!(want & g->flag))
+			continue;
+		if (nat && (kmask & g->flag))
+			ret = native_string(r, nat, g);
+		else if (t)
+			ret = emul_string(r, t, i, g);
+		else
+			ret = str_begin(r, &start);
+	}
 	return ret;
 }
 
 /* the superblock magic, or 0 when it cannot be known */
 static int sb_magic(struct table *t, size_t i, uint64_t *magic)
 {
-	const struct mntkit_mi *m = &t->mi.v[i];
-	int known, ok;
+	const struct probe *pr = &t->probe[i];
+	int known = pr->magic_known;
 
-	known = mntkit__fs_magic(mntkit__mi_str(&t->mi, m->type), m->type.len,
-				 magic, &ok);
-	if (ok) {
+	*magic = pr->magic;
+	if (needs_statfs(t, i)) {
 		probe_point(t, i, 1);
 		if (t->probe[i].has_f_type) {
 			*magic = t->probe[i].f_type;
@@ -1069,6 +1369,64 @@ static void fill_fixed(struct reply *r, struct table *t, size_t i,
 	}
 }
 
+/* the fixed fields of each fixed-size group */
+static const struct {
+	uint64_t flag;
+	size_t off, len;
+} fixed_groups[] = {
+	{ MNTKIT_STATMOUNT_SB_BASIC, offsetof(struct mntkit_statmount, sb_dev_major),
+	  offsetof(struct mntkit_statmount, fs_type) -
+		  offsetof(struct mntkit_statmount, sb_dev_major) },
+	{ MNTKIT_STATMOUNT_MNT_BASIC, offsetof(struct mntkit_statmount, mnt_id),
+	  offsetof(struct mntkit_statmount, propagate_from) -
+		  offsetof(struct mntkit_statmount, mnt_id) },
+	{ MNTKIT_STATMOUNT_PROPAGATE_FROM,
+	  offsetof(struct mntkit_statmount, propagate_from), sizeof(uint64_t) },
+	{ MNTKIT_STATMOUNT_MNT_NS_ID, offsetof(struct mntkit_statmount, mnt_ns_id),
+	  sizeof(uint64_t) },
+	{ MNTKIT_STATMOUNT_SUPPORTED_MASK,
+	  offsetof(struct mntkit_statmount, supported_mask), sizeof(uint64_t) },
+};
+
+/*
+ * A whole reply for @want: the groups of @kmask from the kernel's reply
+ * @nat (when not NULL), the others from entry @i of @t (nothing when @t is
+ * NULL). @supported is the supported_mask the emulation reports.
+ */
+static int fill_reply(struct reply *r, struct table *t, size_t i,
+		      uint64_t want, const struct mntkit_statmount *nat,
+		      uint64_t kmask, uint64_t supported)
+{
+	uint64_t emul = nat ? want & ~kmask : want;
+
+	memset(r->sm, 0, MNTKIT_STATMOUNT_FIXED_SIZE);
+	for (size_t k = 0; nat && k < MNTKIT_ARRAY_SIZE(fixed_groups); k++) {
+		uint64_t flag = fixed_groups[k].flag;
+
+		if (!(want & kmask & flag) || !(nat->mask & flag))
+			continue;
+		memcpy((char *)r->sm + fixed_groups[k].off,
+		       (const char *)nat + fixed_groups[k].off,
+		       fixed_groups[k].len);
+		r->sm->mask |= flag;
+	}
+	if (t) {
+		fill_fixed(r, t, i, emul);
+		if ((emul & MNTKIT_STATMOUNT_MNT_NS_ID) && t->has_ns_id) {
+			r->sm->mask |= MNTKIT_STATMOUNT_MNT_NS_ID;
+			r->sm->mnt_ns_id = t->ns_id;
+		}
+	}
+	/* what this statmount supports: the kernel's and the emulation's
+	 * groups in a hybrid reply */
+	if ((emul & MNTKIT_STATMOUNT_SUPPORTED_MASK) ||
+	    (r->sm->mask & MNTKIT_STATMOUNT_SUPPORTED_MASK)) {
+		r->sm->mask |= MNTKIT_STATMOUNT_SUPPORTED_MASK;
+		r->sm->supported_mask = supported;
+	}
+	return fill_strings(r, t, i, want, nat, kmask);
+}
+
 static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 				 size_t bufsize, struct reply *r)
 {
@@ -1096,41 +1454,29 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	if (i < 0)
 		return -ENOENT;
 
-	memset(r->sm, 0, MNTKIT_STATMOUNT_FIXED_SIZE);
 	r->bufsize = bufsize;
-	fill_fixed(r, t, (size_t)i, want);
-	ret = fill_strings(r, t, (size_t)i, want);
-	if (ret)
-		return ret;
-	if ((want & MNTKIT_STATMOUNT_MNT_NS_ID) && t->has_ns_id) {
-		r->sm->mask |= MNTKIT_STATMOUNT_MNT_NS_ID;
-		r->sm->mnt_ns_id = t->ns_id;
-	}
-	if (want & MNTKIT_STATMOUNT_SUPPORTED_MASK) {
-		r->sm->mask |= MNTKIT_STATMOUNT_SUPPORTED_MASK;
-		r->sm->supported_mask = mntkit__emul_supported_mask();
-	}
-	return 0;
+	return fill_reply(r, t, (size_t)i, want, NULL, 0,
+			  mntkit__emul_supported_mask());
 }
 
-static int emul_statmount(const struct mntkit_mnt_id_req *req,
-			  struct mntkit_statmount *buf, size_t bufsize,
-			  unsigned int flags)
-{
-	uint64_t fixed[MNTKIT_STATMOUNT_FIXED_SIZE / sizeof(uint64_t)];
-	struct reply r = { .sm = (struct mntkit_statmount *)fixed };
-	size_t copysize;
-	int ret;
+/* the string area of the replies, reused from call to call (under @lock) */
+static struct {
+	char *str;
+	size_t cap;
+} scratch;
 
-	if (flags) {
-		errno = EINVAL;
-		return -1;
-	}
-	caps();
-	pthread_once(&atfork_once, setup_atfork);
-	pthread_mutex_lock(&lock);
-	ret = emul_statmount_locked(req, bufsize, &r);
-	pthread_mutex_unlock(&lock);
+/* at most this much of the string area stays allocated between calls */
+#define SCRATCH_KEEP 65536
+
+/*
+ * Give a reply to the caller (under @lock; @ret the outcome so far) and
+ * return the scratch area. Syscall convention.
+ */
+static int reply_out(struct reply *r, int ret, struct mntkit_statmount *buf,
+		     size_t bufsize)
+{
+	size_t copysize;
+
 	if (ret)
 		goto out;
 	/*
@@ -1141,25 +1487,174 @@ static int emul_statmount(const struct mntkit_mnt_id_req *req,
 	 */
 	copysize = bufsize < MNTKIT_STATMOUNT_FIXED_SIZE ?
 			   bufsize : MNTKIT_STATMOUNT_FIXED_SIZE;
-	r.sm->size = (uint32_t)(copysize + r.len);
-	if (!buf && (copysize || r.len)) {
+	r->sm->size = (uint32_t)(copysize + r->len);
+	if (!buf && (copysize || r->len)) {
 		ret = -EFAULT;
 		goto out;
 	}
 	if (copysize)
-		memcpy(buf, r.sm, copysize);
-	if (r.len && bufsize > MNTKIT_STATMOUNT_FIXED_SIZE) {
+		memcpy(buf, r->sm, copysize);
+	if (r->len && bufsize > MNTKIT_STATMOUNT_FIXED_SIZE) {
 		size_t room = bufsize - MNTKIT_STATMOUNT_FIXED_SIZE;
 
-		memcpy(buf->str, r.str, r.len < room ? r.len : room);
+		memcpy(buf->str, r->str, r->len < room ? r->len : room);
 	}
 out:
-	free(r.str);
+	if (r->cap > SCRATCH_KEEP) {
+		free(r->str);
+		r->str = NULL;
+		r->cap = 0;
+	}
+	scratch.str = r->str;
+	scratch.cap = r->cap;
 	if (ret) {
 		errno = -ret;
 		return -1;
 	}
 	return 0;
+}
+
+static int emul_statmount(const struct mntkit_mnt_id_req *req,
+			  struct mntkit_statmount *buf, size_t bufsize,
+			  unsigned int flags)
+{
+	uint64_t fixed[MNTKIT_STATMOUNT_FIXED_SIZE / sizeof(uint64_t)];
+	struct reply r = { .sm = (struct mntkit_statmount *)fixed };
+	int ret;
+
+	if (flags) {
+		errno = EINVAL;
+		return -1;
+	}
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	r.str = scratch.str;
+	r.cap = scratch.cap;
+	ret = emul_statmount_locked(req, bufsize, &r);
+	ret = reply_out(&r, ret, buf, bufsize);
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+/* ---- hybrid replies: the kernel's, completed by the emulation ---- */
+
+/* the kernel's reply, grown to fit (under @lock) */
+static struct {
+	struct mntkit_statmount *sm;
+	size_t size;
+} kreply;
+
+/* the kernel's statmount of @req into kreply; 0 or -errno */
+static int kernel_reply(const struct mntkit_mnt_id_req *req)
+{
+	size_t size = kreply.size ? kreply.size : 4096;
+
+	for (;;) {
+		if (size != kreply.size) {
+			void *p = realloc(kreply.sm, size);
+
+			if (!p)
+				return -ENOMEM;
+			kreply.sm = p;
+			kreply.size = size;
+		}
+		if (sys_statmount(req, kreply.sm, size, 0) == 0)
+			return 0;
+		if (errno != EOVERFLOW || size >= (64U << 20))
+			return -errno;
+		size *= 2;
+	}
+}
+
+/*
+ * The table entry of the mount the kernel just described (kreply), proven
+ * to be that mount: the table was current when the kernel answered and has
+ * not changed since (no mount event between its read and now), so its line
+ * with the kernel's old ID is that very mount. 1 with *@tp and *@ip, 0
+ * when the kernel answered but the emulation cannot complete the reply
+ * (the mount is not in mountinfo, or the table keeps changing), or -errno
+ * from the kernel.
+ */
+static int hybrid_match(const struct mntkit_mnt_id_req *kreq, int need,
+			struct table **tp, size_t *ip)
+{
+	if (!need)
+		return kernel_reply(kreq);
+	for (int tries = 0; tries < LOAD_TRIES; tries++) {
+		struct table *t = NULL;
+		ssize_t i;
+		int ret, have;
+
+		have = request_table(kreq, &t) == 0;
+		ret = kernel_reply(kreq);
+		if (ret)
+			return ret;
+		if (!have || !(kreply.sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
+			return 0;
+		if (table_changed(t)) {
+			t->stale = 1;
+			continue;
+		}
+		i = mntkit__mindex_find_old(&t->ix, kreply.sm->mnt_id_old);
+		if (i < 0)
+			return 0;
+		*tp = t;
+		*ip = (size_t)i;
+		return 1;
+	}
+	return 0;
+}
+
+int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *ureq, uint64_t kmask,
+			struct mntkit_statmount *buf, size_t bufsize)
+{
+	uint64_t fixed[MNTKIT_STATMOUNT_FIXED_SIZE / sizeof(uint64_t)];
+	struct reply r = { .sm = (struct mntkit_statmount *)fixed };
+	struct mntkit_mnt_id_req kreq;
+	uint64_t want, supported;
+	struct table *t = NULL;
+	size_t i = 0;
+	int ret;
+
+	/* the request's own faults are the kernel's to report */
+	ret = copy_req(ureq, &kreq);
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	if (kreq.size > sizeof(kreq))
+		kreq.size = sizeof(kreq); /* its tail is zero: copy_req() */
+	want = kreq.param;
+	/* the kernel's groups, and MNT_BASIC to know the mount by (every
+	 * statmount has it) */
+	kmask |= MNTKIT_STATMOUNT_MNT_BASIC;
+	kreq.param = (want & kmask) | MNTKIT_STATMOUNT_MNT_BASIC;
+	caps();
+	supported = (kmask | mntkit__emul_supported_mask()) &
+		    MNTKIT_STATMOUNT_ALL;
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	r.str = scratch.str;
+	r.cap = scratch.cap;
+	/* the table only when the emulation has something to add */
+	ret = hybrid_match(&kreq, !!(want & ~kmask & supported), &t, &i);
+	if ((ret >= 0 || ret == -ENOENT) && (want & STRING_REQ) &&
+	    bufsize == MNTKIT_STATMOUNT_FIXED_SIZE)
+		ret = -EOVERFLOW;
+	if (ret >= 0) {
+		r.bufsize = bufsize;
+		ret = fill_reply(&r, ret ? t : NULL, i, want, kreply.sm, kmask,
+				 supported);
+	}
+	if (kreply.size > SCRATCH_KEEP) {
+		free(kreply.sm);
+		kreply.sm = NULL;
+		kreply.size = 0;
+	}
+	ret = reply_out(&r, ret, buf, bufsize);
+	pthread_mutex_unlock(&lock);
+	return ret;
 }
 
 /* ---- listmount ---- */

@@ -49,6 +49,23 @@ uint32_t mntkit__native_id_source(void);
 uint64_t mntkit__emul_supported_mask(void);
 
 /*
+ * Hybrid replies (a kernel whose statmount lacks groups the emulation can
+ * fill). mntkit__kernel_mask: the groups of the kernel's statmount (0
+ * without it; MNTKIT_TEST_KERNEL_MASK applies). mntkit__hybrid: whether
+ * native replies for groups the kernel lacks take the hybrid path (not
+ * with MNTKIT_HYBRID=0); mntkit__hybrid_mask: the groups they then get
+ * from the emulation.
+ * mntkit__emul_hybrid: statmount(2) with the groups of @kmask from the
+ * kernel and the others from the emulation, as one reply laid out as the
+ * kernel lays it (syscall convention).
+ */
+uint64_t mntkit__kernel_mask(void);
+uint64_t mntkit__hybrid_mask(void);
+int mntkit__hybrid(void);
+int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *req, uint64_t kmask,
+			struct mntkit_statmount *buf, size_t bufsize);
+
+/*
  * Resolve struct mntkit_opts into the namespace part of a request.
  * *@fd_to_close is set to an fd the caller must close after its last use of
  * @req, or -1. Returns 0 or -errno.

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The native backend: the kernel's statmount(2) and listmount(2).
+ *
+ * A request for groups the kernel's statmount does not have goes to the
+ * hybrid path (lib/emul.c): the kernel's groups from the kernel, the others
+ * from the mountinfo emulation, in one reply laid out as a kernel with
+ * every group would lay it. Everything else goes to the kernel untouched.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -14,7 +19,18 @@ static int native_statmount(const struct mntkit_mnt_id_req *req,
 			    struct mntkit_statmount *buf, size_t bufsize,
 			    unsigned int flags)
 {
-	return sys_statmount(req, buf, bufsize, flags);
+	uint64_t kmask;
+
+	/* what the kernel refuses before it looks at the mask is its own */
+	if (!req || flags || req->size < MNTKIT_MNT_ID_REQ_SIZE_VER0 ||
+	    !mntkit__hybrid())
+		return sys_statmount(req, buf, bufsize, flags);
+	kmask = mntkit__kernel_mask();
+	/* supported_mask: the hybrid's, not the kernel's */
+	if (!(req->param & MNTKIT_STATMOUNT_ALL &
+	      (~kmask | MNTKIT_STATMOUNT_SUPPORTED_MASK)))
+		return sys_statmount(req, buf, bufsize, flags);
+	return mntkit__emul_hybrid(req, kmask, buf, bufsize);
 }
 
 static ssize_t native_listmount(const struct mntkit_mnt_id_req *req,
