@@ -1,0 +1,674 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tests/cli/lsmnt.sh ABS_BUILDDIR - tests of the lsmnt tool.
+#
+# lsmnt must print what findmnt(8) prints for the columns both have, byte
+# for byte: every output mode and many column sets and filters are run
+# through both and compared, on the host (read only) and in a private mount
+# namespace with tricky mounts (binds of subdirectories, names with spaces,
+# newlines, backslashes, control characters, UTF-8 and invalid UTF-8,
+# stacked mounts, ro binds and ro superblocks, sync/dirsync/lazytime,
+# shared/slave/unbindable, nosuid/nodev/noexec/noatime). The columns
+# findmnt lacks are checked against statmnt --json and mountinfo. A churn
+# case mounts and unmounts in a loop while lsmnt lists again and again.
+# The namespace cases need root; without it they say SKIP.
+
+# The cases are called through $plain_cases and $ns_cases:
+# shellcheck disable=SC2317
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+LSMNT=$BUILDDIR/tools/lsmnt
+CLI_PROG=lsmnt
+export LSMNT
+
+# the Python side: run both tools, compare
+cat >"$CLI_TMP/py/lsmntcmp.py" <<'PY'
+"""Compare lsmnt with findmnt."""
+import json, os, shutil, subprocess
+from mntcli import *
+
+L = os.environ["LSMNT"]
+HAVE_FINDMNT = shutil.which("findmnt") is not None
+
+
+def need_findmnt():
+    if not HAVE_FINDMNT:
+        skip("no findmnt")
+
+
+def run(argv, env=None):
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    p = subprocess.run([os.fsencode(a) for a in argv], capture_output=True,
+                       env=e)
+    return p.returncode, p.stdout, p.stderr
+
+
+def same(args, env=None):
+    """lsmnt ARGS and findmnt ARGS: same stdout and exit status."""
+    fr, fo, fe = run(["findmnt"] + args, env)
+    lr, lo, le = run([L] + args, env)
+    if (fr, fo) != (lr, lo):
+        fl, ll = fo.split(b"\n"), lo.split(b"\n")
+        for i, (a, b) in enumerate(zip(fl, ll)):
+            if a != b:
+                break
+        else:
+            i = min(len(fl), len(ll))
+        what = "line %d: findmnt %r / lsmnt %r" % (
+            i + 1, fl[i] if i < len(fl) else b"<end>",
+            ll[i] if i < len(ll) else b"<end>")
+        expect(False, "%s: exit %d/%d, %s %s" % (
+            " ".join(args), fr, lr, what, le.decode(errors="replace")[:200]))
+    return lo
+
+
+SHARED = ["SOURCE", "TARGET", "FSTYPE", "OPTIONS", "VFS-OPTIONS",
+          "FS-OPTIONS", "FSROOT", "ID", "PARENT", "MAJ:MIN", "PROPAGATION",
+          "OPT-FIELDS"]
+COLSETS = ["TARGET,SOURCE,FSTYPE,OPTIONS",
+           "ID,PARENT,MAJ:MIN,PROPAGATION,OPT-FIELDS",
+           "FS-OPTIONS,VFS-OPTIONS,FSROOT,TARGET",
+           "SOURCE,ID", "target,parent,id",
+           ",".join(SHARED), "+ID,FSROOT", "OPT-FIELDS,TARGET"]
+
+
+def jload(b):
+    """JSON of findmnt/lsmnt: invalid UTF-8 passes through as raw bytes."""
+    return json.loads(b.decode("utf-8", "surrogateescape"))
+
+
+def compare_modes(modes, extra=(), colsets=COLSETS, env=None):
+    n = 0
+    for cols in colsets:
+        for m in modes:
+            same(list(m) + ["-o", cols] + list(extra), env)
+            n += 1
+    return n
+PY
+
+# ---- cases that need no mounts (the host's table, read only) ----
+
+c_help() {
+	run "$LSMNT" --help
+	if [ "$RC" != 0 ] || [ -s "$ERR" ]; then
+		fail help "exit $RC, stderr: $(cat "$ERR")"
+	elif ! head -n 1 "$OUT" | grep -q '^usage: lsmnt '; then
+		fail help "no usage line: $(head -n 1 "$OUT")"
+	elif ! grep -q -- '--all-namespaces' "$OUT" ||
+		! grep -q -- '--submounts' "$OUT"; then
+		fail help "options not described"
+	else
+		pass help
+	fi
+}
+
+c_version() {
+	local want
+	want=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" \
+		"$SRCDIR/meson.build" | head -n 1)
+	run "$LSMNT" -V
+	if [ "$RC" != 0 ] || [ "$(cat "$OUT")" != "lsmnt (mntkit) $want" ]; then
+		fail version "exit $RC, got '$(cat "$OUT")'"
+	else
+		pass version
+	fi
+}
+
+c_host_json() {
+	py_case host_json <<'PY'
+from lsmntcmp import *
+need_findmnt()
+compare_modes([["-J"], ["-J", "-l"], ["-J", "-v"]])
+for f in (["-t", "tmpfs"], ["-t", "nosysfs,cgroup"], ["-O", "ro"],
+          ["--real"], ["--pseudo"], ["-R", "-T", "/sys"], ["-T", "/proc"]):
+    same(["-J"] + f)
+    same(["-J", "-l"] + f)
+# it is JSON, and nests like findmnt's
+j = jload(same(["-J"]))
+expect(list(j) == ["filesystems"], "top-level keys %r" % list(j))
+PY
+}
+
+c_host_list() {
+	py_case host_list <<'PY'
+from lsmntcmp import *
+need_findmnt()
+compare_modes([["-l"], ["-l", "-n"], []])
+compare_modes([["-l", "-v"], ["-a"]], colsets=COLSETS[:2])
+PY
+}
+
+c_host_raw_pairs() {
+	py_case host_raw_pairs <<'PY'
+from lsmntcmp import *
+need_findmnt()
+compare_modes([["-r"], ["-r", "-n"], ["-P"], ["-P", "-y"]])
+PY
+}
+
+c_host_filters() {
+	py_case host_filters <<'PY'
+from lsmntcmp import *
+need_findmnt()
+root = mountinfo()[0]
+filters = [["-t", "tmpfs"], ["-t", "notmpfs"], ["-t", "proc,sysfs"],
+           ["-t", "nosysfs,cgroup"], ["-t", "TMPFS"], ["-O", "ro"],
+           ["-O", "noatime"], ["-O", "+noatime"], ["-O", "nosuid,nodev"],
+           ["-O", "rw,relatime"], ["--real"], ["--pseudo"], ["-S", "tmpfs"],
+           ["-S", "%d:%d" % (root["major"], root["minor"])],
+           ["-T", "/proc"], ["-T", "/proc/self/"], ["-T", "/sys/fs"],
+           ["-M", "/sys/fs"], ["-M", "/proc"], ["-R", "-T", "/sys"],
+           ["-R", "-t", "tmpfs"], ["/proc"], ["proc"], ["proc", "/proc"],
+           ["--tree", "-T", "/sys"], ["-T", "/nonexistent/x"],
+           ["-t", "nosuchfs"], ["-t", "xyzfs"], ["-O", "nosuchopt=1"]]
+for f in filters:
+    for m in ([], ["-l"], ["-J"], ["-r"], ["-P"]):
+        same(m + f)
+PY
+}
+
+c_host_terminal() {
+	if ! have_cmd script || ! have_cmd findmnt; then
+		skip host_terminal "needs script(1) and findmnt"
+		return
+	fi
+	py_case host_terminal <<'PY'
+from lsmntcmp import *
+import subprocess
+def tty(cmd, cols):
+    return subprocess.run(["script", "-qec", cmd, "/dev/null"],
+                          capture_output=True, env=dict(os.environ, COLUMNS=str(cols)),
+                          stdin=subprocess.DEVNULL).stdout
+for cols in (50, 90, 250):
+    for args in ("", "-l", "-u", "-o +ID,PARENT,FS-OPTIONS", "-l -n -o TARGET,FSROOT,SOURCE",
+                 "-a", "-t tmpfs"):
+        a = tty("findmnt %s" % args, cols)
+        b = tty("%s %s" % (L, args), cols)
+        expect(a == b, "COLUMNS=%d %s: %r... / %r..." % (cols, args, a[:200], b[:200]))
+PY
+}
+
+c_new_columns() {
+	py_case new_columns <<'PY'
+from lsmntcmp import *
+need_native()
+cols = "UNIQ-ID,UNIQ-PARENT,ID,PARENT,NS,PEER,MASTER,PROPAGATE-FROM,SUBTYPE,MAGIC,SB-SOURCE,FSROOT,TARGET,UIDMAP,GIDMAP"
+rc, out, err = run([L, "-J", "-l", "-o", cols])
+expect(rc == 0, err)
+rows = jload(out)["filesystems"]
+sm = json.loads(tool_ok("statmnt", "-r", "--json", "--mask", "all"))
+by = {o["mnt_id"]: o for o in sm}
+expect(sorted(r["uniq-id"] for r in rows) == sorted(by), "not the mounts of statmnt -r")
+for r in rows:
+    s = by[r["uniq-id"]]
+    expect(r["uniq-parent"] == s["mnt_parent_id"], "uniq-parent")
+    expect(r["id"] == s["mnt_id_old"] and r["parent"] == s["mnt_parent_id_old"], "ids")
+    expect(r["ns"] == s["mnt_ns_id"] == ns_id(), "ns")
+    expect(r["peer"] == (s["mnt_peer_group"] or None), "peer")
+    expect(r["master"] == (s["mnt_master"] or None), "master")
+    expect(r["propagate-from"] == (s.get("propagate_from") or None), "propagate-from")
+    expect(r["subtype"] == s.get("fs_subtype"), "subtype")
+    expect(r["magic"] == "0x%08x" % s["sb_magic"], "magic %r" % r["magic"])
+    expect(r["sb-source"] == s["sb_source"] and r["fsroot"] == s["mnt_root"], "strings")
+    expect(r["target"] == s.get("mnt_point"), "target")
+    expect(r["uidmap"] == (",".join(s["mnt_uidmap"]) if "mnt_uidmap" in s else None), "uidmap")
+# and against mountinfo
+mi = {e["id"]: e for e in mountinfo()}
+for r in rows:
+    e = mi[r["id"]]
+    expect(e["point"] == r["target"] and e["parent"] == r["parent"], "mountinfo %r" % r)
+# the numbers are JSON numbers, the others strings or null
+for r in rows:
+    for k in ("uniq-id", "uniq-parent", "id", "parent", "ns"):
+        expect(isinstance(r[k], int), "%s not a number" % k)
+    for k in ("peer", "master", "propagate-from"):
+        expect(r[k] is None or isinstance(r[k], int), "%s type" % k)
+PY
+}
+
+c_list_columns() {
+	py_case list_columns <<'PY'
+from lsmntcmp import *
+rc, out, err = run([L, "-H"])
+expect(rc == 0 and not err, err)
+names = [l.split()[0] for l in out.decode().splitlines()]
+for c in SHARED + ["UNIQ-ID", "UNIQ-PARENT", "NS", "PEER", "MASTER",
+                   "PROPAGATE-FROM", "SUBTYPE", "MAGIC", "SB-SOURCE",
+                   "UIDMAP", "GIDMAP"]:
+    expect(c in names, "-H lacks %s" % c)
+j = jload(run([L, "-H", "-J"])[1])
+expect(len(j["lsmnt-columns"]) == len(names), "-H -J")
+# --output-all has them all, in -H's order
+rc, out, err = run([L, "-n", "-r", "--output-all"])
+expect(rc == 0, err)
+hdr = run([L, "-r", "--output-all"])[1].split(b"\n")[0].decode().split()
+expect(hdr == names, "--output-all header %r" % hdr)
+PY
+}
+
+c_errors() {
+	expect_error err_bad_option "-x" - "$LSMNT" -x
+	expect_error err_bad_long_option "--bogus" - "$LSMNT" --bogus
+	expect_error err_output_needs_arg "-o" - "$LSMNT" -o
+	expect_error err_unknown_column "BOGUS" - "$LSMNT" -o TARGET,BOGUS
+	expect_error err_empty_column "-o" - "$LSMNT" -o TARGET,,SOURCE
+	expect_error err_empty_column_list "-o" - "$LSMNT" -o +
+	expect_error err_json_raw "-r" - "$LSMNT" -J -r
+	expect_error err_list_pairs "-P" - "$LSMNT" -l -P
+	expect_error err_raw_pairs "-P" - "$LSMNT" -r -P
+	expect_error err_real_pseudo "--real" - "$LSMNT" --real --pseudo
+	expect_error err_target_mountpoint "-M" - "$LSMNT" -T / -M /
+	expect_error err_bad_id "--id" - "$LSMNT" --id abc
+	expect_error err_bad_uniq_id "--uniq-id" - "$LSMNT" --uniq-id 99999999999999999999999
+	expect_error err_bad_task "-N" - "$LSMNT" -N abc
+	expect_error err_no_such_task "-N" - "$LSMNT" -N "$(cat /proc/sys/kernel/pid_max)"
+	expect_error err_ns_not_ns_file "/etc/passwd" - "$LSMNT" --ns /etc/passwd
+	expect_error err_ns_not_mount_ns "not a mount namespace" - \
+		"$LSMNT" --ns /proc/self/ns/net
+	expect_error err_ns_missing "/nonexistent/ns" - "$LSMNT" --ns /nonexistent/ns
+	expect_error err_ns_zero "--ns" - "$LSMNT" --ns 0
+	expect_error err_ns_no_such_id "no such mount namespace" - \
+		"$LSMNT" --ns 0xffffffffffff
+	expect_error err_ns_and_task "--ns" - "$LSMNT" --ns pid:$$ -N $$
+	expect_error err_order_bogus "--order" - "$LSMNT" --all-namespaces --order x
+	expect_error err_order_alone "--order" - "$LSMNT" --order id
+	expect_error err_extra_argument "three" - "$LSMNT" one two three
+	expect_error err_args_and_target "-T" - "$LSMNT" -T / /proc
+	expect_error err_backend_env "bogus" - env MNTKIT_BACKEND=bogus "$LSMNT"
+	expect_error err_escaped_subject 'a\nb' - "$LSMNT" --ns $'/nonexistent/a\nb'
+	# nothing found: exit 1 and no output at all, as findmnt
+	run "$LSMNT" -l -t xyzfs
+	if [ "$RC" != 1 ] || [ -s "$OUT" ] || [ -s "$ERR" ]; then
+		fail nothing_found "exit $RC, out $(head -c 100 "$OUT"), err $(cat "$ERR")"
+	else
+		pass nothing_found
+	fi
+	# ...but the whole tree, filtered to nothing, is an empty tree (exit 0)
+	run "$LSMNT" -J -t xyzfs
+	if [ "$RC" != 0 ] || ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d != {"filesystems": []})' "$OUT"; then
+		fail empty_tree "exit $RC, out $(cat "$OUT")"
+	else
+		pass empty_tree
+	fi
+}
+
+c_write_error() {
+	local rc
+	if [ ! -w /dev/full ]; then
+		skip write_error "no /dev/full"
+		return
+	fi
+	"$LSMNT" -J >/dev/full 2>"$ERR"
+	rc=$?
+	if [ "$rc" != 1 ] || ! grep -q '^lsmnt: write error: ' "$ERR" ||
+		[ "$(wc -l <"$ERR")" != 1 ]; then
+		fail write_error "exit $rc, stderr: $(cat "$ERR")"
+	else
+		pass write_error
+	fi
+}
+
+c_ns_privilege() {
+	if ! is_root; then
+		expect_error ns_privilege "CAP_SYS_ADMIN" - "$LSMNT" --ns pid:1
+		return
+	fi
+	if ! have_cmd setpriv; then
+		skip ns_privilege "no setpriv to drop capabilities"
+		return
+	fi
+	local pid
+	unshare -m sleep 30 &
+	pid=$!
+	sleep 0.2
+	expect_error ns_privilege "CAP_SYS_ADMIN" - setpriv --inh-caps=-all \
+		--ambient-caps=-all --bounding-set=-all -- "$LSMNT" --ns "pid:$pid"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+c_backend_mountinfo() {
+	py_case backend_mountinfo <<'PY'
+from lsmntcmp import *
+emul = {"MNTKIT_BACKEND": "mountinfo"}
+rc, out, err = run([L, "-l", "-n", "-o", "ID"], emul)
+if rc != 0:
+    skip("the mountinfo backend does not serve lsmnt: %s" % err.decode().strip())
+cols = "TARGET,SOURCE,FSTYPE,OPTIONS,VFS-OPTIONS,FS-OPTIONS,FSROOT,ID,PARENT,MAJ:MIN,PROPAGATION,OPT-FIELDS"
+for mode in (["-J", "-l"], ["-r"], ["-P"]):
+    a = run([L] + mode + ["-o", cols], emul)
+    b = run([L] + mode + ["-o", cols])
+    expect(a[0] == b[0] == 0, "exit %d/%d" % (a[0], b[0]))
+    if mode[0] == "-J":
+        ja = sorted(json.dumps(x, sort_keys=True) for x in jload(a[1])["filesystems"])
+        jb = sorted(json.dumps(x, sort_keys=True) for x in jload(b[1])["filesystems"])
+        expect(ja == jb, "JSON rows differ between the backends")
+    else:
+        expect(sorted(a[1].split(b"\n")) == sorted(b[1].split(b"\n")),
+               "%s rows differ between the backends" % mode)
+jload(run([L, "-J"], emul)[1])
+PY
+}
+
+plain_cases="c_help c_version c_host_json c_host_list c_host_raw_pairs
+	c_host_filters c_host_terminal c_new_columns c_list_columns c_errors
+	c_write_error c_ns_privilege c_backend_mountinfo"
+
+# ---- cases in a private mount namespace ----
+
+WEIRD=$'we ird\ttab\nnl\\bs\\x-\xc3\xa9-\xff"q$`'
+CTRL=$'c\x01\x7f\r\b\f\xc2\x85\xe2\x80\x8bz'
+export WEIRD CTRL
+
+setup_tree() {
+	T=$CLI_TMP/t
+	export T
+	mkdir -p "$T" || return 1
+	mount -t tmpfs -o size=1m,mode=750 lsmnt-top "$T" || return 1
+	mkdir "$T/a" "$T/b" "$T/c" "$T/n" "$T/p" "$T/q" "$T/u" "$T/s" \
+		"$T/d" "$T/o" "$T/ro" "$T/$WEIRD" "$T/$CTRL" "$T/ütf" || return 1
+	mount -t tmpfs -o size=512k,nr_inodes=64 lsmnt-a "$T/a" &&
+		mkdir -p "$T/a/sub/x" &&
+		mount -t tmpfs lsmnt-deep "$T/a/sub/x" &&
+		mount --bind "$T/a/sub" "$T/b" &&
+		mount --bind "$T/a" "$T/c" &&
+		mount -o remount,bind,ro "$T/c" &&
+		mount -t tmpfs -o nosuid,nodev,noexec,noatime lsmnt-n "$T/n" &&
+		mount -t tmpfs lsmnt-p "$T/p" &&
+		mount --make-shared "$T/p" &&
+		mount --bind "$T/p" "$T/q" &&
+		mount --make-slave "$T/q" &&
+		mount -t tmpfs lsmnt-u "$T/u" &&
+		mount --make-unbindable "$T/u" &&
+		mount -t tmpfs -o sync,dirsync,lazytime lsmnt-sync "$T/s" &&
+		mount -t tmpfs lsmnt-d1 "$T/d" &&
+		mount -t tmpfs lsmnt-d2 "$T/d" &&
+		mount -t tmpfs -o ro lsmnt-rosb "$T/ro" &&
+		mount -t tmpfs "lsmnt src\\x" "$T/$WEIRD" &&
+		mount -t tmpfs none "$T/$CTRL" &&
+		mount -t tmpfs lsmnt-utf "$T/ütf"
+}
+
+c_ns_json() {
+	py_case ns_json <<'PY'
+from lsmntcmp import *
+need_findmnt()
+T = os.environ["T"]
+compare_modes([["-J"], ["-J", "-l"], ["-J", "-v"]])
+for f in (["-R", "-T", T], ["-T", T + "/b"], ["-t", "tmpfs"], ["-O", "ro"],
+          ["-O", "+noatime"], ["-S", "lsmnt-a"], ["-R", "-S", "lsmnt-a"]):
+    same(["-J"] + f)
+    same(["-J", "-l"] + f)
+d = jload(same(["-J", "-R", "-T", T]))
+top = d["filesystems"][0]
+expect(top["target"] == T and len(top["children"]) >= 12, "children of the top")
+W = T + "/" + os.environ["WEIRD"]
+expect(any(c["target"].encode("utf-8", "surrogateescape") == os.fsencode(W)
+           for c in top["children"]), "weird target lost")
+PY
+}
+
+c_ns_text() {
+	py_case ns_text <<'PY'
+from lsmntcmp import *
+need_findmnt()
+T = os.environ["T"]
+for loc in ("C.UTF-8", "C"):
+    env = {"LC_ALL": loc}
+    compare_modes([[], ["-l"], ["-l", "-n"], ["-r"], ["-P"], ["-a"]],
+                  extra=["-R", "-T", T], env=env)
+    compare_modes([["-l"], ["-r"], []], env=env, colsets=COLSETS[:3])
+PY
+}
+
+c_ns_filters() {
+	py_case ns_filters <<'PY'
+from lsmntcmp import *
+need_findmnt()
+T = os.environ["T"]
+W = T + "/" + os.environ["WEIRD"]
+filters = [["-T", T + "/a/sub"], ["-T", T + "/b/x/"], ["-T", T + "/d"],
+           ["-M", T + "/d"], ["-M", T + "/a/sub"], ["-T", W],
+           ["-R", "-T", T + "/a"], ["-S", "lsmnt-a"], ["-S", "none"],
+           ["-S", "lsmnt src\\x"], ["-O", "ro"], ["-O", "nosuid,noexec"],
+           ["-O", "noatime"], ["-O", "+noatime"], ["-O", "size=512k"],
+           ["-O", "sync,lazytime"], ["-t", "tmpfs", "-O", "ro"],
+           ["-R", "-O", "ro"], [T + "/c"], ["lsmnt-p"], ["lsmnt-p", T + "/q"],
+           ["--tree", "-S", "lsmnt-a"], ["-l", "-R", "-S", "lsmnt-a"]]
+for f in filters:
+    for m in ([], ["-l"], ["-J"], ["-r"], ["-P"]):
+        if "-l" in f and m and m[0] in ("-l", "-r", "-P"):
+            continue
+        same(m + f + ["-o", "TARGET,SOURCE,ID,PARENT,OPTIONS"])
+PY
+}
+
+c_ns_columns() {
+	py_case ns_columns <<'PY'
+from lsmntcmp import *
+need_native()
+T = os.environ["T"]
+rows = jload(run([L, "-J", "-l", "-R", "-T", T, "-o",
+                       "TARGET,PEER,MASTER,PROPAGATE-FROM,PROPAGATION,OPT-FIELDS,SUBTYPE,SB-SOURCE,FS-OPTIONS,VFS-OPTIONS,UNIQ-ID"])[1])["filesystems"]
+by = {r["target"]: r for r in rows}
+p, q, u = by[T + "/p"], by[T + "/q"], by[T + "/u"]
+expect(p["peer"] and p["master"] is None and p["opt-fields"] == "shared:%d" % p["peer"], "p %r" % p)
+expect(q["master"] == p["peer"] and q["peer"] is None, "q %r" % q)
+expect(q["propagate-from"] == p["peer"] and q["opt-fields"] == "master:%d" % p["peer"], "q %r" % q)
+expect(u["opt-fields"] == "unbindable" and u["propagation"] == "private,unbindable", "u %r" % u)
+expect(by[T + "/s"]["fs-options"] == "rw,sync,dirsync,lazytime", "sync %r" % by[T + "/s"])
+expect(by[T + "/ro"]["fs-options"].split(",")[0] == "ro", "ro sb %r" % by[T + "/ro"])
+expect(by[T + "/ro"]["vfs-options"].split(",")[0] == "ro", "ro sb: the mount is ro too")
+c = by[T + "/c"]
+expect(c["fs-options"].split(",")[0] == "rw", "ro bind: the superblock stays rw")
+mi = [e for e in mountinfo() if e["point"].startswith(T)]
+expect(len(mi) == len(rows), "%d rows, mountinfo %d" % (len(rows), len(mi)))
+for e in mi:
+    same_point = [x for x in mi if x["point"] == e["point"]]
+    r = [x for x in rows if x["target"] == e["point"]]
+    expect(len(r) == len(same_point), "%r listed %d times" % (e["point"], len(r)))
+    r = r[same_point.index(e)]   # stacked mounts: in the same order
+    expect(r["sb-source"] == e["source"], "sb-source %r / %r" % (r["sb-source"], e["source"]))
+    expect(set(r["opt-fields"].split() if r["opt-fields"] else []) == set(e["optional"]),
+           "opt-fields %r / %r" % (r["opt-fields"], e["optional"]))
+    expect(r["fs-options"] == e["super_opts"], "fs-options %r / %r" % (r["fs-options"], e["super_opts"]))
+    expect(r["vfs-options"] == e["mnt_opts"], "vfs-options %r / %r" % (r["vfs-options"], e["mnt_opts"]))
+PY
+}
+
+c_ns_idmap() {
+	py_case ns_idmap <<'PY'
+from lsmntcmp import *
+import ctypes, subprocess, time
+need_native()
+T = os.environ["T"]
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+# a user namespace to map through: 0 -> 1000, 10 ids
+p = subprocess.Popen(["unshare", "-U", "sleep", "30"])
+try:
+    time.sleep(0.2)
+    with open("/proc/%d/uid_map" % p.pid, "w") as f:
+        f.write("0 1000 10\n")
+    with open("/proc/%d/gid_map" % p.pid, "w") as f:
+        f.write("0 2000 5\n")
+    ufd = os.open("/proc/%d/ns/user" % p.pid, os.O_RDONLY)
+    os.makedirs(T + "/idm", exist_ok=True)
+    tfd = libc.syscall(428, -100, os.fsencode(T + "/a"), 1 | 0x80000)  # open_tree(OPEN_TREE_CLONE|CLOEXEC)
+    if tfd < 0:
+        skip("open_tree: %s" % os.strerror(ctypes.get_errno()))
+    attr = ctypes.create_string_buffer(32)
+    import struct
+    struct.pack_into("QQQQ", attr, 0, 0x100000, 0, 0, ufd)  # MOUNT_ATTR_IDMAP
+    if libc.syscall(442, tfd, b"", 0x1000, attr, 32) < 0:  # mount_setattr AT_EMPTY_PATH
+        skip("no idmapped tmpfs mounts here: %s" % os.strerror(ctypes.get_errno()))
+    if libc.syscall(429, tfd, b"", -100, os.fsencode(T + "/idm"), 4) < 0:  # move_mount F_EMPTY_PATH
+        expect(False, "move_mount: %s" % os.strerror(ctypes.get_errno()))
+finally:
+    p.kill()
+    p.wait()
+r = jload(run([L, "-J", "-M", T + "/idm", "-o", "TARGET,UIDMAP,GIDMAP,VFS-OPTIONS"])[1])
+m = r["filesystems"][0]
+s = json.loads(tool_ok("statmnt", "--json", T + "/idm"))
+expect(m["uidmap"] == ",".join(s["mnt_uidmap"]) and m["gidmap"] == ",".join(s["mnt_gidmap"]),
+       "%r / %r" % (m, s.get("mnt_uidmap")))
+expect(m["uidmap"] == "0 1000 10" and m["gidmap"] == "0 2000 5", "maps %r" % m)
+expect("idmapped" in m["vfs-options"], "vfs-options %r" % m["vfs-options"])
+PY
+}
+
+c_ns_other() {
+	local pid
+	# shellcheck disable=SC2016 # $T is expanded by the inner shell
+	unshare -m --propagation private sh -c \
+		'mount -t tmpfs lsmnt-other "$T/o" && exec sleep 60' &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q lsmnt-other "/proc/$pid/mountinfo" 2>/dev/null && break
+		sleep 0.05
+	done
+	OTHER_PID=$pid py_case ns_other <<'PY'
+from lsmntcmp import *
+need_findmnt()
+pid, T = os.environ["OTHER_PID"], os.environ["T"]
+# -N is findmnt's own option: same bytes
+for m in ([], ["-l"], ["-J"], ["-r"]):
+    same(m + ["-N", pid])
+    same(m + ["-N", pid, "-R", "-T", T])
+nsid = ns_id("/proc/%s/ns/mnt" % pid)
+want = run(["findmnt", "-N", pid, "-J", "-l"])[1]
+for ns in ("pid:" + pid, "/proc/%s/ns/mnt" % pid, str(nsid), hex(nsid)):
+    rc, out, err = run([L, "--ns", ns, "-J", "-l"])
+    expect(rc == 0 and out == want, "--ns %s: %r" % (ns, err))
+# --all-namespaces holds both namespaces, each mount once, NS first
+rc, out, err = run([L, "--all-namespaces", "-J", "-l"])
+expect(rc == 0, err)
+rows = jload(out)["filesystems"]
+expect(list(rows[0])[0] == "ns", "NS is not the first column")
+seen = {r["ns"] for r in rows}
+expect(nsid in seen and ns_id() in seen, "namespaces %r" % seen)
+other = [r for r in rows if r["ns"] == nsid]
+expect(any(r["source"] == "lsmnt-other" for r in other), "the other namespace's mount")
+expect(not any(r["source"] == "lsmnt-other" for r in rows if r["ns"] != nsid), "leak")
+ids = [r["ns"] for r in rows]
+expect(ids == sorted(ids), "--order id: namespaces not by ID")
+rc, out, err = run([L, "--all-namespaces", "--order", "tree", "-r", "-n", "-o", "NS"])
+got = list(map(int, out.split()))
+runs = [x for i, x in enumerate(got) if i == 0 or got[i - 1] != x]
+expect(rc == 0 and {nsid, ns_id()} <= set(got), "--order tree: %r" % err)
+expect(len(runs) == len(set(runs)), "--order tree: a namespace split up")
+PY
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+c_ns_churn() {
+	local churn_pid
+	mkdir -p "$T/churn"
+	(
+		i=0
+		while :; do
+			i=$(((i + 1) % 20))
+			mkdir -p "$T/churn/$i"
+			mount -t tmpfs "churn$i" "$T/churn/$i" 2>/dev/null
+			mount --bind "$T/a" "$T/churn/$i" 2>/dev/null
+			umount "$T/churn/$i" 2>/dev/null
+			[ $((i % 3)) = 0 ] && umount -l "$T/churn/$i" 2>/dev/null
+		done
+	) &
+	churn_pid=$!
+	py_case ns_churn <<'PY'
+from lsmntcmp import *
+import time
+end = time.monotonic() + 4
+n = 0
+envs = [None]
+if run([L, "-l"], {"MNTKIT_BACKEND": "mountinfo"})[0] == 0:
+    envs.append({"MNTKIT_BACKEND": "mountinfo"})
+while time.monotonic() < end:
+    for args in (["-J"], ["-J", "-l"], ["-r", "-o", "ID,UNIQ-ID,TARGET,FSTYPE"], []):
+        env = envs[n % len(envs)]
+        rc, out, err = run([L] + args, env)
+        n += 1
+        expect(rc == 0 and err == b"", "run %d %s %s: exit %d %r" % (n, env, args, rc, err))
+        if args and args[0] == "-J":
+            d = jload(out)
+            expect(d["filesystems"], "empty JSON")
+        elif args and args[0] == "-r":
+            lines = out.split(b"\n")
+            expect(lines[-1] == b"", "unterminated output")
+            for l in lines[1:-1]:
+                f = l.split(b" ")
+                expect(len(f) == 4 and f[0].isdigit() and f[3] and
+                       (f[1].isdigit() or (env and not f[1])),
+                       "half a record: %r" % l)
+expect(n >= 20, "only %d runs" % n)
+PY
+	kill "$churn_pid" 2>/dev/null
+	wait "$churn_pid" 2>/dev/null
+}
+
+# findmnt orders a mount's children by the old (reused) mount ID; make
+# them disagree with the unique IDs: free an old ID, then take it again
+c_ns_child_order() {
+	local i
+	mkdir -p "$T/ord" && mount -t tmpfs lsmnt-ord "$T/ord" || {
+		fail ns_child_order "cannot mount"
+		return
+	}
+	for i in 1 2 3 4 5 6; do mkdir -p "$T/ord/$i"; done
+	mount -t tmpfs o1 "$T/ord/1" && mount -t tmpfs o2 "$T/ord/2" &&
+		mount -t tmpfs o3 "$T/ord/3" && umount "$T/ord/1" &&
+		mount -t tmpfs o4 "$T/ord/4" && umount "$T/ord/2" &&
+		mount -t tmpfs o5 "$T/ord/5" && mount -t tmpfs o6 "$T/ord/6"
+	py_case ns_child_order <<'PY'
+from lsmntcmp import *
+need_findmnt()
+T = os.environ["T"]
+for m in ([], ["-J"], ["-l"], ["-r"]):
+    same(m + ["-R", "-T", T + "/ord", "-o", "TARGET,SOURCE,ID"])
+    same(m + ["-t", "tmpfs", "-o", "TARGET,ID"])
+PY
+}
+
+ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_columns c_ns_idmap c_ns_other
+	c_ns_churn c_ns_child_order"
+
+# ---- main ----
+
+if [ ! -x "$LSMNT" ]; then
+	fail lsmnt_built "no executable $LSMNT"
+	cli_done
+fi
+
+if [ "${2:-}" = --in-ns ]; then
+	if ! setup_tree; then
+		for c in $ns_cases; do
+			fail "${c#c_}" "could not build the test mount tree"
+		done
+		cli_done
+	fi
+	for c in $ns_cases; do
+		"$c"
+	done
+	cli_done
+fi
+
+for c in $plain_cases; do
+	"$c"
+done
+
+if can_unshare_mount; then
+	CLI_TMP_INHERIT=1 unshare -m --propagation private \
+		bash "$0" "$BUILDDIR" --in-ns || cli_failed=1
+else
+	for c in $ns_cases; do
+		skip "${c#c_}" "needs root and a private mount namespace (unshare -m)"
+	done
+fi
+cli_done

@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lsmnt-print.c - lsmnt's printers.
+ *
+ * findmnt prints through libsmartcols. lsmnt writes the same bytes itself
+ * for JSON, raw, pairs and for list/tree text going to a pipe or a file, in
+ * time linear in the output: libsmartcols spends about 3 us per line in
+ * tree and list mode (wcwidth() and mbrtowc() on every character), more
+ * than the whole statmount(2) of the mount. For a terminal, list and tree
+ * go through libsmartcols itself, so that its width reduction and
+ * truncation are findmnt's to the column.
+ *
+ * The escaping rules are those of libsmartcols 2.38:
+ *  - list/tree: a character that is not printable in the locale as \xHH
+ *    (each byte), a backslash before an 'x' as \x5c; width by wcwidth();
+ *  - raw: blanks, backslash and anything but printable ASCII as \xHH;
+ *  - pairs: '"', '\', '`', '$' and anything but printable ASCII as \xHH;
+ *  - JSON: '"' and '\' escaped, bytes 0x01-0x1f as \b \f \n \r \t or
+ *    \u00XX; every other byte as it is (findmnt passes invalid UTF-8
+ *    through, and so does lsmnt, to stay byte-identical).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <libsmartcols.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <wctype.h>
+
+#include "lsmnt.h"
+
+static const char hexdig[] = "0123456789abcdef";
+
+static void put_hex(struct outbuf *ob, unsigned char c)
+{
+	char esc[4] = {'\\', 'x', hexdig[c >> 4], hexdig[c & 15]};
+
+	if (ob)
+		outbuf_write(ob, esc, 4);
+}
+
+static bool is_print_ascii(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
+
+static bool locale_utf8(void)
+{
+	static int utf8 = -1;
+
+	if (utf8 < 0)
+		utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	return utf8;
+}
+
+/*
+ * list/tree text: write @s escaped into @ob (NULL: only measure) and return
+ * its width in terminal columns.
+ */
+static size_t put_safe(struct outbuf *ob, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t width = 0;
+
+	while (*p) {
+		const unsigned char *run = p;
+
+		/* the common case: a run of printable ASCII */
+		while (is_print_ascii(*p) && !(*p == '\\' && p[1] == 'x'))
+			p++;
+		if (p > run) {
+			if (ob)
+				outbuf_write(ob, run, (size_t)(p - run));
+			width += (size_t)(p - run);
+			continue;
+		}
+		if (*p < 0x80 || !locale_utf8()) {
+			put_hex(ob, *p++);
+			width += 4;
+			continue;
+		}
+		{
+			mbstate_t st;
+			wchar_t wc;
+			size_t len;
+
+			memset(&st, 0, sizeof(st));
+			len = mbrtowc(&wc, (const char *)p, MB_CUR_MAX, &st);
+			if (len == (size_t)-1 || len == (size_t)-2 ||
+			    len == 0) {
+				put_hex(ob, *p++);
+				width += 4;
+			} else if (!iswprint((wint_t)wc)) {
+				for (size_t i = 0; i < len; i++)
+					put_hex(ob, p[i]);
+				width += 4 * len;
+				p += len;
+			} else {
+				int w = wcwidth(wc);
+
+				if (ob)
+					outbuf_write(ob, p, len);
+				width += w > 0 ? (size_t)w : 0;
+				p += len;
+			}
+		}
+	}
+	return width;
+}
+
+static void put_raw(struct outbuf *ob, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		const unsigned char *run = p;
+
+		while (is_print_ascii(*p) && *p != ' ' && *p != '\\')
+			p++;
+		outbuf_write(ob, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		put_hex(ob, *p);
+	}
+}
+
+static bool pairs_plain(unsigned char c)
+{
+	return is_print_ascii(c) && c != '"' && c != '\\' && c != '`' &&
+	       c != '$';
+}
+
+static void put_pairs(struct outbuf *ob, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		const unsigned char *run = p;
+
+		while (pairs_plain(*p))
+			p++;
+		outbuf_write(ob, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		put_hex(ob, *p);
+	}
+}
+
+static void put_json(struct outbuf *ob, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	outbuf_putc(ob, '"');
+	for (; *p; p++) {
+		const unsigned char *run = p;
+
+		while (*p >= 0x20 && *p != '"' && *p != '\\')
+			p++;
+		outbuf_write(ob, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		switch (*p) {
+		case '"':
+		case '\\':
+			outbuf_putc(ob, '\\');
+			outbuf_putc(ob, (char)*p);
+			break;
+		case '\b':
+			outbuf_puts(ob, "\\b");
+			break;
+		case '\f':
+			outbuf_puts(ob, "\\f");
+			break;
+		case '\n':
+			outbuf_puts(ob, "\\n");
+			break;
+		case '\r':
+			outbuf_puts(ob, "\\r");
+			break;
+		case '\t':
+			outbuf_puts(ob, "\\t");
+			break;
+		default:
+			outbuf_printf(ob, "\\u%04x", *p);
+		}
+	}
+	outbuf_putc(ob, '"');
+}
+
+static void put_spaces(struct outbuf *ob, size_t n)
+{
+	static const char sp[] = "                                ";
+
+	while (n) {
+		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
+
+		outbuf_write(ob, sp, k);
+		n -= k;
+	}
+}
+
+/*
+ * After a row: hand a full chunk to the stream. The snapshot is complete
+ * before the first byte, so streaming only bounds the memory; a chunk ends
+ * with a whole row, so even a failure leaves no half record.
+ */
+#define CHUNK (64 * 1024)
+
+static int row_done(const struct printer *pr, struct outbuf *ob)
+{
+	int r;
+
+	if (ob->len < CHUNK || !pr->stream)
+		return ob->err ? -ob->err : 0;
+	r = outbuf_flush(ob, pr->stream);
+	if (r < 0)
+		ob->err = -r; /* keep it: later appends do nothing */
+	return r;
+}
+
+/* ---- the shape of the rows ---- */
+
+/*
+ * Rows as printed: nested (depth, last) or flat. A flat view of tree rows
+ * (no TARGET column to draw the tree in) keeps their order.
+ */
+static unsigned int row_depth(const struct printer *pr, const struct row *r)
+{
+	return pr->tree ? r->depth : 0;
+}
+
+static bool row_last(const struct printer *pr, const struct row *rows, size_t i,
+		     size_t n)
+{
+	return pr->tree ? rows[i].last : i + 1 == n;
+}
+
+static struct cellctx cell_ctx(const struct printer *pr, bool text)
+{
+	struct cellctx cc = {.text = text, .nofsroot = pr->nofsroot};
+
+	return cc;
+}
+
+/* ---- JSON ---- */
+
+static void json_key_lower(struct outbuf *ob, const char *name)
+{
+	char key[64];
+	size_t i;
+
+	for (i = 0; name[i] && i < sizeof(key) - 1; i++)
+		key[i] = (char)tolower((unsigned char)name[i]);
+	key[i] = '\0';
+	put_json(ob, key);
+}
+
+static size_t json_indent(unsigned int depth)
+{
+	return 6 + 6 * (size_t)depth;
+}
+
+static int print_json(const struct printer *pr, const struct row *rows,
+		      size_t n, struct outbuf *ob)
+{
+	struct cellctx cc = cell_ctx(pr, false);
+	struct outbuf scratch = OUTBUF_INIT;
+	bool *lastv = NULL;
+	size_t lastcap = 0;
+	bool opened = false;
+
+	outbuf_puts(ob, "{\n   \"filesystems\": [\n");
+	if (!n)
+		outbuf_putc(ob, '\n');
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = row_depth(pr, &rows[i]);
+		size_t ind = json_indent(d);
+		bool kids = i + 1 < n && row_depth(pr, &rows[i + 1]) > d;
+
+		if (d >= lastcap) {
+			size_t ncap = (size_t)d * 2 + 16;
+			bool *nv = realloc(lastv, ncap * sizeof(*nv));
+
+			if (!nv) {
+				free(lastv);
+				outbuf_free(&scratch);
+				return -ENOMEM;
+			}
+			lastv = nv;
+			lastcap = ncap;
+		}
+		lastv[d] = row_last(pr, rows, i, n);
+		if (row_done(pr, ob) < 0)
+			break;
+		if (!opened) {
+			put_spaces(ob, ind);
+			outbuf_puts(ob, "{\n");
+		}
+		opened = false;
+		for (size_t c = 0; c < pr->ncols; c++) {
+			const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
+			const char *v =
+				cell_value(&cc, (enum col_id)pr->cols[c],
+					   rows[i].sm, &scratch);
+
+			if (c)
+				outbuf_puts(ob, ",\n");
+			put_spaces(ob, ind + 3);
+			json_key_lower(ob, ci->name);
+			outbuf_puts(ob, ": ");
+			if (!v || !*v)
+				outbuf_puts(ob, "null");
+			else if (ci->number)
+				outbuf_puts(ob, v);
+			else
+				put_json(ob, v);
+		}
+		if (kids) {
+			outbuf_puts(ob, ",\n");
+			put_spaces(ob, ind + 3);
+			outbuf_puts(ob, "\"children\": [\n");
+			continue;
+		}
+		outbuf_putc(ob, '\n');
+		/* close this object, and every parent it was the last of */
+		for (;;) {
+			put_spaces(ob, json_indent(d));
+			outbuf_putc(ob, '}');
+			if (!lastv[d]) {
+				outbuf_puts(ob, ",{\n");
+				opened = true;
+				break;
+			}
+			outbuf_putc(ob, '\n');
+			if (d == 0)
+				break;
+			d--;
+			put_spaces(ob, json_indent(d) + 3);
+			outbuf_puts(ob, "]\n");
+		}
+	}
+	if (!ob->err)
+		outbuf_puts(ob, "   ]\n}\n");
+	free(lastv);
+	if (scratch.err && !ob->err)
+		ob->err = scratch.err;
+	outbuf_free(&scratch);
+	return ob->err ? -ob->err : 0;
+}
+
+/* ---- raw and pairs ---- */
+
+static void put_shell_name(struct outbuf *ob, const char *name)
+{
+	for (const char *p = name; *p; p++)
+		outbuf_putc(ob, isalnum((unsigned char)*p) ? *p : '_');
+}
+
+static int print_flat(const struct printer *pr, const struct row *rows,
+		      size_t n, struct outbuf *ob)
+{
+	struct cellctx cc = cell_ctx(pr, false);
+	struct outbuf scratch = OUTBUF_INIT;
+	bool pairs = pr->mode == OUT_PAIRS;
+
+	if (!pairs && !pr->noheadings && n) {
+		for (size_t c = 0; c < pr->ncols; c++) {
+			if (c)
+				outbuf_putc(ob, ' ');
+			put_raw(ob, lsmnt_cols[pr->cols[c]].name);
+		}
+		outbuf_putc(ob, '\n');
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (size_t c = 0; c < pr->ncols; c++) {
+			const char *name = lsmnt_cols[pr->cols[c]].name;
+			const char *v =
+				cell_value(&cc, (enum col_id)pr->cols[c],
+					   rows[i].sm, &scratch);
+
+			if (c)
+				outbuf_putc(ob, ' ');
+			if (!pairs) {
+				if (v)
+					put_raw(ob, v);
+				continue;
+			}
+			if (pr->shell)
+				put_shell_name(ob, name);
+			else
+				outbuf_puts(ob, name);
+			outbuf_puts(ob, "=\"");
+			if (v)
+				put_pairs(ob, v);
+			outbuf_putc(ob, '"');
+		}
+		outbuf_putc(ob, '\n');
+		if (row_done(pr, ob) < 0)
+			break;
+	}
+	outbuf_free(&scratch);
+	return ob->err ? -ob->err : 0;
+}
+
+/* ---- list and tree text, for a pipe or a file ---- */
+
+struct treeart {
+	const char *branch, *last, *vert, *space; /* 2 columns each */
+};
+
+static const struct treeart art_utf8 = {"\u251c\u2500", "\u2514\u2500",
+					"\u2502 ", "  "};
+static const struct treeart art_ascii = {"|-", "`-", "| ", "  "};
+
+static const struct treeart *tree_art(const struct printer *pr)
+{
+	return !pr->ascii && locale_utf8() ? &art_utf8 : &art_ascii;
+}
+
+/*
+ * The art before a row at depth d > 0: for each ancestor level 1..d-1 a
+ * bar when that ancestor has a later sibling, then the branch.
+ */
+static void put_art(struct outbuf *ob, const struct treeart *art,
+		    const bool *more, unsigned int d, bool last)
+{
+	for (unsigned int k = 1; k < d; k++)
+		outbuf_puts(ob, more[k] ? art->vert : art->space);
+	outbuf_puts(ob, last ? art->last : art->branch);
+}
+
+/*
+ * libsmartcols' width of a column on a non-terminal: the widest cell, at
+ * least the header, or the width hint when that is wider than both.
+ */
+static size_t col_width(const struct colinfo *ci, size_t widest)
+{
+	size_t hdr = strlen(ci->name);
+
+	if (widest < hdr)
+		return hdr;
+	if (ci->whint >= 1 && widest < (size_t)ci->whint &&
+	    hdr < (size_t)ci->whint)
+		return (size_t)ci->whint;
+	return widest;
+}
+
+static void put_cell(struct outbuf *ob, const struct colinfo *ci,
+		     const char *art_prefix, size_t art_w, const char *v,
+		     size_t width, bool lastcol)
+{
+	size_t w = art_w + (v ? put_safe(NULL, v) : 0);
+	size_t pad = width > w ? width - w : 0;
+
+	if (ci->flags & CF_RIGHT)
+		put_spaces(ob, pad);
+	if (art_prefix)
+		outbuf_puts(ob, art_prefix);
+	if (v)
+		put_safe(ob, v);
+	if (!(ci->flags & CF_RIGHT) && !lastcol)
+		put_spaces(ob, pad);
+}
+
+struct textctx {
+	const struct printer *pr;
+	size_t *width;
+	bool *more; /* per depth: that level's row has a later sibling */
+	size_t morecap;
+	struct outbuf art;
+	struct outbuf scratch;
+};
+
+static int grow_more(struct textctx *tc, unsigned int d)
+{
+	bool *nv;
+	size_t ncap;
+
+	if (d < tc->morecap)
+		return 0;
+	ncap = (size_t)d * 2 + 16;
+	nv = realloc(tc->more, ncap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	tc->more = nv;
+	tc->morecap = ncap;
+	return 0;
+}
+
+static bool is_tree_col(const struct printer *pr, int col)
+{
+	return pr->tree && (lsmnt_cols[col].flags & CF_TREE);
+}
+
+static void measure(struct textctx *tc, const struct row *rows, size_t n)
+{
+	const struct printer *pr = tc->pr;
+	struct cellctx cc = cell_ctx(pr, true);
+
+	for (size_t c = 0; c < pr->ncols; c++) {
+		size_t widest = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const char *v =
+				cell_value(&cc, (enum col_id)pr->cols[c],
+					   rows[i].sm, &tc->scratch);
+			size_t w = v ? put_safe(NULL, v) : 0;
+
+			if (is_tree_col(pr, pr->cols[c]))
+				w += 2 * (size_t)row_depth(pr, &rows[i]);
+			if (w > widest)
+				widest = w;
+		}
+		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], widest);
+	}
+}
+
+static int print_text(const struct printer *pr, const struct row *rows,
+		      size_t n, struct outbuf *ob)
+{
+	struct textctx tc = {.pr = pr};
+	const struct treeart *art = tree_art(pr);
+	struct cellctx cc = cell_ctx(pr, true);
+	int ret = -ENOMEM;
+
+	if (!n)
+		return 0; /* libsmartcols prints nothing, not even a header */
+	outbuf_init(&tc.art);
+	outbuf_init(&tc.scratch);
+	tc.width = calloc(pr->ncols ? pr->ncols : 1, sizeof(*tc.width));
+	if (!tc.width)
+		goto out;
+	measure(&tc, rows, n);
+	if (!pr->noheadings) {
+		for (size_t c = 0; c < pr->ncols; c++) {
+			if (c)
+				outbuf_putc(ob, ' ');
+			put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
+				 lsmnt_cols[pr->cols[c]].name, tc.width[c],
+				 c + 1 == pr->ncols);
+		}
+		outbuf_putc(ob, '\n');
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = row_depth(pr, &rows[i]);
+		bool last = row_last(pr, rows, i, n);
+
+		if (grow_more(&tc, d) < 0)
+			goto out;
+		tc.more[d] = !last;
+		outbuf_reset(&tc.art);
+		if (d)
+			put_art(&tc.art, art, tc.more, d, last);
+		for (size_t c = 0; c < pr->ncols; c++) {
+			int col = pr->cols[c];
+			const char *v = cell_value(&cc, (enum col_id)col,
+						   rows[i].sm, &tc.scratch);
+			bool treecol = is_tree_col(pr, col) && d;
+
+			if (c)
+				outbuf_putc(ob, ' ');
+			put_cell(ob, &lsmnt_cols[col],
+				 treecol ? outbuf_cstr(&tc.art) : NULL,
+				 treecol ? 2 * (size_t)d : 0, v, tc.width[c],
+				 c + 1 == pr->ncols);
+		}
+		outbuf_putc(ob, '\n');
+		ret = row_done(pr, ob);
+		if (ret < 0)
+			goto out;
+		ret = -ENOMEM;
+	}
+	ret = 0;
+out:
+	if (!ret && (tc.art.err || tc.scratch.err))
+		ret = -ENOMEM;
+	free(tc.width);
+	free(tc.more);
+	outbuf_free(&tc.art);
+	outbuf_free(&tc.scratch);
+	if (!ret && ob->err)
+		ret = -ob->err;
+	return ret;
+}
+
+/* ---- list and tree for a terminal: libsmartcols ---- */
+
+static int scols_flags(const struct printer *pr, int col)
+{
+	unsigned int f = lsmnt_cols[col].flags;
+	int fl = 0;
+
+	if ((f & CF_TRUNC) && !pr->notrunc)
+		fl |= SCOLS_FL_TRUNC;
+	if (f & CF_RIGHT)
+		fl |= SCOLS_FL_RIGHT;
+	if (f & CF_NOEXTREMES)
+		fl |= SCOLS_FL_NOEXTREMES;
+	if (is_tree_col(pr, col))
+		fl |= SCOLS_FL_TREE;
+	return fl;
+}
+
+static int scols_fill(const struct printer *pr, struct libscols_table *tb,
+		      const struct row *rows, size_t n)
+{
+	struct cellctx cc = cell_ctx(pr, true);
+	struct outbuf scratch = OUTBUF_INIT;
+	struct libscols_line **up = NULL;
+	size_t upcap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		unsigned int d = row_depth(pr, &rows[i]);
+		struct libscols_line *ln;
+
+		if (d + 1 > upcap) {
+			size_t ncap = (size_t)d * 2 + 16;
+			struct libscols_line **nv =
+				realloc(up, ncap * sizeof(*nv));
+
+			if (!nv) {
+				ret = -ENOMEM;
+				break;
+			}
+			up = nv;
+			upcap = ncap;
+		}
+		ln = scols_table_new_line(tb, d ? up[d - 1] : NULL);
+		if (!ln) {
+			ret = -ENOMEM;
+			break;
+		}
+		up[d] = ln;
+		for (size_t c = 0; c < pr->ncols && !ret; c++) {
+			const char *v =
+				cell_value(&cc, (enum col_id)pr->cols[c],
+					   rows[i].sm, &scratch);
+
+			if (v && scols_line_set_data(ln, c, v))
+				ret = -ENOMEM;
+		}
+	}
+	free(up);
+	outbuf_free(&scratch);
+	return ret;
+}
+
+static int print_scols(const struct printer *pr, const struct row *rows,
+		       size_t n)
+{
+	struct libscols_table *tb;
+	int ret = -ENOMEM;
+
+	if (!n)
+		return 0; /* libsmartcols prints nothing, not even a header */
+	tb = scols_new_table();
+	if (!tb)
+		return -ENOMEM;
+	scols_table_enable_ascii(tb, pr->ascii);
+	scols_table_enable_noheadings(tb, pr->noheadings);
+	for (size_t c = 0; c < pr->ncols; c++) {
+		const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
+
+		if (!scols_table_new_column(tb, ci->name, ci->whint,
+					    scols_flags(pr, pr->cols[c])))
+			goto out;
+	}
+	ret = scols_fill(pr, tb, rows, n);
+	if (!ret && scols_print_table(tb))
+		ret = -EIO;
+out:
+	scols_unref_table(tb);
+	return ret;
+}
+
+int print_rows(const struct printer *pr, const struct row *rows, size_t n,
+	       struct outbuf *ob)
+{
+	if (pr->json)
+		return print_json(pr, rows, n, ob);
+	if (pr->mode == OUT_RAW || pr->mode == OUT_PAIRS)
+		return print_flat(pr, rows, n, ob);
+	if (pr->terminal)
+		return print_scols(pr, rows, n);
+	return print_text(pr, rows, n, ob);
+}

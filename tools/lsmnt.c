@@ -1,0 +1,1830 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lsmnt - list mounts like findmnt(8), from statmount(2)/listmount(2), in
+ * time linear in the number of mounts.
+ *
+ * One snapshot (mntkit_table_new(): one listing, one statmount per mount,
+ * the tree linked in the library) per mount namespace; the filters and the
+ * rows to print are one pass over it; the printers (lsmnt-print.c) write
+ * findmnt's bytes. All output is built in memory and written once, so a
+ * failure never leaves half a record; every error is one line on stderr
+ * and exit status 1, as is finding nothing (findmnt's convention).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/nsfs.h>
+#include <locale.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "lsmnt.h"
+
+/* nsfs ioctls of Linux 6.12+: walk the mount namespaces by ID */
+struct lsmnt_mnt_ns_info {
+	uint32_t size;
+	uint32_t nr_mounts;
+	uint64_t mnt_ns_id;
+};
+
+#define LSMNT_NS_MNT_GET_INFO _IOR(0xb7, 10, struct lsmnt_mnt_ns_info)
+#define LSMNT_NS_MNT_GET_NEXT _IOR(0xb7, 11, struct lsmnt_mnt_ns_info)
+#define LSMNT_NS_MNT_GET_PREV _IOR(0xb7, 12, struct lsmnt_mnt_ns_info)
+
+static const char usage_line[] =
+	"usage: " PROG " [options] [<device> | <mountpoint> | <device> "
+	"<mountpoint>]";
+
+static const int default_cols[] = {COL_TARGET, COL_SOURCE, COL_FSTYPE,
+				   COL_OPTIONS};
+
+/* ---- errors ---- */
+
+/* "lsmnt: SUBJECT: REASON", one line whatever the subject holds */
+static void __attribute__((format(printf, 2, 3)))
+errmsg(const char *subject, const char *fmt, ...)
+{
+	struct outbuf ob = OUTBUF_INIT;
+	char *reason = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&reason, fmt, ap);
+	va_end(ap);
+	outbuf_puts(&ob, PROG ": ");
+	if (subject) {
+		outbuf_text_str(&ob, subject);
+		outbuf_puts(&ob, ": ");
+	}
+	outbuf_text_str(&ob, n < 0 ? fmt : reason);
+	outbuf_putc(&ob, '\n');
+	if (outbuf_flush(&ob, stderr) < 0)
+		fputs(PROG ": out of memory\n", stderr);
+	outbuf_free(&ob);
+	free(reason);
+}
+
+/* ---- the command line ---- */
+
+enum ns_order { ORDER_ID, ORDER_TREE };
+
+struct filter {
+	const char *types;   /* -t */
+	const char *options; /* -O */
+	const char *source;  /* -S or the first argument */
+	bool source_devno;   /* -S MAJ:MIN */
+	unsigned int major, minor;
+	char *source_canon; /* the device the source names, if any */
+	const char *target_arg;
+	char *target; /* the mount point to match (canonical) */
+	bool strict;  /* -M: no walk up to the mount point of a path */
+	bool swap;    /* one argument: source, else target */
+	bool has_id;  /* --id */
+	uint32_t id;
+	bool has_uniq; /* --uniq-id */
+	uint64_t uniq;
+	int real; /* 1 --real, -1 --pseudo */
+};
+
+struct cmdline {
+	struct printer pr;
+	int cols[2 * NR_COLS + 8];
+	size_t ncols;
+	const char *outarg; /* -o */
+	bool output_all;
+	bool list_columns; /* -H */
+	bool submounts;	   /* -R */
+	bool force_tree;   /* --tree */
+	bool unreachable;  /* --unreachable */
+	bool all_ns;	   /* --all-namespaces */
+	enum ns_order order;
+	bool order_given;
+	const char *ns_arg;   /* --ns */
+	const char *task_arg; /* -N */
+	struct mntkit_opts nsopts;
+	const struct mntkit_opts *ns;
+	struct filter f;
+};
+
+static const char *const help_text[] = {
+	"",
+	"List the mounts of a mount namespace, as findmnt(8) does, from",
+	"statmount(2) and listmount(2). Default: the tree of the current",
+	"namespace.",
+	"",
+	"Output:",
+	"  -J, --json             JSON output",
+	"  -l, --list             list output",
+	"  -r, --raw              raw output",
+	"  -P, --pairs            key=\"value\" output",
+	"  -n, --noheadings       don't print column headings",
+	"  -o, --output <list>    the columns to show (+<list> adds to them)",
+	"      --output-all       show every column",
+	"  -u, --notruncate       don't truncate text in columns",
+	"  -a, --ascii            ASCII characters for the tree",
+	"  -v, --nofsroot         don't print [/dir] for bind mounts",
+	"  -y, --shell            column names usable as shell variables",
+	"      --tree             the tree even with -S, -T or arguments",
+	"  -H, --list-columns     list the columns",
+	"",
+	"Filters:",
+	"  -t, --types <list>     only these filesystem types (no<type>...)",
+	"  -O, --options <list>   only mounts with these options (no<opt>)",
+	"  -S, --source <string>  only this source (device, MAJ:MIN, LABEL=..)",
+	"  -T, --target <path>    only the mount the path is on",
+	"  -M, --mountpoint <dir> only mounts on this directory",
+	"  -R, --submounts        with the matching mounts, all below them",
+	"      --id <num>         only the mount with this (old) mount ID",
+	"      --uniq-id <num>    only the mount with this 64-bit mount ID",
+	"      --real             only real filesystems",
+	"      --pseudo           only pseudo filesystems",
+	"",
+	"Namespaces:",
+	"  -N, --task <pid>       the mount namespace of a process",
+	"      --ns <ns>          another mount namespace: its ID, a file",
+	"                         such as /proc/PID/ns/mnt, or pid:PID",
+	"      --all-namespaces   every mount namespace (adds the NS column)",
+	"      --order id|tree    --all-namespaces: by namespace ID, or as",
+	"                         the processes in them nest",
+	"      --unreachable      also the mounts outside a chroot",
+	"",
+	"  -h, --help             show this help",
+	"  -V, --version          show the version",
+	"",
+	"Finding nothing exits with status 1, as findmnt does. See lsmnt(8).",
+};
+
+static void help(void)
+{
+	puts(usage_line);
+	for (size_t i = 0; i < sizeof(help_text) / sizeof(*help_text); i++)
+		puts(help_text[i]);
+}
+
+/* -H: the columns, as a table (or JSON with -J, raw with -r) */
+static int list_columns(const struct cmdline *cl)
+{
+	struct outbuf ob = OUTBUF_INIT;
+	int r;
+
+	if (cl->pr.json) {
+		struct json_writer jw;
+
+		json_init(&jw, &ob, 3);
+		json_object_begin(&jw);
+		json_key(&jw, PROG "-columns");
+		json_array_begin(&jw);
+		for (int i = 0; i < NR_COLS; i++) {
+			json_object_begin(&jw);
+			json_kv_string(&jw, "holder", lsmnt_cols[i].name);
+			json_kv_string(&jw, "type",
+				       lsmnt_cols[i].number ? "<integer>"
+							    : "<string>");
+			json_kv_string(&jw, "description", lsmnt_cols[i].help);
+			json_object_end(&jw);
+		}
+		json_array_end(&jw);
+		json_object_end(&jw);
+		outbuf_putc(&ob, '\n');
+	} else {
+		for (int i = 0; i < NR_COLS; i++)
+			outbuf_printf(
+				&ob,
+				cl->pr.mode == OUT_RAW ? "%s %s %s\n"
+						       : "%14s  %-9s  %s\n",
+				lsmnt_cols[i].name,
+				lsmnt_cols[i].number ? "<integer>" : "<string>",
+				lsmnt_cols[i].help);
+	}
+	r = outbuf_flush(&ob, stdout);
+	outbuf_free(&ob);
+	if (r < 0)
+		errmsg("write error", "%s", strerror(-r));
+	return r < 0 ? -1 : 1;
+}
+
+/* a whole decimal number, or 0x hex; 1 ok, 0 not a number, -1 too big */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	const char *d = s;
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		d = s + 2;
+	}
+	if (!*d || !isxdigit((unsigned char)*d) ||
+	    (base == 10 && !isdigit((unsigned char)*d)))
+		return 0;
+	errno = 0;
+	*v = strtoull(d, &end, base);
+	if (*end)
+		return 0;
+	return errno == ERANGE ? -1 : 1;
+}
+
+static int add_columns(struct cmdline *cl, const char *list, const char *opt)
+{
+	const char *p = list;
+
+	if (*p == '+')
+		p++;
+	else
+		cl->ncols = 0;
+	if (!*p) {
+		errmsg(opt, "empty column list");
+		return -1;
+	}
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		int id = col_by_name(p, n);
+
+		if (!n) {
+			errmsg(opt, "empty column name in '%s'", list);
+			return -1;
+		}
+		if (id < 0) {
+			errmsg(NULL, "unknown column: %.*s", (int)n, p);
+			return -1;
+		}
+		if (cl->ncols >= sizeof(cl->cols) / sizeof(*cl->cols)) {
+			errmsg(opt, "too many columns, the limit is %zu",
+			       sizeof(cl->cols) / sizeof(*cl->cols));
+			return -1;
+		}
+		cl->cols[cl->ncols++] = id;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+/* make sure a namespace fd is not 0, which the ABI reads as "none" */
+static int fd_not_zero(int fd)
+{
+	int nfd;
+
+	if (fd != 0)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return nfd;
+}
+
+static int parse_pid(const char *opt, const char *s, pid_t *pid)
+{
+	uint64_t v;
+	int fd;
+
+	if (strspn(s, "0123456789") != strlen(s) || parse_u64(s, &v) != 1 ||
+	    v == 0 || v > INT_MAX) {
+		errmsg(opt, "'%s' is not a process ID", s);
+		return -1;
+	}
+	fd = mntkit_ns_open_pid((pid_t)v);
+	if (fd == -EACCES || fd == -EPERM) {
+		errmsg(opt,
+		       "%s: %s (another user's process needs "
+		       "CAP_SYS_ADMIN and CAP_SYS_PTRACE)",
+		       s, strerror(-fd));
+		return -1;
+	}
+	if (fd < 0) {
+		errmsg(opt, "%s: %s", s, strerror(fd == -ENOENT ? ESRCH : -fd));
+		return -1;
+	}
+	close(fd);
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static int parse_ns(struct cmdline *cl, const char *arg)
+{
+	uint64_t id, root;
+	int fd, type, r;
+
+	cl->ns = &cl->nsopts;
+	if (!strncmp(arg, "pid:", 4))
+		return parse_pid("--ns", arg + 4, &cl->nsopts.pid);
+	r = parse_u64(arg, &id);
+	if (r == 0) {
+		fd = open(arg, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			fd = fd_not_zero(fd);
+		if (fd < 0) {
+			errmsg("--ns", "%s: %s", arg, strerror(errno));
+			return -1;
+		}
+		type = ioctl(fd, NS_GET_NSTYPE);
+		if (type != CLONE_NEWNS) {
+			errmsg("--ns", "%s: %s", arg,
+			       type < 0 ? "not a namespace file"
+					: "not a mount namespace");
+			close(fd);
+			return -1;
+		}
+		cl->nsopts.mnt_ns_fd = fd;
+		return 0;
+	}
+	if (r < 0 || id == 0) {
+		errmsg("--ns", "%s: not a mount namespace ID", arg);
+		return -1;
+	}
+	cl->nsopts.mnt_ns_id = id;
+	r = mntkit_root_id(cl->ns, 0, &root);
+	if (r < 0) {
+		errmsg("--ns", "%s: %s", arg,
+		       r == -ENOENT ? "no such mount namespace (or no "
+				      "CAP_SYS_ADMIN over it)"
+				    : strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/* MNTKIT_BACKEND is read by the library; an unknown name is an error here */
+static int check_backend_env(void)
+{
+	const char *env = getenv("MNTKIT_BACKEND");
+	enum mntkit_backend b;
+	const char *name;
+	int r;
+
+	if (!env || !*env)
+		return 0;
+	for (b = MNTKIT_BACKEND_AUTO; b <= MNTKIT_BACKEND_MOUNTINFO; b++) {
+		name = mntkit_backend_name(b);
+		if (name && !strcmp(name, env))
+			break;
+	}
+	if (b > MNTKIT_BACKEND_MOUNTINFO) {
+		errmsg("MNTKIT_BACKEND",
+		       "unknown backend '%s' (native, "
+		       "mountinfo or auto)",
+		       env);
+		return -1;
+	}
+	r = mntkit_set_backend(b);
+	if (r < 0) {
+		errmsg("MNTKIT_BACKEND", "%s: %s", env, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+enum {
+	OPT_OUTPUT_ALL = 256,
+	OPT_REAL,
+	OPT_PSEUDO,
+	OPT_ID,
+	OPT_UNIQ_ID,
+	OPT_NS,
+	OPT_ALL_NS,
+	OPT_ORDER,
+	OPT_UNREACHABLE,
+	OPT_TREE,
+};
+
+static const struct option long_options[] = {
+	{"all", no_argument, NULL, 'A'},
+	{"ascii", no_argument, NULL, 'a'},
+	{"json", no_argument, NULL, 'J'},
+	{"list", no_argument, NULL, 'l'},
+	{"raw", no_argument, NULL, 'r'},
+	{"pairs", no_argument, NULL, 'P'},
+	{"noheadings", no_argument, NULL, 'n'},
+	{"notruncate", no_argument, NULL, 'u'},
+	{"nofsroot", no_argument, NULL, 'v'},
+	{"shell", no_argument, NULL, 'y'},
+	{"output", required_argument, NULL, 'o'},
+	{"output-all", no_argument, NULL, OPT_OUTPUT_ALL},
+	{"list-columns", no_argument, NULL, 'H'},
+	{"types", required_argument, NULL, 't'},
+	{"options", required_argument, NULL, 'O'},
+	{"source", required_argument, NULL, 'S'},
+	{"target", required_argument, NULL, 'T'},
+	{"mountpoint", required_argument, NULL, 'M'},
+	{"submounts", no_argument, NULL, 'R'},
+	{"id", required_argument, NULL, OPT_ID},
+	{"uniq-id", required_argument, NULL, OPT_UNIQ_ID},
+	{"real", no_argument, NULL, OPT_REAL},
+	{"pseudo", no_argument, NULL, OPT_PSEUDO},
+	{"tree", no_argument, NULL, OPT_TREE},
+	{"task", required_argument, NULL, 'N'},
+	{"ns", required_argument, NULL, OPT_NS},
+	{"all-namespaces", no_argument, NULL, OPT_ALL_NS},
+	{"order", required_argument, NULL, OPT_ORDER},
+	{"unreachable", no_argument, NULL, OPT_UNREACHABLE},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+/* the option getopt_long() just refused, as the user wrote it */
+static void bad_option(char *const argv[], const char *reason)
+{
+	char name[3] = {'-', (char)optopt, '\0'};
+	const char *arg = argv[optind - 1];
+
+	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2))
+		arg = name;
+	errmsg(arg, "%s (see " PROG " --help)", reason);
+}
+
+static int set_mode(struct cmdline *cl, enum out_mode mode, const char *opt)
+{
+	/* findmnt: -J/-P/-r exclude each other, and so do -P/-l/-r */
+	if ((cl->pr.mode != OUT_TREE && cl->pr.mode != mode) ||
+	    (cl->pr.json && mode != OUT_LIST)) {
+		errmsg(opt, "-J, -l, -P and -r exclude each other (but -J -l)");
+		return -1;
+	}
+	cl->pr.mode = mode;
+	return 0;
+}
+
+static int set_once(const char **slot, const char *val, const char *opt)
+{
+	if (*slot) {
+		errmsg(opt, "given twice");
+		return -1;
+	}
+	*slot = val;
+	return 0;
+}
+
+static int parse_num_opt(const char *opt, const char *arg, uint64_t max,
+			 uint64_t *v)
+{
+	if (parse_u64(arg, v) != 1 || *v > max) {
+		errmsg(opt, "'%s' is not a valid number", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* 0: go on; 1: done, exit 0 (--help, --version); -1: error */
+static int parse_option(struct cmdline *cl, int opt, char *const argv[])
+{
+	struct filter *f = &cl->f;
+	uint64_t v;
+
+	switch (opt) {
+	case 'A':
+		return 0; /* findmnt's "no built-in filters": lsmnt has none */
+	case 'a':
+		cl->pr.ascii = true;
+		return 0;
+	case 'J':
+		if (cl->pr.mode == OUT_RAW || cl->pr.mode == OUT_PAIRS) {
+			errmsg("-J", "-J, -P and -r exclude each other");
+			return -1;
+		}
+		cl->pr.json = true;
+		return 0;
+	case 'l':
+		return set_mode(cl, OUT_LIST, "-l");
+	case 'r':
+		return set_mode(cl, OUT_RAW, "-r");
+	case 'P':
+		return set_mode(cl, OUT_PAIRS, "-P");
+	case 'n':
+		cl->pr.noheadings = true;
+		return 0;
+	case 'u':
+		cl->pr.notrunc = true;
+		return 0;
+	case 'v':
+		cl->pr.nofsroot = true;
+		return 0;
+	case 'y':
+		cl->pr.shell = true;
+		return 0;
+	case 'o':
+		cl->outarg = optarg;
+		return 0;
+	case OPT_OUTPUT_ALL:
+		cl->output_all = true;
+		return 0;
+	case 'H':
+		cl->list_columns = true;
+		return 0;
+	case 't':
+		f->types = optarg;
+		return 0;
+	case 'O':
+		f->options = optarg;
+		return 0;
+	case 'S':
+		f->source = optarg;
+		return 0;
+	case 'M':
+		f->strict = true;
+		/* fall through */
+	case 'T':
+		if (f->target_arg) {
+			errmsg(opt == 'M' ? "-M" : "-T",
+			       "-T and -M exclude each other, and are given "
+			       "once");
+			return -1;
+		}
+		f->target_arg = optarg;
+		return 0;
+	case 'R':
+		cl->submounts = true;
+		return 0;
+	case OPT_ID:
+		if (parse_num_opt("--id", optarg, INT32_MAX, &v) < 0)
+			return -1;
+		f->has_id = true;
+		f->id = (uint32_t)v;
+		return 0;
+	case OPT_UNIQ_ID:
+		if (parse_num_opt("--uniq-id", optarg, UINT64_MAX, &v) < 0)
+			return -1;
+		f->has_uniq = true;
+		f->uniq = v;
+		return 0;
+	case OPT_REAL:
+	case OPT_PSEUDO:
+		if (f->real && f->real != (opt == OPT_REAL ? 1 : -1)) {
+			errmsg("--real", "--real and --pseudo exclude each "
+					 "other");
+			return -1;
+		}
+		f->real = opt == OPT_REAL ? 1 : -1;
+		return 0;
+	case OPT_TREE:
+		cl->force_tree = true;
+		return 0;
+	case 'N':
+		return set_once(&cl->task_arg, optarg, "-N");
+	case OPT_NS:
+		return set_once(&cl->ns_arg, optarg, "--ns");
+	case OPT_ALL_NS:
+		cl->all_ns = true;
+		return 0;
+	case OPT_ORDER:
+		cl->order_given = true;
+		if (!strcmp(optarg, "id")) {
+			cl->order = ORDER_ID;
+		} else if (!strcmp(optarg, "tree")) {
+			cl->order = ORDER_TREE;
+		} else {
+			errmsg("--order", "'%s': expected id or tree", optarg);
+			return -1;
+		}
+		return 0;
+	case OPT_UNREACHABLE:
+		cl->unreachable = true;
+		return 0;
+	case 'h':
+		help();
+		return 1;
+	case 'V':
+		printf(PROG " (mntkit) %d.%d.%d\n", MNTKIT_VERSION_MAJOR,
+		       MNTKIT_VERSION_MINOR, MNTKIT_VERSION_PATCH);
+		return 1;
+	case ':':
+		bad_option(argv, "option requires an argument");
+		return -1;
+	default:
+		bad_option(argv, "unknown option");
+		return -1;
+	}
+}
+
+static int parse_source(struct filter *f)
+{
+	unsigned int ma, mi;
+	int end = 0;
+
+	if (sscanf(f->source, "%u:%u%n", &ma, &mi, &end) == 2 &&
+	    !f->source[end]) {
+		f->source_devno = true;
+		f->major = ma;
+		f->minor = mi;
+		f->swap = false;
+	}
+	if (!strncmp(f->source, "LABEL=", 6) ||
+	    !strncmp(f->source, "UUID=", 5) ||
+	    !strncmp(f->source, "PARTLABEL=", 10) ||
+	    !strncmp(f->source, "PARTUUID=", 9))
+		f->swap = false;
+	return 0;
+}
+
+static int parse_args(struct cmdline *cl, int argc, char *argv[])
+{
+	struct filter *f = &cl->f;
+	int nargs = argc - optind;
+
+	if (nargs > 2) {
+		errmsg(argv[optind + 2],
+		       "unexpected argument (see " PROG " --help)");
+		return -1;
+	}
+	if (nargs && (f->source || f->target_arg)) {
+		errmsg(argv[optind], "-S and -T can't be used together with "
+				     "an argument that is not an option");
+		return -1;
+	}
+	if (nargs >= 1) {
+		f->source = argv[optind];
+		f->swap = nargs == 1;
+	}
+	if (nargs == 2)
+		f->target_arg = argv[optind + 1];
+	if (f->source)
+		parse_source(f);
+	return 0;
+}
+
+static int check_combinations(struct cmdline *cl)
+{
+	int nsel = !!cl->ns_arg + !!cl->task_arg + cl->all_ns;
+
+	if (nsel > 1) {
+		errmsg("--ns", "--ns, -N and --all-namespaces exclude each "
+			       "other");
+		return -1;
+	}
+	if (cl->order_given && !cl->all_ns) {
+		errmsg("--order", "only with --all-namespaces");
+		return -1;
+	}
+	return 0;
+}
+
+static int set_columns(struct cmdline *cl)
+{
+	if (cl->output_all) {
+		for (int i = 0; i < NR_COLS; i++)
+			cl->cols[cl->ncols++] = i;
+	} else {
+		if (cl->all_ns)
+			cl->cols[cl->ncols++] = COL_NS;
+		for (size_t i = 0; i < 4; i++)
+			cl->cols[cl->ncols++] = default_cols[i];
+	}
+	if (cl->outarg && add_columns(cl, cl->outarg, "-o") < 0)
+		return -1;
+	cl->pr.cols = cl->cols;
+	cl->pr.ncols = cl->ncols;
+	return 0;
+}
+
+static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
+{
+	int opt, r;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":aAJlrPnuvyo:Ht:O:S:T:M:RN:hV",
+				  long_options, NULL)) != -1) {
+		r = parse_option(cl, opt, argv);
+		if (r)
+			return r;
+	}
+	if (cl->list_columns)
+		return list_columns(cl);
+	if (parse_args(cl, argc, argv) < 0 || check_combinations(cl) < 0 ||
+	    set_columns(cl) < 0 || check_backend_env() < 0)
+		return -1;
+	if (cl->ns_arg && parse_ns(cl, cl->ns_arg) < 0)
+		return -1;
+	if (cl->task_arg) {
+		cl->ns = &cl->nsopts;
+		if (parse_pid("-N", cl->task_arg, &cl->nsopts.pid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- filters (findmnt's semantics) ---- */
+
+/*
+ * -t: libmount's match_fstype(): a comma list of types, compared without
+ * case; a leading "no" negates the whole list, "no" before a later item
+ * excludes that type.
+ */
+static bool match_types(const char *type, const char *pattern)
+{
+	size_t len = strlen(type);
+	const char *p = pattern;
+	bool no = false;
+
+	if (!strncmp(p, "no", 2)) {
+		no = true;
+		p += 2;
+	}
+	for (;;) {
+		if (!strncmp(p, "no", 2) && !strncasecmp(p + 2, type, len) &&
+		    (p[len + 2] == '\0' || p[len + 2] == ','))
+			return false;
+		if (!strncasecmp(p, type, len) &&
+		    (p[len] == '\0' || p[len] == ','))
+			return !no;
+		p = strchr(p, ',');
+		if (!p)
+			return no;
+		p++;
+	}
+}
+
+/* the next option of a comma list (quotes keep commas): name and value */
+static bool next_option(const char **pp, const char **name, size_t *nlen,
+			const char **val, size_t *vlen)
+{
+	const char *p = *pp;
+	bool quoted = false;
+
+	while (*p == ',')
+		p++;
+	if (!*p)
+		return false;
+	*name = p;
+	*val = NULL;
+	*vlen = 0;
+	for (; *p; p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		else if (!quoted && *p == ',')
+			break;
+		else if (!quoted && *p == '=' && !*val)
+			*val = p + 1;
+	}
+	*nlen = (size_t)((*val ? *val - 1 : p) - *name);
+	if (*val)
+		*vlen = (size_t)(p - *val);
+	*pp = p;
+	return true;
+}
+
+/* does @optstr hold option @name (with value @val if @val != NULL)? */
+static bool has_option(const char *optstr, const char *name, size_t nlen,
+		       const char *val, size_t vlen)
+{
+	const char *p = optstr, *n, *v;
+	size_t nl, vl;
+
+	while (next_option(&p, &n, &nl, &v, &vl)) {
+		if (nl != nlen || strncmp(n, name, nlen))
+			continue;
+		if (!val)
+			return true;
+		return vl == vlen && !strncmp(v, val, vlen);
+	}
+	return false;
+}
+
+/*
+ * -O: libmount's mnt_match_options(): every item must hold; "noX" means
+ * X is absent ("+noX" means the option noX itself is there).
+ */
+static bool match_options(const char *optstr, const char *pattern)
+{
+	const char *p = pattern, *name, *val;
+	size_t nlen, vlen;
+
+	while (next_option(&p, &name, &nlen, &val, &vlen)) {
+		bool no = false, found;
+
+		if (*name == '+') {
+			name++;
+			nlen--;
+		} else if (nlen >= 2 && !strncmp(name, "no", 2)) {
+			no = true;
+			name += 2;
+			nlen -= 2;
+		}
+		found = has_option(optstr, name, nlen, val && vlen ? val : NULL,
+				   vlen);
+		if (found == no)
+			return false;
+	}
+	return true;
+}
+
+/* two paths equal but for trailing slashes */
+static bool same_path(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && !strncmp(a, b, la);
+}
+
+/* LABEL=x and friends, through udev's links */
+static char *canon_source(const char *src)
+{
+	static const struct {
+		const char *tag, *dir;
+	} tags[] = {
+		{"LABEL=", "/dev/disk/by-label/"},
+		{"UUID=", "/dev/disk/by-uuid/"},
+		{"PARTLABEL=", "/dev/disk/by-partlabel/"},
+		{"PARTUUID=", "/dev/disk/by-partuuid/"},
+	};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(*tags); i++) {
+		size_t n = strlen(tags[i].tag);
+
+		if (strncmp(src, tags[i].tag, n))
+			continue;
+		snprintf(path, sizeof(path), "%s%s", tags[i].dir, src + n);
+		return realpath(path, NULL);
+	}
+	return strchr(src, '/') ? realpath(src, NULL) : NULL;
+}
+
+struct matcher {
+	const struct filter *f;
+	struct outbuf s1, s2;
+};
+
+static bool match_source(struct matcher *m, const struct mntkit_statmount *sm)
+{
+	const struct filter *f = m->f;
+	const char *src, *type;
+	char *real;
+	bool ok;
+
+	if (f->source_devno)
+		return sm->sb_dev_major == f->major &&
+		       sm->sb_dev_minor == f->minor;
+	if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_SB_SOURCE, &src) < 0)
+		return false;
+	if (same_path(src, f->source))
+		return true;
+	type = cell_fstype(sm, &m->s1);
+	if (!f->source_canon || fstype_is_pseudo(type))
+		return false;
+	if (!strcmp(src, f->source_canon))
+		return true;
+	if (src[0] != '/')
+		return false;
+	real = realpath(src, NULL);
+	ok = real && !strcmp(real, f->source_canon);
+	free(real);
+	return ok;
+}
+
+static bool match_target(const struct filter *f,
+			 const struct mntkit_statmount *sm)
+{
+	const char *point;
+
+	if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0)
+		return false;
+	return same_path(point, f->target_arg) ||
+	       (f->target && !strcmp(point, f->target));
+}
+
+static bool matches(struct matcher *m, const struct mntkit_statmount *sm)
+{
+	const struct filter *f = m->f;
+	const char *s;
+
+	if (f->has_id && sm->mnt_id_old != f->id)
+		return false;
+	if (f->has_uniq && sm->mnt_id != f->uniq)
+		return false;
+	if (f->types) {
+		s = cell_fstype(sm, &m->s1);
+		if (!s || !match_types(s, f->types))
+			return false;
+	}
+	if (f->options) {
+		s = cell_options(sm, &m->s2);
+		if (!s || !match_options(s, f->options))
+			return false;
+	}
+	if (f->target_arg && !match_target(f, sm))
+		return false;
+	if (f->source && !match_source(m, sm))
+		return false;
+	if (f->real) {
+		bool pseudo = fstype_is_pseudo(cell_fstype(sm, &m->s1));
+
+		if (pseudo == (f->real > 0))
+			return false;
+	}
+	return true;
+}
+
+/* no filter at all: findmnt's "list all" */
+static bool list_all(const struct filter *f)
+{
+	return !f->types && !f->options && !f->source && !f->target_arg &&
+	       !f->has_id && !f->has_uniq && !f->real;
+}
+
+static uint64_t filter_mask(const struct filter *f)
+{
+	uint64_t m = MNTKIT_STATMOUNT_MNT_BASIC;
+
+	if (f->types || f->real)
+		m |= MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_FS_SUBTYPE;
+	if (f->options)
+		m |= MNTKIT_STATMOUNT_SB_BASIC | MNTKIT_STATMOUNT_MNT_OPTS;
+	if (f->source)
+		m |= MNTKIT_STATMOUNT_SB_SOURCE | MNTKIT_STATMOUNT_SB_BASIC |
+		     MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_FS_SUBTYPE;
+	if (f->target_arg)
+		m |= MNTKIT_STATMOUNT_MNT_POINT;
+	return m;
+}
+
+/*
+ * -T of a path that is no mount point: the mount point it is under, found
+ * as findmnt does, by the path's canonical form with its last components
+ * taken off one by one until a mount's target is left.
+ */
+static void target_walk_up(struct filter *f, struct mntkit_table **tabs,
+			   size_t ntabs)
+{
+	char *path = f->target;
+	size_t len;
+
+	if (!path)
+		return;
+	len = strlen(path);
+	for (;;) {
+		for (size_t t = 0; t < ntabs; t++) {
+			size_t n = mntkit_table_count(tabs[t]);
+
+			for (size_t i = 0; i < n; i++) {
+				const struct mntkit_statmount *sm =
+					mntkit_table_get(tabs[t], i);
+				const char *point;
+
+				if (mntkit_sm_str(sm, sm->size,
+						  MNTKIT_FIELD_MNT_POINT,
+						  &point) == 0 &&
+				    strlen(point) == len &&
+				    !strncmp(point, path, len)) {
+					path[len] = '\0';
+					return;
+				}
+			}
+		}
+		if (len <= 1)
+			return;
+		while (len > 1 && path[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;
+	}
+}
+
+/* ---- the rows to print ---- */
+
+/* the printed forest: nodes in the order added, children in order */
+struct forest {
+	struct fnode {
+		const struct mntkit_statmount *sm;
+		ssize_t first_child, last_child, next;
+	} * v;
+	size_t n, cap;
+	ssize_t first_root, last_root;
+};
+
+static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
+			  ssize_t parent)
+{
+	struct fnode *node;
+	ssize_t *first, *last;
+
+	if (fo->n == fo->cap) {
+		size_t ncap = fo->cap ? fo->cap * 2 : 256;
+		struct fnode *nv = realloc(fo->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		fo->v = nv;
+		fo->cap = ncap;
+	}
+	node = &fo->v[fo->n];
+	node->sm = sm;
+	node->first_child = node->last_child = node->next = -1;
+	first = parent < 0 ? &fo->first_root : &fo->v[parent].first_child;
+	last = parent < 0 ? &fo->last_root : &fo->v[parent].last_child;
+	if (*last >= 0)
+		fo->v[*last].next = (ssize_t)fo->n;
+	else
+		*first = (ssize_t)fo->n;
+	*last = (ssize_t)fo->n;
+	return (ssize_t)fo->n++;
+}
+
+/* pre-order of the forest into rows, iteratively (a chain may be deep) */
+static int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
+{
+	ssize_t *up = NULL, cur = fo->first_root;
+	size_t upcap = 0, depth = 0, k = 0;
+	struct row *r;
+
+	*rows = NULL;
+	*n = 0;
+	if (!fo->n)
+		return 0;
+	r = malloc(fo->n * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	while (cur >= 0) {
+		const struct fnode *node = &fo->v[cur];
+
+		r[k].sm = node->sm;
+		r[k].depth = (unsigned int)depth;
+		r[k].last = node->next < 0;
+		k++;
+		if (node->first_child >= 0) {
+			if (depth + 1 > upcap) {
+				size_t ncap = upcap ? upcap * 2 : 64;
+				ssize_t *nv = realloc(up, ncap * sizeof(*nv));
+
+				if (!nv) {
+					free(up);
+					free(r);
+					return -ENOMEM;
+				}
+				up = nv;
+				upcap = ncap;
+			}
+			up[depth++] = cur;
+			cur = node->first_child;
+			continue;
+		}
+		while (fo->v[cur].next < 0 && depth)
+			cur = up[--depth];
+		cur = fo->v[cur].next;
+	}
+	free(up);
+	*rows = r;
+	*n = k;
+	return 0;
+}
+
+/*
+ * The children of every mount, in findmnt's order: libmount walks a
+ * mount's children by ascending (old, reused) mount ID, not in table
+ * order. Children of i: v[start[i] .. start[i + 1]).
+ */
+struct kids {
+	size_t *start;
+	size_t *v;
+};
+
+static const struct mntkit_table *kids_table; /* for the comparison */
+
+static int cmp_old_id(const void *a, const void *b)
+{
+	const struct mntkit_statmount *x =
+		mntkit_table_get(kids_table, *(const size_t *)a);
+	const struct mntkit_statmount *y =
+		mntkit_table_get(kids_table, *(const size_t *)b);
+
+	if (x->mnt_id_old != y->mnt_id_old)
+		return x->mnt_id_old < y->mnt_id_old ? -1 : 1;
+	return x->mnt_id < y->mnt_id ? -1 : x->mnt_id > y->mnt_id;
+}
+
+static void kids_free(struct kids *k)
+{
+	free(k->start);
+	free(k->v);
+	k->start = NULL;
+	k->v = NULL;
+}
+
+static int kids_build(const struct mntkit_table *t, struct kids *k)
+{
+	size_t n = mntkit_table_count(t), *pos;
+
+	k->start = calloc(n + 2, sizeof(*k->start));
+	k->v = malloc((n ? n : 1) * sizeof(*k->v));
+	pos = malloc((n + 1) * sizeof(*pos));
+	if (!k->start || !k->v || !pos) {
+		free(pos);
+		kids_free(k);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ssize_t p = mntkit_table_parent(t, i);
+
+		if (p >= 0)
+			k->start[p + 1]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		k->start[i + 1] += k->start[i];
+	memcpy(pos, k->start, (n + 1) * sizeof(*pos));
+	for (size_t i = 0; i < n; i++) {
+		ssize_t p = mntkit_table_parent(t, i);
+
+		if (p >= 0)
+			k->v[pos[p]++] = i;
+	}
+	free(pos);
+	kids_table = t;
+	for (size_t i = 0; i < n; i++)
+		if (k->start[i + 1] - k->start[i] > 1)
+			qsort(k->v + k->start[i], k->start[i + 1] - k->start[i],
+			      sizeof(*k->v), cmp_old_id);
+	return 0;
+}
+
+struct build {
+	struct matcher *m;
+	struct forest *fo;
+	bool tree;	  /* nest the rows */
+	char *done;	  /* per table index: in the forest already (-R) */
+	ssize_t *node_of; /* per table index: its forest node (-R) */
+	struct kids k;
+	/* the walk: per depth the mount, its next child, its printed node */
+	size_t *node, *cur;
+	ssize_t *anc;
+	size_t cap;
+};
+
+static int frame(struct build *b, size_t sp, size_t node, ssize_t anc)
+{
+	if (sp >= b->cap) {
+		size_t ncap = sp * 2 + 64;
+		size_t *nn = realloc(b->node, ncap * sizeof(*nn));
+		size_t *nc;
+		ssize_t *na;
+
+		if (!nn)
+			return -ENOMEM;
+		b->node = nn;
+		nc = realloc(b->cur, ncap * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		b->cur = nc;
+		na = realloc(b->anc, ncap * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		b->anc = na;
+		b->cap = ncap;
+	}
+	b->node[sp] = node;
+	b->cur[sp] = b->k.start[node];
+	b->anc[sp] = anc;
+	return 0;
+}
+
+/* visit @i under the printed node @above: its printed node (or @above) */
+static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
+			      size_t i, ssize_t above)
+{
+	const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+
+	if (!matches(b->m, sm))
+		return above;
+	return forest_add(b->fo, sm, above);
+}
+
+/*
+ * The whole tree, filtered: a matching mount hangs under its nearest
+ * matching ancestor (findmnt's tree with -t, -O, ...). Pre-order, without
+ * recursion (a stack of mounts can be deep).
+ */
+static int build_tree(struct build *b, const struct mntkit_table *t)
+{
+	int r = kids_build(t, &b->k);
+
+	for (ssize_t root = mntkit_table_first_root(t); !r && root >= 0;
+	     root = mntkit_table_next_sibling(t, (size_t)root)) {
+		ssize_t me = visit_filtered(b, t, (size_t)root, -1);
+		size_t sp = 1;
+
+		if (me < -1 || frame(b, 0, (size_t)root, me) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		while (sp && !r) {
+			size_t f = sp - 1, c;
+
+			if (b->cur[f] == b->k.start[b->node[f] + 1]) {
+				sp--;
+				continue;
+			}
+			c = b->k.v[b->cur[f]++];
+			me = visit_filtered(b, t, c, b->anc[f]);
+			if (me < -1 || frame(b, sp++, c, me) < 0)
+				r = -ENOMEM;
+		}
+	}
+	kids_free(&b->k);
+	return r;
+}
+
+/* the matching mounts in table (ID) order, flat */
+static int build_list(struct build *b, const struct mntkit_table *t)
+{
+	size_t n = mntkit_table_count(t);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+
+		if (matches(b->m, sm) && forest_add(b->fo, sm, -1) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * -R: each matching mount not printed yet, in table order, with all the
+ * mounts below it (those printed already are left out with their
+ * subtrees, as findmnt does).
+ */
+static int add_one(struct build *b, const struct mntkit_table *t, size_t i,
+		   ssize_t parent)
+{
+	ssize_t me = forest_add(b->fo, mntkit_table_get(t, i),
+				b->tree ? parent : -1);
+
+	if (me < 0)
+		return (int)me;
+	b->done[i] = 1;
+	b->node_of[i] = me;
+	return 0;
+}
+
+static int add_subtree(struct build *b, const struct mntkit_table *t,
+		       size_t top)
+{
+	size_t sp = 1;
+	int r = add_one(b, t, top, -1);
+
+	if (!r)
+		r = frame(b, 0, top, b->node_of[top]);
+	while (sp && !r) {
+		size_t f = sp - 1, c;
+
+		if (b->cur[f] == b->k.start[b->node[f] + 1]) {
+			sp--;
+			continue;
+		}
+		c = b->k.v[b->cur[f]++];
+		if (b->done[c])
+			continue; /* printed already, with its subtree */
+		r = add_one(b, t, c, b->node_of[b->node[f]]);
+		if (!r)
+			r = frame(b, sp++, c, b->node_of[c]);
+	}
+	return r;
+}
+
+static int build_submounts(struct build *b, const struct mntkit_table *t)
+{
+	size_t n = mntkit_table_count(t);
+	int r = 0;
+
+	b->done = calloc(n ? n : 1, 1);
+	b->node_of = malloc((n ? n : 1) * sizeof(*b->node_of));
+	if (!b->done || !b->node_of)
+		r = -ENOMEM;
+	if (!r)
+		r = kids_build(t, &b->k);
+	for (size_t i = 0; i < n && !r; i++) {
+		if (!b->done[i] && matches(b->m, mntkit_table_get(t, i)))
+			r = add_subtree(b, t, i);
+	}
+	kids_free(&b->k);
+	free(b->done);
+	free(b->node_of);
+	b->done = NULL;
+	b->node_of = NULL;
+	return r;
+}
+
+/* ---- mount namespaces ---- */
+
+struct nsent {
+	uint64_t id;
+	pid_t pid;  /* the lowest process in it, 0 for none */
+	pid_t ppid; /* that process's parent */
+	ssize_t parent, first_child, last_child, next; /* --order tree */
+};
+
+struct nslist {
+	struct nsent *v;
+	size_t n, cap;
+};
+
+static struct nsent *ns_find(struct nslist *nl, uint64_t id)
+{
+	for (size_t i = 0; i < nl->n; i++)
+		if (nl->v[i].id == id)
+			return &nl->v[i];
+	return NULL;
+}
+
+static int ns_add(struct nslist *nl, uint64_t id, pid_t pid)
+{
+	struct nsent *e = ns_find(nl, id);
+
+	if (e) {
+		if (pid && (!e->pid || pid < e->pid))
+			e->pid = pid;
+		return 0;
+	}
+	if (nl->n == nl->cap) {
+		size_t ncap = nl->cap ? nl->cap * 2 : 16;
+		struct nsent *nv = realloc(nl->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		nl->v = nv;
+		nl->cap = ncap;
+	}
+	memset(&nl->v[nl->n], 0, sizeof(nl->v[nl->n]));
+	nl->v[nl->n].id = id;
+	nl->v[nl->n].pid = pid;
+	nl->n++;
+	return 0;
+}
+
+/* every namespace NS_MNT_GET_NEXT/PREV walk to from our own (6.12+) */
+static int ns_walk(struct nslist *nl, int self_fd, unsigned long req)
+{
+	int fd = self_fd, r = 0;
+
+	for (;;) {
+		struct lsmnt_mnt_ns_info info = {.size = sizeof(info)};
+		int nfd = ioctl(fd, req, &info);
+
+		if (fd != self_fd)
+			close(fd);
+		if (nfd < 0)
+			break;
+		r = ns_add(nl, info.mnt_ns_id, 0);
+		if (r < 0) {
+			close(nfd);
+			break;
+		}
+		fd = nfd;
+	}
+	return r;
+}
+
+static pid_t parent_pid(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/* the namespaces processes sit in (/proc/PID/ns/mnt), by ID */
+static int ns_from_procs(struct nslist *nl)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int r = 0;
+
+	if (!d)
+		return 0;
+	while (!r && (de = readdir(d))) {
+		uint64_t pid, id;
+
+		if (parse_u64(de->d_name, &pid) != 1 || pid > INT_MAX ||
+		    !isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (mntkit_ns_id_from_pid((pid_t)pid, &id) < 0)
+			continue; /* gone, or not ours to see */
+		r = ns_add(nl, id, (pid_t)pid);
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_ns_id(const void *a, const void *b)
+{
+	const struct nsent *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* the namespace a process is in, by the lowest process of each */
+static ssize_t ns_of_pid(const struct nslist *nl, pid_t pid)
+{
+	uint64_t id;
+
+	if (pid <= 0 || mntkit_ns_id_from_pid(pid, &id) < 0)
+		return -1;
+	for (size_t i = 0; i < nl->n; i++)
+		if (nl->v[i].id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+/*
+ * --order tree: a namespace hangs under the namespace of the nearest
+ * ancestor process (of its lowest process) that sits elsewhere; then the
+ * order is the pre-order of that tree, siblings by ID.
+ */
+static int ns_order_tree(struct nslist *nl, uint64_t **order)
+{
+	size_t k = 0;
+	uint64_t *out = malloc((nl->n ? nl->n : 1) * sizeof(*out));
+	ssize_t *up;
+
+	up = malloc((nl->n + 1) * sizeof(*up));
+	if (!out || !up) {
+		free(out);
+		free(up);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nl->n; i++)
+		nl->v[i].parent = nl->v[i].first_child = nl->v[i].last_child =
+			nl->v[i].next = -1;
+	for (size_t i = 0; i < nl->n; i++) {
+		pid_t p = nl->v[i].pid;
+		ssize_t pns = -1;
+
+		for (int hops = 0; p > 1 && hops < 4096; hops++) {
+			p = parent_pid(p);
+			pns = ns_of_pid(nl, p);
+			if (pns >= 0 && (size_t)pns != i)
+				break;
+			pns = -1;
+		}
+		nl->v[i].parent = pns;
+	}
+	/* link children in ID order (the list is sorted by ID) */
+	for (size_t i = 0; i < nl->n; i++) {
+		ssize_t p = nl->v[i].parent;
+
+		if (p < 0)
+			continue;
+		if (nl->v[p].last_child >= 0)
+			nl->v[nl->v[p].last_child].next = (ssize_t)i;
+		else
+			nl->v[p].first_child = (ssize_t)i;
+		nl->v[p].last_child = (ssize_t)i;
+	}
+	for (size_t r = 0; r < nl->n; r++) {
+		size_t depth = 0;
+		ssize_t cur;
+
+		if (nl->v[r].parent >= 0)
+			continue;
+		cur = (ssize_t)r;
+		while (cur >= 0 && k < nl->n) {
+			out[k++] = nl->v[cur].id;
+			if (nl->v[cur].first_child >= 0 && depth < nl->n) {
+				up[depth++] = cur;
+				cur = nl->v[cur].first_child;
+				continue;
+			}
+			while (cur >= 0 && nl->v[cur].next < 0 && depth)
+				cur = up[--depth];
+			cur = depth ? nl->v[cur].next : -1;
+		}
+	}
+	/* a cycle (impossible for processes, but cheap to guard) */
+	for (size_t i = 0; k < nl->n && i < nl->n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = out[j] == nl->v[i].id;
+		if (!seen)
+			out[k++] = nl->v[i].id;
+	}
+	free(up);
+	*order = out;
+	return (int)k;
+}
+
+static int list_namespaces(const struct cmdline *cl, uint64_t **ids)
+{
+	struct nslist nl = {0};
+	int self = mntkit_ns_open_pid(0), r = 0;
+	uint64_t self_id;
+
+	*ids = NULL;
+	if (self < 0) {
+		errmsg("--all-namespaces", "/proc/self/ns/mnt: %s",
+		       strerror(-self));
+		return -1;
+	}
+	if (mntkit_ns_id_from_fd(self, &self_id) == 0)
+		r = ns_add(&nl, self_id, getpid());
+	if (!r)
+		r = ns_walk(&nl, self, LSMNT_NS_MNT_GET_PREV);
+	if (!r)
+		r = ns_walk(&nl, self, LSMNT_NS_MNT_GET_NEXT);
+	close(self);
+	if (!r)
+		r = ns_from_procs(&nl);
+	if (r < 0) {
+		errmsg("--all-namespaces", "%s", strerror(-r));
+		free(nl.v);
+		return -1;
+	}
+	if (!nl.n) {
+		errmsg("--all-namespaces", "no mount namespace IDs (needs "
+					   "Linux 6.10 or later)");
+		free(nl.v);
+		return -1;
+	}
+	qsort(nl.v, nl.n, sizeof(*nl.v), cmp_ns_id);
+	if (cl->order == ORDER_TREE) {
+		r = ns_order_tree(&nl, ids);
+		if (r < 0)
+			errmsg("--all-namespaces", "%s", strerror(-r));
+	} else {
+		*ids = malloc(nl.n * sizeof(**ids));
+		r = *ids ? (int)nl.n : -1;
+		for (size_t i = 0; *ids && i < nl.n; i++)
+			(*ids)[i] = nl.v[i].id;
+		if (r < 0)
+			errmsg("--all-namespaces", "%s", strerror(ENOMEM));
+	}
+	free(nl.v);
+	return r;
+}
+
+/* ---- main work ---- */
+
+static uint64_t wanted_mask(const struct cmdline *cl)
+{
+	uint64_t m = filter_mask(&cl->f);
+
+	for (size_t c = 0; c < cl->ncols; c++)
+		m |= lsmnt_cols[cl->cols[c]].mask;
+	return m;
+}
+
+static const char *ns_subject(const struct cmdline *cl)
+{
+	if (cl->ns_arg)
+		return "--ns";
+	if (cl->task_arg)
+		return "-N";
+	return cl->unreachable ? "--unreachable" : NULL;
+}
+
+static int take_snapshot(const struct cmdline *cl,
+			 const struct mntkit_opts *opts, uint64_t mask,
+			 struct mntkit_table **out, bool quiet)
+{
+	unsigned int flags = cl->unreachable ? MNTKIT_TABLE_UNREACHABLE : 0;
+	int r = mntkit_table_new(opts, mask, flags, out);
+
+	if (r == 0 || quiet)
+		return r;
+	if (r == -EPERM)
+		errmsg(ns_subject(cl), "%s (needs CAP_SYS_ADMIN)",
+		       strerror(-r));
+	else if (r == -ENOSYS)
+		errmsg(ns_subject(cl),
+		       "%s (this kernel has no listmount(2); "
+		       "try MNTKIT_BACKEND=mountinfo)",
+		       strerror(-r));
+	else
+		errmsg(ns_subject(cl), "cannot list the mounts: %s",
+		       strerror(-r));
+	return r;
+}
+
+static void free_tables(struct mntkit_table **tabs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mntkit_table_free(tabs[i]);
+	free(tabs);
+}
+
+/* the snapshots: one, or one per namespace with --all-namespaces */
+static int snapshots(const struct cmdline *cl, struct mntkit_table ***tabs,
+		     size_t *ntabs)
+{
+	uint64_t mask = wanted_mask(cl), *ids = NULL;
+	size_t skipped = 0;
+	int n, r, last_err = 0;
+
+	*ntabs = 0;
+	if (!cl->all_ns) {
+		*tabs = calloc(1, sizeof(**tabs));
+		if (!*tabs)
+			return -ENOMEM;
+		r = take_snapshot(cl, cl->ns, mask, &(*tabs)[0], false);
+		if (r < 0)
+			return r;
+		*ntabs = 1;
+		return 0;
+	}
+	n = list_namespaces(cl, &ids);
+	if (n < 0)
+		return -EINVAL;
+	*tabs = calloc((size_t)n + 1, sizeof(**tabs));
+	if (!*tabs) {
+		free(ids);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		MNTKIT_OPTS(o, .mnt_ns_id = ids[i]);
+
+		r = take_snapshot(cl, &o, mask, &(*tabs)[*ntabs], true);
+		if (r == -ENOENT)
+			continue; /* gone since it was listed */
+		if (r < 0) {
+			skipped++; /* not ours to see */
+			last_err = r;
+			continue;
+		}
+		(*ntabs)++;
+	}
+	free(ids);
+	if (skipped)
+		errmsg("--all-namespaces",
+		       "%zu of %d mount namespaces "
+		       "skipped: %s",
+		       skipped, n, strerror(-last_err));
+	if (!*ntabs && !last_err)
+		errmsg("--all-namespaces", "every mount namespace vanished");
+	return *ntabs ? 0 : last_err ? last_err : -ENOENT;
+}
+
+static bool has_col(const struct cmdline *cl, int col)
+{
+	for (size_t c = 0; c < cl->ncols; c++)
+		if (cl->cols[c] == col)
+			return true;
+	return false;
+}
+
+struct plan {
+	bool tree_mode;	 /* findmnt's FL_TREE after all options */
+	bool whole_tree; /* the whole tree: exit 0 even when empty */
+	bool submounts;
+};
+
+static struct plan make_plan(const struct cmdline *cl)
+{
+	const struct filter *f = &cl->f;
+	struct plan p = {0};
+
+	p.tree_mode = cl->pr.mode == OUT_TREE;
+	p.submounts = cl->submounts && !list_all(f);
+	if (!p.submounts && (f->source || f->target_arg))
+		p.tree_mode = false;
+	if (cl->force_tree)
+		p.tree_mode = cl->pr.mode == OUT_TREE;
+	p.whole_tree = p.tree_mode && !p.submounts;
+	return p;
+}
+
+static int build_rows(struct cmdline *cl, const struct plan *p,
+		      struct mntkit_table **tabs, size_t ntabs,
+		      struct forest *fo)
+{
+	struct matcher m = {.f = &cl->f};
+	struct build b = {.m = &m, .fo = fo, .tree = p->tree_mode};
+	int r = 0;
+
+	outbuf_init(&m.s1);
+	outbuf_init(&m.s2);
+	fo->first_root = fo->last_root = -1;
+	for (size_t t = 0; t < ntabs && !r; t++) {
+		if (p->whole_tree)
+			r = build_tree(&b, tabs[t]);
+		else if (p->submounts)
+			r = build_submounts(&b, tabs[t]);
+		else
+			r = build_list(&b, tabs[t]);
+	}
+	free(b.node);
+	free(b.cur);
+	free(b.anc);
+	outbuf_free(&m.s1);
+	outbuf_free(&m.s2);
+	return r;
+}
+
+/* -T, -S, arguments: resolve them as findmnt does, then build */
+static int select_rows(struct cmdline *cl, const struct plan *p,
+		       struct mntkit_table **tabs, size_t ntabs,
+		       struct forest *fo)
+{
+	struct filter *f = &cl->f;
+	int r;
+
+	if (f->source && !f->source_devno)
+		f->source_canon = canon_source(f->source);
+	if (f->target_arg)
+		f->target = realpath(f->target_arg, NULL);
+	r = build_rows(cl, p, tabs, ntabs, fo);
+	if (r < 0 || fo->n)
+		return r;
+	if (f->swap) {
+		/* one argument, no such source: maybe a mount point */
+		f->target_arg = f->source;
+		f->target = realpath(f->target_arg, NULL);
+		f->source = NULL;
+		f->strict = true;
+		r = build_rows(cl, p, tabs, ntabs, fo);
+		if (r < 0 || fo->n)
+			return r;
+	}
+	if (f->target_arg && !f->strict && f->target) {
+		target_walk_up(f, tabs, ntabs);
+		r = build_rows(cl, p, tabs, ntabs, fo);
+	}
+	return r;
+}
+
+static int run(struct cmdline *cl)
+{
+	struct plan p = make_plan(cl);
+	struct mntkit_table **tabs = NULL;
+	struct forest fo = {0};
+	struct outbuf ob = OUTBUF_INIT;
+	struct row *rows = NULL;
+	size_t ntabs = 0, n = 0;
+	int r;
+
+	/* libsmartcols nests (JSON "children", tree art) by TARGET only */
+	cl->pr.tree = p.tree_mode && has_col(cl, COL_TARGET);
+	cl->pr.stream = stdout;
+	cl->pr.terminal = !cl->pr.json && isatty(STDOUT_FILENO) &&
+			  (cl->pr.mode == OUT_TREE || cl->pr.mode == OUT_LIST);
+	r = snapshots(cl, &tabs, &ntabs);
+	if (r < 0)
+		goto out;
+	r = select_rows(cl, &p, tabs, ntabs, &fo);
+	if (!r)
+		r = forest_rows(&fo, &rows, &n);
+	if (r < 0) {
+		errmsg(NULL, "%s", strerror(-r));
+		goto out;
+	}
+	if (!n && !p.whole_tree) {
+		r = -ENOENT; /* found nothing: exit 1, silently */
+		goto out;
+	}
+	r = print_rows(&cl->pr, rows, n, &ob);
+	if (!r)
+		r = outbuf_flush(&ob, stdout);
+	if (r < 0)
+		errmsg("write error", "%s", strerror(-r));
+out:
+	free(rows);
+	free(fo.v);
+	free_tables(tabs, ntabs);
+	outbuf_free(&ob);
+	return r < 0 ? -1 : 0;
+}
+
+int main(int argc, char *argv[])
+{
+	struct cmdline cl = {0};
+	MNTKIT_OPTS(nsopts);
+	int r;
+
+	setlocale(LC_ALL, "");
+	cl.nsopts = nsopts;
+	r = parse_cmdline(&cl, argc, argv);
+	if (r == 0)
+		r = run(&cl);
+	if (cl.nsopts.mnt_ns_fd > 0)
+		close(cl.nsopts.mnt_ns_fd);
+	free(cl.f.source_canon);
+	free(cl.f.target);
+	if (r > 0)
+		return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

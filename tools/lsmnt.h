@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * lsmnt.h - what the parts of lsmnt share: the columns, the rows to print
+ * and the printers.
+ *
+ *   lsmnt.c        command line, namespaces, filters, the rows to print
+ *   lsmnt-cols.c   the columns: names, flags, the value of a cell
+ *   lsmnt-print.c  the printers: JSON, raw, pairs, list and tree (linear,
+ *                  findmnt's bytes), and libsmartcols for a terminal
+ */
+#ifndef MNTKIT_TOOLS_LSMNT_H
+#define MNTKIT_TOOLS_LSMNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mntkit.h"
+#include "output.h"
+
+#define PROG "lsmnt"
+
+/* ---- columns ---- */
+
+enum col_id {
+	COL_FSROOT,
+	COL_FSTYPE,
+	COL_FS_OPTIONS,
+	COL_GIDMAP,
+	COL_ID,
+	COL_MAGIC,
+	COL_MAJMIN,
+	COL_MASTER,
+	COL_NS,
+	COL_OPTIONS,
+	COL_OPT_FIELDS,
+	COL_PARENT,
+	COL_PEER,
+	COL_PROPAGATE_FROM,
+	COL_PROPAGATION,
+	COL_SB_SOURCE,
+	COL_SOURCE,
+	COL_SUBTYPE,
+	COL_TARGET,
+	COL_UIDMAP,
+	COL_UNIQ_ID,
+	COL_UNIQ_PARENT,
+	COL_VFS_OPTIONS,
+	NR_COLS
+};
+
+/* column flags: libsmartcols' meanings (SCOLS_FL_*), used by both printers */
+#define CF_TRUNC      0x01U
+#define CF_TREE	      0x02U
+#define CF_RIGHT      0x04U
+#define CF_NOEXTREMES 0x08U
+
+struct colinfo {
+	const char *name; /* findmnt's name, upper case */
+	double whint;	  /* width hint: >= 1 columns, < 1 share of terminal */
+	unsigned int flags;
+	bool number;   /* a JSON number (else a string) */
+	bool findmnt;  /* findmnt 2.38 has it, same meaning */
+	uint64_t mask; /* statmount groups its value needs */
+	const char *help;
+};
+
+extern const struct colinfo lsmnt_cols[NR_COLS];
+
+/* the column named @name (@len bytes, any case), -1 if none */
+int col_by_name(const char *name, size_t len);
+
+/* how a cell is wanted: list/tree text differs in MAJ:MIN only */
+struct cellctx {
+	bool text;     /* list or tree (MAJ:MIN as "%3u:%-3u") */
+	bool nofsroot; /* -v: SOURCE without [/dir] */
+};
+
+/*
+ * The value of column @col for the mount @sm (a reply of a table), or NULL
+ * when it has none (JSON null, an empty cell). The text is unescaped; it
+ * points into @sm or into @scratch, which is reset first, and lives until
+ * the next call with the same @scratch.
+ */
+const char *cell_value(const struct cellctx *cc, enum col_id col,
+		       const struct mntkit_statmount *sm,
+		       struct outbuf *scratch);
+
+/* findmnt's OPTIONS and FSTYPE, for the filters -O, -t, --real, --pseudo */
+const char *cell_options(const struct mntkit_statmount *sm,
+			 struct outbuf *scratch);
+const char *cell_fstype(const struct mntkit_statmount *sm,
+			struct outbuf *scratch);
+bool fstype_is_pseudo(const char *fstype);
+
+/* ---- what to print ---- */
+
+/* a row: a mount of one of the tables, in output order */
+struct row {
+	const struct mntkit_statmount *sm;
+	unsigned int depth; /* in the printed tree, 0 for a top-level row */
+	bool last;	    /* no later sibling in the printed tree */
+};
+
+enum out_mode {
+	OUT_TREE,  /* default: list/tree text */
+	OUT_LIST,  /* -l */
+	OUT_RAW,   /* -r */
+	OUT_PAIRS, /* -P */
+};
+
+struct printer {
+	enum out_mode mode;
+	bool json;	 /* -J */
+	bool tree;	 /* rows nest (tree output, or JSON "children") */
+	bool noheadings; /* -n */
+	bool notrunc;	 /* -u */
+	bool ascii;	 /* -a */
+	bool shell;	 /* -y */
+	bool nofsroot;	 /* -v */
+	bool terminal;	 /* list/tree to a terminal: libsmartcols */
+	const int *cols; /* enum col_id */
+	size_t ncols;
+	FILE *stream; /* where @ob goes, a chunk at a time */
+};
+
+/*
+ * Print @rows into @ob (JSON, raw, pairs, or list/tree for a pipe or a
+ * file) or, for a terminal, through libsmartcols to stdout. @ob is written
+ * to pr->stream whenever it holds more than a chunk, always after a whole
+ * row, and the caller flushes the rest. Returns 0 or a negative errno.
+ */
+int print_rows(const struct printer *pr, const struct row *rows, size_t n,
+	       struct outbuf *ob);
+
+#endif
