@@ -1,22 +1,30 @@
 # mntkit - a thin wrapper over meson/ninja.
 #
-#   make run      install what is missing, build, run the main job
+#   make run      install what is missing, build, run the main job (lsmnt)
 #   make check    install what is missing, build, run the whole test suite
 #   make check-sanitize   the suite under AddressSanitizer + UBSan
 #   make install  PREFIX=/usr/local DESTDIR=
-#   make bench    the benchmarks (bench/)
+#   make bench    the benchmarks (bench/; BIG=1 for lsmnt's big sizes)
+#   make fuzz     the libFuzzer target for FUZZ_TIME seconds (fuzz/run.sh;
+#                 replays the corpus when libFuzzer is not available)
 
 PREFIX  ?= /usr/local
 BUILD   ?= build
 SANBUILD ?= build-san
+FUZZBUILD ?= build-fuzz
+FUZZ_TIME ?= 45
+BIG     ?= 0
 MESON   ?= meson
 NINJA   ?= ninja
 
 # Debian packages the build and the tests need (apt-get, when missing).
 DEB_PKGS = meson ninja-build gcc pkg-config libc6-dev libsmartcols-dev \
 	   util-linux mount python3
+# ... and what "make fuzz" needs for libFuzzer (clang and its runtime);
+# without them it replays the corpus instead
+FUZZ_DEB_PKGS = clang libclang-rt-dev
 
-.PHONY: all deps build run check check-sanitize install bench clean
+.PHONY: all deps build run check check-sanitize install bench fuzz clean
 
 all: build
 
@@ -30,7 +38,7 @@ build: deps $(BUILD)/build.ninja
 	$(NINJA) -C $(BUILD)
 
 run: build
-	@$(BUILD)/tools/statmnt -r /
+	@$(BUILD)/tools/lsmnt
 
 check: build
 	@sh tests/run-tests.sh $(BUILD)
@@ -52,6 +60,12 @@ install: build
 
 bench: build
 	@sh bench/run.sh $(BUILD)
+	@BIG=$(BIG) sh bench/lsmnt.sh $(BUILD)
+
+fuzz: deps
+	@sh scripts/deps.sh $(FUZZ_DEB_PKGS) || \
+		echo "mntkit: could not install $(FUZZ_DEB_PKGS)" >&2
+	@MESON=$(MESON) NINJA=$(NINJA) sh fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME)
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD)
+	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD)

@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * bench-emul - the mountinfo emulation's full listing against its peers,
+ * side by side in one run, at one or more table sizes.
+ *
+ * "A full listing" is what a caller of the library does to see every mount:
+ * mntkit_list(MNTKIT_LSMT_ROOT) + mntkit_stat_buf(MNTKIT_STATMOUNT_ALL) on
+ * every ID, one reused buffer, on MNTKIT_BACKEND_MOUNTINFO. It includes the
+ * read of /proc/self/mountinfo, its parse, the ID resolution (a probe of
+ * each mount point), the index and every reply.
+ *
+ *   emul-cold     a fresh process (fork + exec of this program): the first
+ *                 listing, with no table cached. Timed inside the child,
+ *                 from its first library call to its last reply; its RSS
+ *                 growth is the emulation's memory per mount.
+ *   emul-changed  in process, after an (untimed) mount + umount of a tmpfs:
+ *                 the cached table is stale and reloaded (the usual case of
+ *                 a long-running watcher).
+ *   emul-warm     in process, the cached table current: replies only (the
+ *                 table may still be re-read by age, see lib/emul.c).
+ *   cat-mountinfo fork + exec "cat /proc/self/mountinfo > /dev/null".
+ *   findmnt-l     fork + exec "findmnt -l > /dev/null".
+ *   read-mountinfo  open + read /proc/self/mountinfo in process (reference).
+ *   native        the library on its native backend (reference; n/a where
+ *                 the kernel has no statmount/listmount).
+ *   spawn-only    fork + exec "cat /dev/null > /dev/null": the process cost
+ *                 inside the cat and findmnt rows.
+ *
+ * The variants run interleaved, after one warm-up round; the medians and
+ * their ratios are printed. Nothing is asserted.
+ *
+ * With -d DIR -n N[,N...] it builds the table itself, in steps: a tmpfs on
+ * DIR, a second one on DIR/src, then bind mounts of DIR/src on DIR/0,
+ * DIR/1, ... until N binds exist, measuring at each N. It refuses to mount in the initial mount namespace;
+ * bench/run.sh runs it under "unshare -m --propagation private".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mntkit.h"
+
+#define MAX_ROUNDS 51
+#define MAX_STEPS  8
+#define READ_BUF   (1U << 17)
+
+struct result {
+	long mounts;
+	long failed;
+	uint64_t bytes;
+	/* emul-cold only: what the child measured */
+	double child_wall, child_user, child_sys;
+	long rss_before, rss_after, hwm;
+};
+
+struct variant {
+	const char *name;
+	const char *what;
+	int (*run)(struct result *res, struct rusage *child_ru);
+	int timed_inside; /* the wall time comes from res->child_wall */
+	double wall[MAX_ROUNDS], user[MAX_ROUNDS], sys[MAX_ROUNDS];
+	double rss[MAX_ROUNDS], hwm[MAX_ROUNDS];
+	int n;
+	struct result last;
+	int err, skip;
+};
+
+static const char *self_exe = "/proc/self/exe";
+static const char *spare_dir; /* where emul-changed mounts and unmounts */
+static long mountinfo_lines;
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double tv_sec(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double s[MAX_ROUNDS];
+
+	if (n <= 0)
+		return 0;
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static double minimum(const double *v, int n)
+{
+	double m = n > 0 ? v[0] : 0;
+
+	for (int i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+/* resident set and its peak, in bytes (VmRSS, VmHWM) */
+static void rss_now(long *rss, long *hwm)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	*rss = *hwm = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "VmRSS:", 6))
+			*rss = strtol(line + 6, NULL, 10) * 1024;
+		else if (!strncmp(line, "VmHWM:", 6))
+			*hwm = strtol(line + 6, NULL, 10) * 1024;
+	}
+	fclose(f);
+}
+
+/* ---- the listing ---- */
+
+static struct mntkit_statmount *sm_buf;
+static size_t sm_bufsize;
+
+static int full_listing(struct result *res)
+{
+	uint64_t *ids = NULL;
+	ssize_t n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
+
+	if (n < 0)
+		return (int)-n;
+	for (ssize_t i = 0; i < n; i++) {
+		if (mntkit_stat_buf(ids[i], MNTKIT_STATMOUNT_ALL, NULL, &sm_buf,
+				    &sm_bufsize) < 0) {
+			res->failed++;
+			continue;
+		}
+		res->bytes += sm_buf->size;
+	}
+	res->mounts = n;
+	free(ids);
+	return 0;
+}
+
+static enum mntkit_backend initial_backend;
+
+static int emul_listing(struct result *res)
+{
+	int err;
+
+	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO) < 0)
+		return errno;
+	err = full_listing(res);
+	mntkit_set_backend(initial_backend);
+	return err;
+}
+
+/*
+ * The child of emul-cold (bench-emul --cold-child): one listing in a fresh
+ * process, timed and measured here, printed on stdout for the parent.
+ */
+static int cold_child(void)
+{
+	struct result res = { 0 };
+	struct rusage ru0, ru1;
+	long rss0, hwm0, rss1, hwm1;
+	double t0, t1;
+	int err;
+
+	rss_now(&rss0, &hwm0);
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = now_sec();
+	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO) < 0)
+		return 1;
+	err = full_listing(&res);
+	t1 = now_sec();
+	getrusage(RUSAGE_SELF, &ru1);
+	/* what stays: the emulation's cached table (the IDs are freed) */
+	free(sm_buf);
+	sm_buf = NULL;
+	rss_now(&rss1, &hwm1);
+	if (err)
+		return 1;
+	printf("%.9f %.6f %.6f %ld %ld %ld %ld %ld %" PRIu64 "\n", t1 - t0,
+	       tv_sec(&ru1.ru_utime) - tv_sec(&ru0.ru_utime),
+	       tv_sec(&ru1.ru_stime) - tv_sec(&ru0.ru_stime), rss0, rss1, hwm1,
+	       res.mounts, res.failed, res.bytes);
+	return 0;
+}
+
+static int run_emul_cold(struct result *res, struct rusage *child_ru)
+{
+	int pfd[2], status;
+	char line[512];
+	ssize_t got;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return errno;
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		if (dup2(pfd[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		execl(self_exe, "bench-emul", "--cold-child", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (len < sizeof(line) - 1 &&
+	       (got = read(pfd[0], line + len, sizeof(line) - 1 - len)) > 0)
+		len += (size_t)got;
+	line[len] = '\0';
+	close(pfd[0]);
+	if (wait4(pid, &status, 0, child_ru) < 0)
+		return errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return ECHILD;
+	if (sscanf(line, "%lf %lf %lf %ld %ld %ld %ld %ld %" SCNu64,
+		   &res->child_wall, &res->child_user, &res->child_sys,
+		   &res->rss_before, &res->rss_after, &res->hwm, &res->mounts,
+		   &res->failed, &res->bytes) != 9)
+		return EPROTO;
+	return 0;
+}
+
+/* mount + umount a tmpfs: the emulation's cached table goes stale */
+static int touch_table(void)
+{
+	if (!spare_dir)
+		return EINVAL;
+	if (mount("mntkit-bench-touch", spare_dir, "tmpfs", 0, "size=4k") < 0)
+		return errno;
+	if (umount2(spare_dir, MNT_DETACH) < 0)
+		return errno;
+	return 0;
+}
+
+static int run_emul_changed(struct result *res, struct rusage *child_ru)
+{
+	(void)child_ru;
+	return emul_listing(res);
+}
+
+static int prepare_changed(void)
+{
+	return touch_table();
+}
+
+static int run_emul_warm(struct result *res, struct rusage *child_ru)
+{
+	(void)child_ru;
+	return emul_listing(res);
+}
+
+static int prepare_warm(void)
+{
+	struct result res = { 0 };
+
+	/* load the table now, untimed; the timed call finds it current */
+	return emul_listing(&res);
+}
+
+static int run_native(struct result *res, struct rusage *child_ru)
+{
+	(void)child_ru;
+	if (initial_backend != MNTKIT_BACKEND_NATIVE)
+		return ENOSYS;
+	return full_listing(res);
+}
+
+static char read_buf[READ_BUF];
+
+static int run_read_mountinfo(struct result *res, struct rusage *child_ru)
+{
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	(void)child_ru;
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		ssize_t got = read(fd, read_buf, sizeof(read_buf));
+
+		if (got < 0) {
+			int err = errno;
+
+			close(fd);
+			return err;
+		}
+		if (got == 0)
+			break;
+		res->bytes += (uint64_t)got;
+		for (ssize_t i = 0; i < got; i++)
+			res->mounts += read_buf[i] == '\n';
+	}
+	close(fd);
+	return 0;
+}
+
+/* fork + exec argv with stdout to /dev/null; the caller times it */
+static int spawn(char *const argv[], struct rusage *child_ru)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, child_ru) < 0)
+		return errno;
+	if (!WIFEXITED(status))
+		return ECHILD;
+	if (WEXITSTATUS(status) == 127)
+		return ENOENT;
+	return WEXITSTATUS(status) ? ECHILD : 0;
+}
+
+static int run_cat(struct result *res, struct rusage *child_ru)
+{
+	char *argv[] = { "cat", "/proc/self/mountinfo", NULL };
+
+	res->mounts = mountinfo_lines;
+	return spawn(argv, child_ru);
+}
+
+static int run_findmnt(struct result *res, struct rusage *child_ru)
+{
+	char *argv[] = { "findmnt", "-l", NULL };
+
+	res->mounts = mountinfo_lines;
+	return spawn(argv, child_ru);
+}
+
+static int run_spawn_only(struct result *res, struct rusage *child_ru)
+{
+	char *argv[] = { "cat", "/dev/null", NULL };
+
+	(void)res;
+	return spawn(argv, child_ru);
+}
+
+enum {
+	V_COLD,
+	V_CHANGED,
+	V_WARM,
+	V_CAT,
+	V_FINDMNT,
+	V_READ,
+	V_NATIVE,
+	V_SPAWN,
+	NVARIANTS
+};
+
+static int (*const prepare[NVARIANTS])(void) = {
+	[V_CHANGED] = prepare_changed,
+	[V_WARM] = prepare_warm,
+};
+
+#define VARIANT(n, w, fn, inside)                                              \
+	{                                                                      \
+		.name = (n), .what = (w), .run = (fn), .timed_inside = (inside) \
+	}
+
+static struct variant variants[NVARIANTS] = {
+	[V_COLD] = VARIANT("emul-cold",
+			   "fresh process: list + stat(ALL), mountinfo backend",
+			   run_emul_cold, 1),
+	[V_CHANGED] = VARIANT("emul-changed",
+			      "after mount+umount: reload + list + stat(ALL)",
+			      run_emul_changed, 0),
+	[V_WARM] = VARIANT("emul-warm", "table cached: list + stat(ALL)",
+			   run_emul_warm, 0),
+	[V_CAT] = VARIANT("cat-mountinfo", "fork+exec cat /proc/self/mountinfo",
+			  run_cat, 0),
+	[V_FINDMNT] = VARIANT("findmnt-l", "fork+exec findmnt -l", run_findmnt,
+			      0),
+	[V_READ] = VARIANT("read-mountinfo",
+			   "read /proc/self/mountinfo in process",
+			   run_read_mountinfo, 0),
+	[V_NATIVE] = VARIANT("native", "library, native backend (reference)",
+			     run_native, 0),
+	[V_SPAWN] = VARIANT("spawn-only",
+			    "fork+exec cat /dev/null (process cost)",
+			    run_spawn_only, 0),
+};
+
+static void time_one(int k, int record)
+{
+	struct variant *v = &variants[k];
+	struct result res = { 0 };
+	struct rusage ru0, ru1, child = { 0 };
+	double t0, t1;
+	int err;
+
+	if (prepare[k]) {
+		err = prepare[k]();
+		if (err) {
+			v->err = err;
+			return;
+		}
+	}
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = now_sec();
+	err = v->run(&res, &child);
+	t1 = now_sec();
+	getrusage(RUSAGE_SELF, &ru1);
+	if (err) {
+		v->err = err;
+		return;
+	}
+	v->last = res;
+	if (!record)
+		return;
+	if (v->timed_inside) {
+		v->wall[v->n] = res.child_wall;
+		v->user[v->n] = res.child_user;
+		v->sys[v->n] = res.child_sys;
+		v->rss[v->n] = (double)(res.rss_after - res.rss_before);
+		v->hwm[v->n] = (double)(res.hwm - res.rss_before);
+	} else {
+		v->wall[v->n] = t1 - t0;
+		v->user[v->n] = tv_sec(&ru1.ru_utime) - tv_sec(&ru0.ru_utime) +
+				tv_sec(&child.ru_utime);
+		v->sys[v->n] = tv_sec(&ru1.ru_stime) - tv_sec(&ru0.ru_stime) +
+			       tv_sec(&child.ru_stime);
+	}
+	v->n++;
+}
+
+/* ---- building the table ---- */
+
+static int in_private_mntns(void)
+{
+	char ppath[64];
+	const char *others[] = { "/proc/1/ns/mnt", ppath };
+	struct stat self, other;
+	int compared = 0;
+
+	snprintf(ppath, sizeof(ppath), "/proc/%d/ns/mnt", (int)getppid());
+	if (stat("/proc/self/ns/mnt", &self) < 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		if (stat(others[i], &other) < 0)
+			continue;
+		if (self.st_dev == other.st_dev && self.st_ino == other.st_ino)
+			return 0;
+		compared++;
+	}
+	return compared > 0;
+}
+
+static char spare_path[PATH_MAX], src_path[PATH_MAX];
+
+static int build_start(const char *dir)
+{
+	if (!in_private_mntns()) {
+		fprintf(stderr, "bench-emul: -d needs a private mount namespace "
+				"(run me under unshare -m --propagation private)\n");
+		return -1;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		perror("bench-emul: make / private");
+		return -1;
+	}
+	if (mount("mntkit-bench", dir, "tmpfs", 0, "size=16m,mode=0755") < 0) {
+		fprintf(stderr, "bench-emul: mount tmpfs on %s: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(spare_path, sizeof(spare_path), "%s/spare", dir);
+	snprintf(src_path, sizeof(src_path), "%s/src", dir);
+	if (mkdir(spare_path, 0755) < 0 || mkdir(src_path, 0755) < 0) {
+		perror("bench-emul: mkdir");
+		return -1;
+	}
+	/*
+	 * The binds are of a second tmpfs: binding the tmpfs that holds the
+	 * mount points onto them is quadratic in the kernel (~30 s for
+	 * 50,000 instead of a fraction of a second).
+	 */
+	if (mount("mntkit-bench-src", src_path, "tmpfs", 0, "size=4k") < 0) {
+		perror("bench-emul: mount source tmpfs");
+		return -1;
+	}
+	spare_dir = spare_path;
+	return 0;
+}
+
+/* bind DIR/src on DIR/from .. DIR/to-1 */
+static int build_more(const char *dir, long from, long to)
+{
+	char path[PATH_MAX];
+	double t0 = now_sec();
+
+	for (long i = from; i < to; i++) {
+		snprintf(path, sizeof(path), "%s/%ld", dir, i);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			fprintf(stderr, "bench-emul: mkdir %s: %s\n", path,
+				strerror(errno));
+			return -1;
+		}
+		if (mount(src_path, path, NULL, MS_BIND, NULL) < 0) {
+			fprintf(stderr, "bench-emul: bind mount %ld: %s%s\n",
+				i + 1, strerror(errno),
+				errno == ENOSPC ? " (see /proc/sys/fs/mount-max)" :
+						  "");
+			return -1;
+		}
+	}
+	printf("built:   %ld bind mounts on %s (+%ld in %.2f s)\n", to, dir,
+	       to - from, now_sec() - t0);
+	return 0;
+}
+
+/* ---- report ---- */
+
+static double med_wall(int k)
+{
+	return median(variants[k].wall, variants[k].n);
+}
+
+static void print_ratio_line(int a, int b, const char *target)
+{
+	double ma = med_wall(a), mb = med_wall(b);
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s/%s", variants[a].name,
+		 variants[b].name);
+	if (!variants[a].n || !variants[b].n || mb <= 0) {
+		printf("  %-28s =    n/a\n", name);
+		return;
+	}
+	printf("  %-28s = %6.2fx%s\n", name, ma / mb, target ? target : "");
+}
+
+static void report(int rounds)
+{
+	struct variant *cold = &variants[V_COLD];
+
+	printf("\n%-15s %9s %9s %8s %8s %9s %8s %11s  %s\n", "variant", "median",
+	       "min", "user", "sys", "us/mount", "mounts", "bytes", "what");
+	printf("%-15s %9s %9s %8s %8s\n", "", "ms", "ms", "ms", "ms");
+	for (int k = 0; k < NVARIANTS; k++) {
+		struct variant *v = &variants[k];
+		double med = median(v->wall, v->n);
+
+		if (!v->n) {
+			int err = v->skip ? v->skip : v->err;
+
+			printf("%-15s %9s  %s%s%s\n", v->name, "n/a", v->what,
+			       err ? ": " : "", err ? strerror(err) : "");
+			continue;
+		}
+		printf("%-15s %9.3f %9.3f %8.3f %8.3f ", v->name, med * 1e3,
+		       minimum(v->wall, v->n) * 1e3, median(v->user, v->n) * 1e3,
+		       median(v->sys, v->n) * 1e3);
+		if (v->last.mounts > 0)
+			printf("%9.3f %8ld ", med * 1e6 / v->last.mounts,
+			       v->last.mounts);
+		else
+			printf("%9s %8s ", "-", "-");
+		if (v->last.bytes)
+			printf("%11" PRIu64 "  %s", v->last.bytes, v->what);
+		else
+			printf("%11s  %s", "-", v->what);
+		if (v->last.failed)
+			printf(" [%ld statmount failures]", v->last.failed);
+		if (v->n < rounds)
+			printf(" [%d of %d runs failed: %s]", rounds - v->n,
+			       rounds, strerror(v->err));
+		putchar('\n');
+	}
+	if (variants[V_NATIVE].n && cold->n &&
+	    (variants[V_NATIVE].last.mounts != cold->last.mounts ||
+	     variants[V_NATIVE].last.bytes != cold->last.bytes))
+		printf("note: native and emulation saw different mounts/bytes "
+		       "(hidden mounts, idmappings, or the table changed)\n");
+
+	printf("\nratios (median wall time; emul-cold is timed inside its "
+	       "process, the cat and\nfindmnt rows include their fork+exec: "
+	       "see spawn-only):\n");
+	print_ratio_line(V_COLD, V_CAT, "  (target <= 2x)");
+	print_ratio_line(V_CHANGED, V_CAT, "  (target <= 2x)");
+	print_ratio_line(V_WARM, V_CAT, NULL);
+	print_ratio_line(V_COLD, V_FINDMNT, "  (target < 1x)");
+	print_ratio_line(V_CHANGED, V_FINDMNT, "  (target < 1x)");
+	print_ratio_line(V_WARM, V_FINDMNT, NULL);
+	print_ratio_line(V_COLD, V_READ, NULL);
+	print_ratio_line(V_COLD, V_NATIVE, NULL);
+	print_ratio_line(V_WARM, V_NATIVE, NULL);
+	if (cold->n && cold->last.mounts > 0) {
+		double m = (double)cold->last.mounts;
+
+		printf("memory (emul-cold, per mount): %.0f bytes retained "
+		       "(cached table), %.0f bytes peak\n",
+		       median(cold->rss, cold->n) / m,
+		       median(cold->hwm, cold->n) / m);
+	}
+}
+
+static void measure(int rounds)
+{
+	for (int k = 0; k < NVARIANTS; k++) {
+		variants[k].n = 0;
+		variants[k].err = 0;
+		variants[k].skip = 0;
+		memset(&variants[k].last, 0, sizeof(variants[k].last));
+	}
+	if (initial_backend != MNTKIT_BACKEND_NATIVE)
+		variants[V_NATIVE].skip = ENOSYS;
+	if (!spare_dir)
+		variants[V_CHANGED].skip = EINVAL;
+	/* warm-up: fill caches, count mountinfo lines, leave out failures */
+	time_one(V_READ, 0);
+	mountinfo_lines = variants[V_READ].last.mounts;
+	for (int k = 0; k < NVARIANTS; k++) {
+		if (variants[k].skip)
+			continue;
+		time_one(k, 0);
+		variants[k].skip = variants[k].err;
+	}
+	printf("mounts:  %ld (lines of /proc/self/mountinfo); rounds: %d, "
+	       "interleaved, median reported\n",
+	       mountinfo_lines, rounds);
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < NVARIANTS; i++) {
+			int k = (r + i) % NVARIANTS;
+
+			if (!variants[k].skip)
+				time_one(k, 1);
+		}
+	report(rounds);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: bench-emul [-r ROUNDS] [-d DIR -n N[,N...]]\n"
+		"  -r ROUNDS  timed rounds per variant (default 7, max %d)\n"
+		"  -d DIR     mount a tmpfs on DIR and bind it below itself\n"
+		"             (only in a private mount namespace)\n"
+		"  -n N,...   bind mounts to measure at, ascending (default 10000)\n",
+		MAX_ROUNDS);
+}
+
+static int parse_steps(const char *arg, long *steps, int *nsteps)
+{
+	const char *p = arg;
+
+	*nsteps = 0;
+	while (*p) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v < 0 || *nsteps >= MAX_STEPS ||
+		    (*nsteps && v < steps[*nsteps - 1]))
+			return -1;
+		steps[(*nsteps)++] = v;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -1;
+		p = end;
+	}
+	return *nsteps ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cold-child", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL;
+	long steps[MAX_STEPS] = { 10000 };
+	int nsteps = 1, rounds = 7, opt;
+	struct mntkit_features f = { .size = sizeof(f) };
+
+	while ((opt = getopt_long(argc, argv, "d:n:r:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'C':
+			return cold_child();
+		case 'd':
+			dir = optarg;
+			break;
+		case 'n':
+			if (parse_steps(optarg, steps, &nsteps) < 0) {
+				fprintf(stderr, "bench-emul: bad N: %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			rounds = atoi(optarg);
+			if (rounds < 1 || rounds > MAX_ROUNDS) {
+				fprintf(stderr, "bench-emul: bad ROUNDS: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	initial_backend = mntkit_backend();
+	if (mntkit_get_features(&f) == 0)
+		printf("library: backend %s, features 0x%04" PRIx32
+		       ", kernel_mask 0x%" PRIx64 "\n",
+		       mntkit_backend_name(f.backend), f.flags, f.kernel_mask);
+	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO) < 0) {
+		fprintf(stderr, "bench-emul: the mountinfo backend: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	mntkit_set_backend(initial_backend);
+
+	if (!dir) {
+		printf("\n== the namespace as it is ==\n");
+		measure(rounds);
+		return 0;
+	}
+	if (build_start(dir) < 0)
+		return 1;
+	for (int s = 0, have = 0; s < nsteps; s++) {
+		printf("\n== N = %ld bind mounts ==\n", steps[s]);
+		if (build_more(dir, have, steps[s]) < 0)
+			return 1;
+		have = (int)steps[s];
+		measure(rounds);
+	}
+	free(sm_buf);
+	return 0;
+}
