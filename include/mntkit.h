@@ -519,6 +519,191 @@ int mntkit_propagation_str(uint64_t mnt_propagation, char *buf, size_t len);
 const char *mntkit_mask_name(uint64_t bit);
 int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
 
+/* ---- Diffs and watches ---- */
+
+/*
+ * What happened to a mount between two views of a namespace's table.
+ * See mntkit_watch(3) for the full rules.
+ *
+ * MNTKIT_EVENT_ATTACH  a mount appeared (@after only).
+ * MNTKIT_EVENT_DETACH  a mount went away (@before only: the last record seen).
+ * MNTKIT_EVENT_MOVE    same mount, its parent or its mount point changed
+ *                      (also a mount below a moved one, whose mount point
+ *                      changed with it); @changed may hold other bits too.
+ * MNTKIT_EVENT_CHANGE  same mount, same place, other fields changed
+ *                      (mnt_attr, propagation, sb flags, options, ...).
+ * MNTKIT_EVENT_RESYNC  watches only: events may have been lost (queue
+ *                      overflow, failed read); the events that follow,
+ *                      up to the next read that returns 0, bring the
+ *                      watcher's view up to the current table. No records.
+ */
+enum mntkit_event_kind {
+	MNTKIT_EVENT_ATTACH = 1,
+	MNTKIT_EVENT_DETACH = 2,
+	MNTKIT_EVENT_MOVE = 3,
+	MNTKIT_EVENT_CHANGE = 4,
+	MNTKIT_EVENT_RESYNC = 5,
+};
+
+/* struct mntkit_event.changed: which parts of a record differ */
+#define MNTKIT_CHANGED_PARENT      0x0001U /* mnt_parent_id(_old) */
+#define MNTKIT_CHANGED_MNT_POINT   0x0002U /* mnt_point */
+#define MNTKIT_CHANGED_ATTR        0x0004U /* mnt_attr */
+#define MNTKIT_CHANGED_PROPAGATION 0x0008U /* mnt_propagation, mnt_peer_group,
+					      mnt_master, propagate_from */
+#define MNTKIT_CHANGED_SB_FLAGS    0x0010U /* sb_flags */
+#define MNTKIT_CHANGED_OPTIONS     0x0020U /* mnt_opts, opt_array,
+					      opt_sec_array */
+#define MNTKIT_CHANGED_SOURCE      0x0040U /* sb_source */
+#define MNTKIT_CHANGED_IDMAP       0x0080U /* mnt_uidmap, mnt_gidmap */
+#define MNTKIT_CHANGED_OTHER       0x8000U /* anything else (mask, ...) */
+
+/* struct mntkit_event.flags */
+#define MNTKIT_EVENT_F_GONE 0x01U /* the kernel reported the mount, but it
+				     was gone before it could be stat'ed:
+				     the record holds only mnt_id (mask 0) */
+
+/*
+ * struct mntkit_event - one event of a diff or a watch.
+ *
+ * @kind:    MNTKIT_EVENT_*.
+ * @changed: MNTKIT_CHANGED_* for MOVE and CHANGE, else 0.
+ * @flags:   MNTKIT_EVENT_F_*.
+ * @mnt_id:  the mount (0 for RESYNC).
+ * @before:  the record before (DETACH, MOVE, CHANGE), else NULL.
+ * @after:   the record after (ATTACH, MOVE, CHANGE), else NULL.
+ * Read the records' strings with mntkit_sm_str(sm, sm->size, ...).
+ */
+struct mntkit_event {
+	enum mntkit_event_kind kind;
+	uint32_t changed;
+	uint32_t flags;
+	uint64_t mnt_id;
+	const struct mntkit_statmount *before;
+	const struct mntkit_statmount *after;
+};
+
+/*
+ * mntkit_diff - the events that turn snapshot @before into @after.
+ *
+ * Both tables should be taken with the same mask. Mounts are matched by
+ * ID, merging the two ID-sorted tables in O(n). One event per ID, by
+ * ascending ID, except a reused ID (below): DETACH then ATTACH.
+ * An ID above 2^31 is a unique ID: the same ID is the same mount. An ID
+ * <= 2^31 is an old, reusable ID (kernels without unique IDs, or a mount
+ * the emulation cannot name otherwise): the same ID is taken for the same
+ * mount only when parent, mount point, sb device, sb magic, mnt_root and
+ * fs type (and subtype) agree; otherwise DETACH + ATTACH. For every ID, a
+ * different sb device, sb magic, mnt_root, fs type or old ID also gives
+ * DETACH + ATTACH. A reused old ID whose record is byte-identical is not
+ * reported (it cannot be told from the same mount).
+ * @flags must be 0. On success *@events is a malloc'd array (free(3);
+ * NULL when empty) whose record pointers point into the two tables (keep
+ * them alive), and the count is returned; else a negative errno.
+ */
+ssize_t mntkit_diff(const struct mntkit_table *before,
+		    const struct mntkit_table *after, unsigned int flags,
+		    struct mntkit_event **events);
+
+/* mntkit_event_kind_name - "attach", "detach", ...; NULL if unknown. */
+const char *mntkit_event_kind_name(enum mntkit_event_kind kind);
+
+/*
+ * mntkit_changed_str - MNTKIT_CHANGED_* bits as "parent,mnt_point,attr,
+ * propagation,sb_flags,options,source,idmap,other" (those set), written
+ * like the decoders above (snprintf(3) convention).
+ */
+int mntkit_changed_str(uint32_t changed, char *buf, size_t len);
+
+/* ---- Watching a namespace ---- */
+
+struct mntkit_watch;
+
+/* where a watch gets its events */
+enum mntkit_watch_source {
+	MNTKIT_WATCH_AUTO = 0,     /* fanotify if possible, else poll */
+	MNTKIT_WATCH_FANOTIFY = 1, /* fanotify mount events (6.15+) + diffs
+				      for what fanotify does not report */
+	MNTKIT_WATCH_POLL = 2,     /* POLLPRI on mountinfo + diffs */
+};
+
+/* flags of struct mntkit_watch_opts */
+#define MNTKIT_WATCH_INITIAL 0x01U /* start with an ATTACH event for
+				      every mount of the first snapshot */
+
+/* rescan_ms: never rescan without a signal */
+#define MNTKIT_WATCH_NO_RESCAN 0xffffffffU
+
+/*
+ * struct mntkit_watch_opts - how to watch. Declare with
+ * MNTKIT_WATCH_OPTS(); a NULL pointer means all defaults.
+ *
+ * @sz:        sizeof(struct mntkit_watch_opts), set by MNTKIT_WATCH_OPTS().
+ * @source:    MNTKIT_WATCH_AUTO, or a source to force (the watch fails
+ *             with -EOPNOTSUPP, -EPERM, ... when it cannot be had).
+ * @mask:      the statmount groups of the records (MNT_BASIC is always
+ *             added); 0: every group but SUPPORTED_MASK.
+ * @flags:     MNTKIT_WATCH_*.
+ * @rescan_ms: changes the kernel signals to no one (propagation changes
+ *             made with mount(2)) are found by a rescan at least this
+ *             often while nothing else happens (0: 1000 ms; the interval
+ *             grows to 100 times the cost of a rescan, so a big table
+ *             costs at most 1% CPU); MNTKIT_WATCH_NO_RESCAN: never.
+ */
+struct mntkit_watch_opts {
+	size_t sz;
+	enum mntkit_watch_source source;
+	uint64_t mask;
+	unsigned int flags;
+	uint32_t rescan_ms;
+};
+
+#define MNTKIT_WATCH_OPTS(name, ...)                                           \
+	struct mntkit_watch_opts name = { .sz = sizeof(struct mntkit_watch_opts), \
+					  __VA_ARGS__ }
+
+/*
+ * mntkit_watch_new - watch the mounts of a namespace (@opts: the caller's,
+ * or one by ID, fd or PID as for the other calls), from its root as
+ * mntkit_table_new() sees it. Takes the first snapshot. Needs
+ * CAP_SYS_ADMIN over the namespace for fanotify; AUTO falls back to poll.
+ * Returns 0 and *@out, or a negative errno.
+ */
+int mntkit_watch_new(const struct mntkit_opts *opts,
+		     const struct mntkit_watch_opts *wopts,
+		     struct mntkit_watch **out);
+
+/* mntkit_watch_free - close a watch (NULL is fine). */
+void mntkit_watch_free(struct mntkit_watch *watch);
+
+/*
+ * mntkit_watch_fd - an fd that polls readable (POLLIN) when the watch may
+ * have events. Call mntkit_watch_read() until it returns 0 before polling
+ * again (a wakeup may bring no event).
+ */
+int mntkit_watch_fd(const struct mntkit_watch *watch);
+
+/* mntkit_watch_source - the source serving the watch (never AUTO). */
+enum mntkit_watch_source mntkit_watch_source(const struct mntkit_watch *watch);
+
+/* mntkit_watch_source_name - "auto", "fanotify", "poll"; NULL if unknown */
+const char *mntkit_watch_source_name(enum mntkit_watch_source source);
+
+/*
+ * mntkit_watch_read - the next event, without blocking.
+ * Returns 1 and fills *@ev, 0 when there is none now, or a negative errno.
+ * The records @ev points to stay valid until the next call of
+ * mntkit_watch_read() or mntkit_watch_free() on this watch.
+ */
+int mntkit_watch_read(struct mntkit_watch *watch, struct mntkit_event *ev);
+
+/*
+ * mntkit_watch_rescan - compare the watch's view with a fresh snapshot now
+ * and queue the events of the differences (e.g. after changing the
+ * propagation of a mount, which the kernel does not signal). 0 or -errno.
+ */
+int mntkit_watch_rescan(struct mntkit_watch *watch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * bench-watch - helpers of bench/bench-watch.sh (run in a private mount
+ * namespace; refuses to mount otherwise):
+ *
+ *   bench-watch populate DIR N   N bind mounts of DIR/src on DIR/p/0..N-1
+ *   bench-watch burst DIR N      N bind mounts on DIR/b/0..N-1, then their
+ *                                N unmounts; prints the seconds it took
+ *   bench-watch cpu PID          utime + stime of PID in milliseconds
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * The script records the mount namespace it was started in
+ * (BENCH_HOST_MNTNS, the link text of /proc/self/ns/mnt) before it
+ * unshares; mounting is refused unless ours is another one.
+ */
+static int in_host_ns(void)
+{
+	const char *host = getenv("BENCH_HOST_MNTNS");
+	char self[64];
+	ssize_t n = readlink("/proc/self/ns/mnt", self, sizeof(self) - 1);
+
+	if (!host || !*host || n <= 0)
+		return 1; /* cannot tell: refuse */
+	self[n] = '\0';
+	return !strcmp(self, host);
+}
+
+static int binds(const char *dir, const char *sub, long n, int undo)
+{
+	char src[4096], tgt[4096];
+
+	snprintf(src, sizeof(src), "%s/src", dir);
+	snprintf(tgt, sizeof(tgt), "%s/%s", dir, sub);
+	mkdir(src, 0755);
+	mkdir(tgt, 0755);
+	for (long i = 0; i < n; i++) {
+		snprintf(tgt, sizeof(tgt), "%s/%s/%ld", dir, sub, i);
+		if (!undo && mkdir(tgt, 0755) && errno != EEXIST)
+			return perror(tgt), 1;
+		if (undo ? umount2(tgt, MNT_DETACH) :
+			   mount(src, tgt, NULL, MS_BIND, NULL))
+			return perror(tgt), 1;
+	}
+	return 0;
+}
+
+static long cpu_ms(const char *pid)
+{
+	char path[64], buf[4096], *p;
+	unsigned long ut, st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+				"%lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long)((ut + st) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec a, b;
+	int r;
+
+	if (argc != 3 && argc != 4)
+		goto usage;
+	if (!strcmp(argv[1], "cpu") && argc == 3) {
+		printf("%ld\n", cpu_ms(argv[2]));
+		return 0;
+	}
+	if (argc != 4)
+		goto usage;
+	if (in_host_ns()) {
+		fprintf(stderr, "bench-watch: not in a private mount namespace\n");
+		return 1;
+	}
+	if (!strcmp(argv[1], "populate"))
+		return binds(argv[2], "p", atol(argv[3]), 0);
+	if (!strcmp(argv[1], "burst")) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		r = binds(argv[2], "b", atol(argv[3]), 0) ||
+		    binds(argv[2], "b", atol(argv[3]), 1);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("%.3f\n", (double)(b.tv_sec - a.tv_sec) +
+					 (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+		return r;
+	}
+usage:
+	fprintf(stderr, "usage: bench-watch populate|burst DIR N | cpu PID\n");
+	return 2;
+}

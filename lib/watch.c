@@ -1,0 +1,1039 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Watches: a stream of attach / detach / move / change events of one mount
+ * namespace.
+ *
+ * The watch keeps its view: one record per mount ID, exactly what it has
+ * told the caller so far (the first snapshot plus every queued event).
+ * Every step that changes the view queues its event in the same step
+ * (memory is reserved first), so the view and the events never disagree.
+ *
+ * Sources.
+ *  - fanotify (6.15+, native backend, CAP_SYS_ADMIN over the namespace):
+ *    FAN_MNT_ATTACH / FAN_MNT_DETACH with FAN_MARK_MNTNS. Each event names
+ *    a unique ID; the mount is statmount'ed and compared with the view. A
+ *    move is one ATTACH|DETACH event for the moved mount only: the mounts
+ *    below it (whose mount points moved with it) are listed (listmount)
+ *    and refreshed too. A mount gone before it could be stat'ed is
+ *    reported with MNTKIT_EVENT_F_GONE and a record of its ID only (its
+ *    DETACH follows). Changes fanotify does not report (remount,
+ *    mount_setattr) still make /proc/PID/mountinfo poll POLLPRI: a
+ *    POLLPRI with no fanotify event in the same read is a change fanotify
+ *    did not report, and is diffed at once; a POLLPRI together with
+ *    fanotify events may hide one, and is checked by a diff once the
+ *    namespace has been quiet for VERIFY_QUIET_NS (at the latest
+ *    VERIFY_MAX_NS, or 50 diffs' time, after the first one), so a burst
+ *    of mounts costs a few diffs, not one per mount.
+ *  - poll: POLLPRI on /proc/PID/mountinfo, then a diff of a fresh
+ *    snapshot against the view.
+ * Both: mount(2) MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE changes
+ * signal nothing at all (checked on 6.18: no POLLPRI, no fanotify event;
+ * mount_setattr(2) propagation changes do signal POLLPRI). They are found
+ * by a rescan every rescan_ms while nothing else happens, or at once with
+ * mntkit_watch_rescan().
+ *
+ * No silent loss: a fanotify queue overflow, a failed read, a statmount
+ * that fails other than with ENOENT, or no memory for an event, make the
+ * next read resynchronize: a RESYNC event, then the diff of the view
+ * against a fresh snapshot.
+ *
+ * The pollable fd is an epoll set of the fanotify fd, a timerfd (the
+ * deferred diffs) and one open mountinfo file. Polling the epoll fd polls
+ * that file, which consumes its POLLPRI, so the watch checks a second,
+ * private open mountinfo file of the same namespace whose POLLPRI only
+ * the watch consumes.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/fanotify.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diff.h"
+#include "internal.h"
+#include "syscall.h"
+
+/* fanotify mount events (6.15+), not in older <linux/fanotify.h> */
+#define WATCH_FAN_MARK_MNTNS    0x00000110U
+#define WATCH_FAN_MNT_ATTACH    0x01000000ULL
+#define WATCH_FAN_MNT_DETACH    0x02000000ULL
+#define WATCH_FAN_Q_OVERFLOW    0x00004000ULL
+#define WATCH_FAN_INFO_TYPE_MNT 7
+
+#define DEFAULT_MASK (MNTKIT_STATMOUNT_ALL & ~MNTKIT_STATMOUNT_SUPPORTED_MASK)
+
+#define MS_NS 1000000LL
+#define RESCAN_DEFAULT_MS 1000
+#define RESCAN_COST_FACTOR 100 /* a rescan costs at most 1% of the time */
+#define VERIFY_QUIET_NS (50 * MS_NS)
+#define VERIFY_MAX_NS (1000 * MS_NS)
+#define VERIFY_COST_FACTOR 50
+#define RETRY_NS (100 * MS_NS) /* after a failed diff */
+
+#define FAN_BUFSIZE (64 * 1024)
+#define FAN_READS_PER_CALL 64 /* bounded work per mntkit_watch_read() */
+
+/* ---- the view: mount ID -> record (open addressing) ---- */
+
+struct slot {
+	uint64_t id; /* 0: empty */
+	uint32_t gen;
+	struct mntkit_statmount *sm;
+};
+
+struct recmap {
+	struct slot *s;
+	size_t cap, n; /* cap: 0 or a power of two */
+};
+
+static size_t slot_of(uint64_t id, size_t cap)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 29) & (cap - 1);
+}
+
+static struct slot *map_find(const struct recmap *m, uint64_t id)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = slot_of(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->s[i].id == id)
+			return &m->s[i];
+		if (!m->s[i].id)
+			return NULL;
+	}
+}
+
+static void map_insert(struct recmap *m, uint64_t id,
+		       struct mntkit_statmount *sm)
+{
+	size_t i = slot_of(id, m->cap);
+
+	while (m->s[i].id)
+		i = (i + 1) & (m->cap - 1);
+	m->s[i] = (struct slot){ .id = id, .sm = sm };
+	m->n++;
+}
+
+/* room for @more insertions without a rehash (load <= 1/2) */
+static int map_reserve(struct recmap *m, size_t more)
+{
+	struct recmap nm = { 0 };
+	size_t cap = m->cap ? m->cap : 64;
+
+	while ((m->n + more) * 2 > cap)
+		cap *= 2;
+	if (cap == m->cap)
+		return 0;
+	nm.s = calloc(cap, sizeof(*nm.s));
+	if (!nm.s)
+		return -ENOMEM;
+	nm.cap = cap;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->s[i].id) {
+			map_insert(&nm, m->s[i].id, m->s[i].sm);
+			map_find(&nm, m->s[i].id)->gen = m->s[i].gen;
+		}
+	free(m->s);
+	*m = nm;
+	return 0;
+}
+
+/* remove @id (present); returns its record */
+static struct mntkit_statmount *map_remove(struct recmap *m, uint64_t id)
+{
+	struct slot *s = map_find(m, id);
+	size_t mask = m->cap - 1, i = (size_t)(s - m->s), j = i;
+	struct mntkit_statmount *sm = s->sm;
+
+	for (;;) { /* backward-shift deletion */
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!m->s[j].id)
+			break;
+		k = slot_of(m->s[j].id, m->cap);
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->s[i] = m->s[j];
+		i = j;
+	}
+	m->s[i] = (struct slot){ 0 };
+	m->n--;
+	return sm;
+}
+
+static void map_free(struct recmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->s[i].sm);
+	free(m->s);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- the queue of events, each owning its records ---- */
+
+struct qev {
+	struct mntkit_event ev;
+	struct mntkit_statmount *own[2];
+};
+
+struct evq {
+	struct qev *v;
+	size_t head, n, cap;
+};
+
+static int q_reserve(struct evq *q, size_t more)
+{
+	struct qev *nv;
+	size_t cap;
+
+	if (q->head && q->head == q->n)
+		q->head = q->n = 0;
+	if (q->cap - q->n >= more)
+		return 0;
+	cap = q->cap ? q->cap : 64;
+	while (cap - q->n < more)
+		cap *= 2;
+	nv = realloc(q->v, cap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	q->v = nv;
+	q->cap = cap;
+	return 0;
+}
+
+/* room was reserved; the event takes @before and @after */
+static void q_push(struct evq *q, enum mntkit_event_kind kind,
+		   uint32_t changed, uint32_t flags, uint64_t id,
+		   struct mntkit_statmount *before,
+		   struct mntkit_statmount *after)
+{
+	struct qev *e = &q->v[q->n++];
+
+	e->ev = (struct mntkit_event){
+		.kind = kind,
+		.changed = changed,
+		.flags = flags,
+		.mnt_id = id,
+		.before = before,
+		.after = after,
+	};
+	e->own[0] = before;
+	e->own[1] = after;
+}
+
+static void qev_free(struct qev *e)
+{
+	free(e->own[0]);
+	free(e->own[1]);
+	memset(e, 0, sizeof(*e));
+}
+
+static void q_free(struct evq *q)
+{
+	for (size_t i = q->head; i < q->n; i++)
+		qev_free(&q->v[i]);
+	free(q->v);
+	memset(q, 0, sizeof(*q));
+}
+
+/* ---- the watch ---- */
+
+struct mntkit_watch {
+	enum mntkit_watch_source source;
+	uint64_t mask;
+	uint32_t rescan_ms;
+	struct mntkit_mnt_id_req req;
+	int req_fd; /* an fd @req uses, or -1 */
+	int epfd, fan_fd, wake_fd, mi_fd, timer_fd;
+	struct recmap view;
+	uint32_t gen;
+	struct evq q;
+	struct qev cur; /* the event last returned */
+	int need_resync;
+	int64_t verify_first, verify_due, rescan_due;
+	int64_t diff_cost;
+	struct mntkit_statmount *buf; /* statmount replies */
+	size_t bufsize;
+	char *fanbuf;
+};
+
+static int64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* the cost of a diff is the CPU time it took (not lock waits) */
+static int64_t cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* a copy of a reply, at least the fixed part (zeros past a short one) */
+static struct mntkit_statmount *sm_dup(const struct mntkit_statmount *sm)
+{
+	size_t size = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
+			      MNTKIT_STATMOUNT_FIXED_SIZE :
+			      sm->size;
+	struct mntkit_statmount *c = calloc(1, size);
+
+	if (c)
+		memcpy(c, sm, sm->size < size ? sm->size : size);
+	return c;
+}
+
+/* the record of a mount gone before it could be stat'ed: its ID only */
+static struct mntkit_statmount *sm_stub(uint64_t id)
+{
+	struct mntkit_statmount *c = calloc(1, MNTKIT_STATMOUNT_FIXED_SIZE);
+
+	if (c) {
+		c->size = MNTKIT_STATMOUNT_FIXED_SIZE;
+		c->mnt_id = id;
+	}
+	return c;
+}
+
+static void arm_timer(struct mntkit_watch *w)
+{
+	struct itimerspec its = { 0 };
+	int64_t due = w->verify_due;
+
+	if (w->rescan_due && (!due || w->rescan_due < due))
+		due = w->rescan_due;
+	if (due) {
+		its.it_value.tv_sec = due / 1000000000LL;
+		its.it_value.tv_nsec = due % 1000000000LL;
+	}
+	timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void schedule_rescan(struct mntkit_watch *w, int64_t now)
+{
+	int64_t every;
+
+	w->rescan_due = 0;
+	if (w->rescan_ms == MNTKIT_WATCH_NO_RESCAN)
+		return;
+	every = (int64_t)(w->rescan_ms ? w->rescan_ms : RESCAN_DEFAULT_MS) *
+		MS_NS;
+	if (every < RESCAN_COST_FACTOR * w->diff_cost)
+		every = RESCAN_COST_FACTOR * w->diff_cost;
+	w->rescan_due = now + every;
+}
+
+/*
+ * Bring the view of one mount up to @sm (a fresh record): ATTACH if new,
+ * DETACH + ATTACH if another mount now has its ID, MOVE or CHANGE, or
+ * nothing. Returns the kind queued last (0: none) or -ENOMEM (nothing
+ * changed then).
+ */
+static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
+{
+	struct mntkit_statmount *c1, *c2, *old;
+	enum mntkit_event_kind kind = MNTKIT_EVENT_ATTACH;
+	enum mntkit__same same = MNTKIT__SAME_MOUNT;
+	uint32_t changed = 0;
+	struct slot *s;
+
+	/* first: a rehash moves the slots */
+	if (q_reserve(&w->q, 2) || map_reserve(&w->view, 1))
+		return -ENOMEM;
+	s = map_find(&w->view, sm->mnt_id);
+	if (s) {
+		same = mntkit__sm_compare(s->sm, sm, &changed);
+		kind = same == MNTKIT__OTHER_MOUNT ?
+			       MNTKIT_EVENT_ATTACH :
+			       mntkit__changed_kind(changed);
+		if (!kind)
+			return 0;
+	}
+	c1 = sm_dup(sm);
+	c2 = sm_dup(sm);
+	if (!c1 || !c2) {
+		free(c1);
+		free(c2);
+		return -ENOMEM;
+	}
+	if (!s) {
+		map_insert(&w->view, sm->mnt_id, c1);
+		q_push(&w->q, kind, 0, 0, sm->mnt_id, NULL, c2);
+		return kind;
+	}
+	old = s->sm;
+	s->sm = c1;
+	if (same == MNTKIT__OTHER_MOUNT) {
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, sm->mnt_id, old, NULL);
+		q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, 0, sm->mnt_id, NULL, c2);
+	} else {
+		q_push(&w->q, kind, changed, 0, sm->mnt_id, old, c2);
+	}
+	return kind;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* queue DETACH for every mount of the view not marked with w->gen */
+static int detach_unseen(struct mntkit_watch *w)
+{
+	uint64_t *gone = malloc((w->view.n + 1) * sizeof(*gone));
+	size_t n = 0;
+
+	if (!gone || q_reserve(&w->q, w->view.n)) {
+		free(gone);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < w->view.cap; i++)
+		if (w->view.s[i].id && w->view.s[i].gen != w->gen)
+			gone[n++] = w->view.s[i].id;
+	qsort(gone, n, sizeof(*gone), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i],
+		       map_remove(&w->view, gone[i]), NULL);
+	free(gone);
+	return 0;
+}
+
+/* the diff of the view against snapshot @t */
+static int apply_table(struct mntkit_watch *w, const struct mntkit_table *t)
+{
+	size_t n = mntkit_table_count(t);
+	int ret;
+
+	w->gen++;
+	for (size_t i = 0; i < n; i++) {
+		struct slot *s =
+			map_find(&w->view, mntkit_table_get(t, i)->mnt_id);
+
+		if (s)
+			s->gen = w->gen;
+	}
+	ret = detach_unseen(w);
+	for (size_t i = 0; i < n && ret >= 0; i++)
+		ret = refresh(w, mntkit_table_get(t, i));
+	return ret < 0 ? ret : 0;
+}
+
+/* diff a fresh snapshot against the view (with a RESYNC event first) */
+static int sync_table(struct mntkit_watch *w, int resync)
+{
+	struct mntkit_table *t = NULL;
+	int64_t t0 = cpu_ns(), now;
+	int ret;
+
+	ret = mntkit__table_build(&w->req, MNTKIT_LSMT_ROOT, w->mask, &t);
+	if (!ret && resync) {
+		ret = q_reserve(&w->q, 1);
+		if (!ret)
+			q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0, NULL, NULL);
+	}
+	if (!ret)
+		ret = apply_table(w, t);
+	mntkit_table_free(t);
+	w->diff_cost = cpu_ns() - t0;
+	now = now_ns();
+	w->verify_first = w->verify_due = 0;
+	if (ret) { /* part of the diff may be queued: finish it soon */
+		w->need_resync = 1;
+		w->verify_due = now + RETRY_NS;
+	} else {
+		w->need_resync = 0;
+	}
+	schedule_rescan(w, now);
+	arm_timer(w);
+	return ret;
+}
+
+/* ---- fanotify ---- */
+
+static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask);
+
+/* refresh every mount below @id (a move moved their mount points) */
+static void refresh_below(struct mntkit_watch *w, uint64_t id)
+{
+	struct mntkit_idvec iv = { 0 };
+	int ret = mntkit__list_flat(&w->req, id, 0, &iv);
+
+	if (ret == -ENOENT) /* gone meanwhile: its DETACH follows */
+		ret = 0;
+	for (size_t i = 0; i < iv.n && !ret; i++) {
+		ret = mntkit__stat_into(&w->req, iv.v[i], w->mask, &w->buf,
+					&w->bufsize);
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		if (!ret)
+			ret = refresh(w, w->buf);
+		ret = ret < 0 ? ret : 0;
+	}
+	free(iv.v);
+	if (ret)
+		w->need_resync = 1;
+}
+
+/* a mount fanotify named is gone: DETACH it, or ATTACH it as F_GONE */
+static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
+{
+	struct mntkit_statmount *c1, *c2;
+
+	if (q_reserve(&w->q, 1) || map_reserve(&w->view, 1)) {
+		w->need_resync = 1;
+		return;
+	}
+	if (map_find(&w->view, id)) {
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id,
+		       map_remove(&w->view, id), NULL);
+		return;
+	}
+	if (!(mask & WATCH_FAN_MNT_ATTACH))
+		return; /* never seen: detached before our first snapshot */
+	c1 = sm_stub(id);
+	c2 = sm_stub(id);
+	if (!c1 || !c2) {
+		free(c1);
+		free(c2);
+		w->need_resync = 1;
+		return;
+	}
+	map_insert(&w->view, id, c1);
+	q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, MNTKIT_EVENT_F_GONE, id, NULL,
+	       c2);
+}
+
+static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
+{
+	int ret = mntkit__stat_into(&w->req, id, w->mask, &w->buf, &w->bufsize);
+
+	if (ret == -ENOENT) {
+		fan_gone(w, id, mask);
+		return;
+	}
+	if (!ret)
+		ret = refresh(w, w->buf);
+	if (ret == MNTKIT_EVENT_MOVE)
+		refresh_below(w, id);
+	else if (ret < 0)
+		w->need_resync = 1;
+}
+
+/* the unique mount ID of one fanotify event, 0 if it has none */
+static uint64_t fan_mnt_id(const char *ev, size_t len, size_t meta_len)
+{
+	for (size_t off = meta_len; off + 4 <= len;) {
+		const unsigned char *rec = (const unsigned char *)ev + off;
+		uint16_t rlen;
+		uint64_t id;
+
+		memcpy(&rlen, rec + 2, sizeof(rlen));
+		if (rlen < 4 || off + rlen > len)
+			return 0;
+		if (rec[0] == WATCH_FAN_INFO_TYPE_MNT && rlen >= 16) {
+			memcpy(&id, rec + 8, sizeof(id));
+			return id;
+		}
+		off += rlen;
+	}
+	return 0;
+}
+
+static void fan_parse(struct mntkit_watch *w, const char *buf, size_t len)
+{
+	struct fanotify_event_metadata m;
+
+	while (len >= sizeof(m)) {
+		uint64_t id;
+
+		memcpy(&m, buf, sizeof(m));
+		if (m.event_len < sizeof(m) || m.event_len > len ||
+		    m.metadata_len < sizeof(m) || m.metadata_len > m.event_len ||
+		    m.vers != FANOTIFY_METADATA_VERSION) {
+			w->need_resync = 1;
+			return;
+		}
+		if (m.fd >= 0)
+			close(m.fd);
+		if (m.mask & WATCH_FAN_Q_OVERFLOW)
+			w->need_resync = 1;
+		id = fan_mnt_id(buf, m.event_len, m.metadata_len);
+		if (!w->need_resync && id &&
+		    (m.mask & (WATCH_FAN_MNT_ATTACH | WATCH_FAN_MNT_DETACH)))
+			fan_event(w, id, m.mask);
+		buf += m.event_len;
+		len -= m.event_len;
+	}
+}
+
+/* read what fanotify has (a bounded amount); *@got: any event */
+static void fan_drain(struct mntkit_watch *w, int *got)
+{
+	for (int i = 0; i < FAN_READS_PER_CALL; i++) {
+		ssize_t len = read(w->fan_fd, w->fanbuf, FAN_BUFSIZE);
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0) {
+			if (errno != EAGAIN)
+				w->need_resync = 1;
+			return;
+		}
+		if (len == 0)
+			return;
+		*got = 1;
+		fan_parse(w, w->fanbuf, (size_t)len);
+	}
+}
+
+/* ---- reading ---- */
+
+static int mi_signalled(struct mntkit_watch *w)
+{
+	struct pollfd p = { .fd = w->mi_fd, .events = POLLPRI };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
+}
+
+static int process(struct mntkit_watch *w)
+{
+	struct epoll_event evs[4];
+	uint64_t ticks;
+	int got = 0, pri;
+	int64_t now, most;
+
+	/* clears the wakeup file's POLLPRI; what is ready is read below */
+	(void)epoll_wait(w->epfd, evs, MNTKIT_ARRAY_SIZE(evs), 0);
+	if (read(w->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		w->need_resync = 1;
+	if (w->fan_fd >= 0)
+		fan_drain(w, &got);
+	pri = mi_signalled(w);
+	if (w->need_resync)
+		return sync_table(w, 1);
+	if (pri && (w->source == MNTKIT_WATCH_POLL || !got))
+		return sync_table(w, 0);
+	now = now_ns();
+	if (pri) { /* fanotify events came with it: check once quiet */
+		if (!w->verify_first)
+			w->verify_first = now;
+		most = VERIFY_COST_FACTOR * w->diff_cost;
+		if (most < VERIFY_MAX_NS)
+			most = VERIFY_MAX_NS;
+		w->verify_due = now + VERIFY_QUIET_NS;
+		if (w->verify_due > w->verify_first + most)
+			w->verify_due = w->verify_first + most;
+	}
+	if ((w->verify_due && now >= w->verify_due) ||
+	    (w->rescan_due && now >= w->rescan_due))
+		return sync_table(w, 0);
+	arm_timer(w);
+	return 0;
+}
+
+static int pop(struct mntkit_watch *w, struct mntkit_event *ev)
+{
+	if (w->q.head == w->q.n)
+		return 0;
+	w->cur = w->q.v[w->q.head++];
+	*ev = w->cur.ev;
+	return 1;
+}
+
+int mntkit_watch_read(struct mntkit_watch *w, struct mntkit_event *ev)
+{
+	int ret;
+
+	if (!w || !ev)
+		return mntkit__fail(EINVAL);
+	qev_free(&w->cur);
+	if (pop(w, ev))
+		return 1;
+	ret = process(w);
+	if (pop(w, ev))
+		return 1;
+	return ret < 0 ? mntkit__fail(-ret) : 0;
+}
+
+int mntkit_watch_rescan(struct mntkit_watch *w)
+{
+	int ret;
+
+	if (!w)
+		return mntkit__fail(EINVAL);
+	ret = sync_table(w, w->need_resync);
+	return ret < 0 ? mntkit__fail(-ret) : 0;
+}
+
+int mntkit_watch_fd(const struct mntkit_watch *w)
+{
+	return w ? w->epfd : mntkit__fail(EINVAL);
+}
+
+enum mntkit_watch_source mntkit_watch_source(const struct mntkit_watch *w)
+{
+	return w ? w->source : MNTKIT_WATCH_AUTO;
+}
+
+const char *mntkit_watch_source_name(enum mntkit_watch_source source)
+{
+	switch (source) {
+	case MNTKIT_WATCH_AUTO:
+		return "auto";
+	case MNTKIT_WATCH_FANOTIFY:
+		return "fanotify";
+	case MNTKIT_WATCH_POLL:
+		return "poll";
+	}
+	return NULL;
+}
+
+/* ---- opening ---- */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void mntkit_watch_free(struct mntkit_watch *w)
+{
+	if (!w)
+		return;
+	close_fd(&w->epfd);
+	close_fd(&w->fan_fd);
+	close_fd(&w->wake_fd);
+	close_fd(&w->mi_fd);
+	close_fd(&w->timer_fd);
+	close_fd(&w->req_fd);
+	qev_free(&w->cur);
+	q_free(&w->q);
+	map_free(&w->view);
+	free(w->buf);
+	free(w->fanbuf);
+	free(w);
+}
+
+/* what to watch, resolved: an fd of the namespace and two mountinfo fds */
+struct nsfiles {
+	int ns_fd;
+	int mi[2];
+	int err;
+};
+
+/* open /proc/PID/{ns/mnt,mountinfo} ("thread-self" for pid 0) */
+static int open_pid_files(pid_t pid, struct nsfiles *f)
+{
+	char path[64];
+	const char *dir = "thread-self";
+	char pidbuf[16];
+
+	if (pid) {
+		snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+		dir = pidbuf;
+	}
+	snprintf(path, sizeof(path), "/proc/%s/ns/mnt", dir);
+	f->ns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->ns_fd < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "/proc/%s/mountinfo", dir);
+	for (int i = 0; i < 2; i++) {
+		f->mi[i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (f->mi[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+struct setns_arg {
+	int ns_fd, proc_fd;
+	struct nsfiles *f;
+};
+
+/* in a thread of its own: enter the namespace, open its mountinfo */
+static void *setns_thread(void *p)
+{
+	struct setns_arg *a = p;
+
+	if (unshare(CLONE_FS) || setns(a->ns_fd, CLONE_NEWNS)) {
+		a->f->err = -errno;
+		return NULL;
+	}
+	for (int i = 0; i < 2; i++) {
+		a->f->mi[i] = openat(a->proc_fd, "thread-self/mountinfo",
+				     O_RDONLY | O_CLOEXEC);
+		if (a->f->mi[i] < 0) {
+			a->f->err = -errno;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static int open_fd_files(int ns_fd, struct nsfiles *f)
+{
+	struct setns_arg a = { .ns_fd = ns_fd, .f = f };
+	pthread_t th;
+	int ret;
+
+	f->ns_fd = fcntl(ns_fd, F_DUPFD_CLOEXEC, 3);
+	if (f->ns_fd < 0)
+		return -errno;
+	a.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (a.proc_fd < 0)
+		return -errno;
+	ret = -pthread_create(&th, NULL, setns_thread, &a);
+	if (!ret)
+		pthread_join(th, NULL);
+	close(a.proc_fd);
+	return ret ? ret : f->err;
+}
+
+/* a process in mount namespace @id (6.10+ has namespace IDs) */
+static int pid_of_ns(uint64_t id, pid_t *pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int ret = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while (ret == -ENOENT && (de = readdir(d))) {
+		char *end;
+		long p = strtol(de->d_name, &end, 10);
+		uint64_t nsid;
+		int fd;
+
+		if (*end || p <= 0)
+			continue;
+		fd = mntkit_ns_open_pid((pid_t)p);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &nsid) == 0 &&
+		    nsid == id) {
+			*pid = (pid_t)p;
+			ret = 0;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int open_ns_files(const struct mntkit_opts *opts, struct nsfiles *f)
+{
+	struct mntkit_opts o = { 0 };
+	pid_t pid = 0;
+	int ret;
+
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (o.mnt_ns_fd)
+		return open_fd_files(o.mnt_ns_fd, f);
+	if (o.mnt_ns_id) {
+		ret = pid_of_ns(o.mnt_ns_id, &pid);
+		return ret ? ret : open_pid_files(pid, f);
+	}
+	return open_pid_files(o.pid, f);
+}
+
+static int fan_open(int ns_fd)
+{
+	int fd = fanotify_init(FAN_CLASS_NOTIF | MNTKIT_FAN_REPORT_MNT |
+				       FAN_NONBLOCK | FAN_CLOEXEC,
+			       O_RDONLY);
+
+	if (fd < 0)
+		return -errno;
+	if (fanotify_mark(fd, FAN_MARK_ADD | WATCH_FAN_MARK_MNTNS,
+			  WATCH_FAN_MNT_ATTACH | WATCH_FAN_MNT_DETACH, ns_fd,
+			  NULL)) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* the source: fanotify where it can (or must) be had, else poll */
+static int pick_source(struct mntkit_watch *w, enum mntkit_watch_source want,
+		       int ns_fd)
+{
+	int possible = (mntkit__kernel_features() & MNTKIT_FEAT_FANOTIFY_MNT) &&
+		       mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+
+	w->source = MNTKIT_WATCH_POLL;
+	if (want == MNTKIT_WATCH_POLL)
+		return 0;
+	if (!possible)
+		return want == MNTKIT_WATCH_FANOTIFY ? -EOPNOTSUPP : 0;
+	w->fan_fd = fan_open(ns_fd);
+	if (w->fan_fd < 0) {
+		int err = w->fan_fd;
+
+		w->fan_fd = -1;
+		return want == MNTKIT_WATCH_FANOTIFY ? err : 0;
+	}
+	w->source = MNTKIT_WATCH_FANOTIFY;
+	w->fanbuf = malloc(FAN_BUFSIZE);
+	return w->fanbuf ? 0 : -ENOMEM;
+}
+
+static int epoll_add(int epfd, int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int setup_fds(struct mntkit_watch *w)
+{
+	int ret;
+
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	w->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				     TFD_NONBLOCK | TFD_CLOEXEC);
+	if (w->epfd < 0 || w->timer_fd < 0)
+		return -errno;
+	ret = epoll_add(w->epfd, w->wake_fd, EPOLLPRI);
+	if (!ret)
+		ret = epoll_add(w->epfd, w->timer_fd, EPOLLIN);
+	if (!ret && w->fan_fd >= 0)
+		ret = epoll_add(w->epfd, w->fan_fd, EPOLLIN);
+	return ret;
+}
+
+/* the first snapshot becomes the view (and ATTACH events if asked) */
+static int first_view(struct mntkit_watch *w, unsigned int flags)
+{
+	struct mntkit_table *t;
+	int64_t t0 = cpu_ns();
+	int ret;
+
+	ret = mntkit__table_build(&w->req, MNTKIT_LSMT_ROOT, w->mask, &t);
+	if (ret)
+		return ret;
+	w->diff_cost = cpu_ns() - t0;
+	ret = apply_table(w, t);
+	mntkit_table_free(t);
+	if (ret)
+		return ret;
+	if (!(flags & MNTKIT_WATCH_INITIAL)) {
+		for (size_t i = w->q.head; i < w->q.n; i++)
+			qev_free(&w->q.v[i]);
+		w->q.head = w->q.n = 0;
+	}
+	schedule_rescan(w, now_ns());
+	arm_timer(w);
+	return 0;
+}
+
+/* pin "the caller's namespace" to the one of the calling thread now */
+static void pin_own_ns(struct mntkit_watch *w, const struct mntkit_opts *o,
+		       int ns_fd)
+{
+	uint64_t id;
+
+	if (o && (o->mnt_ns_id || o->mnt_ns_fd || o->pid))
+		return;
+	if (mntkit_backend() != MNTKIT_BACKEND_NATIVE ||
+	    !(mntkit__kernel_features() & MNTKIT_FEAT_REQ_NS_ID))
+		return;
+	if (ioctl(ns_fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0) {
+		w->req.size = MNTKIT_MNT_ID_REQ_SIZE_VER1;
+		w->req.mnt_ns_id = id;
+	}
+}
+
+static int watch_opts_copy(const struct mntkit_watch_opts *in,
+			   struct mntkit_watch_opts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!in)
+		return 0;
+	if (in->sz < sizeof(in->sz))
+		return -EINVAL;
+	for (size_t i = sizeof(*out); i < in->sz; i++)
+		if (((const unsigned char *)in)[i])
+			return -E2BIG;
+	memcpy(out, in, in->sz < sizeof(*out) ? in->sz : sizeof(*out));
+	if (out->source > MNTKIT_WATCH_POLL ||
+	    (out->flags & ~MNTKIT_WATCH_INITIAL))
+		return -EINVAL;
+	return 0;
+}
+
+int mntkit_watch_new(const struct mntkit_opts *opts,
+		     const struct mntkit_watch_opts *wopts,
+		     struct mntkit_watch **out)
+{
+	struct nsfiles f = { .ns_fd = -1, .mi = { -1, -1 } };
+	struct mntkit_watch_opts wo;
+	struct mntkit_opts o = { 0 };
+	struct mntkit_watch *w;
+	int ret;
+
+	if (!out)
+		return mntkit__fail(EFAULT);
+	*out = NULL;
+	ret = watch_opts_copy(wopts, &wo);
+	if (ret)
+		return mntkit__fail(-ret);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return mntkit__fail(ENOMEM);
+	w->epfd = w->fan_fd = w->wake_fd = w->mi_fd = w->timer_fd = -1;
+	w->mask = (wo.mask ? wo.mask : DEFAULT_MASK) |
+		  MNTKIT_STATMOUNT_MNT_BASIC;
+	w->rescan_ms = wo.rescan_ms;
+	ret = mntkit__req_init(&w->req, opts, &w->req_fd);
+	if (ret)
+		goto fail;
+	if (opts) /* valid: mntkit__req_init() checked it */
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	ret = open_ns_files(opts, &f);
+	if (ret)
+		goto fail;
+	w->wake_fd = f.mi[0];
+	w->mi_fd = f.mi[1];
+	f.mi[0] = f.mi[1] = -1;
+	pin_own_ns(w, &o, f.ns_fd);
+	/* the mark before the snapshot: nothing falls between the two */
+	ret = pick_source(w, wo.source, f.ns_fd);
+	if (!ret)
+		ret = setup_fds(w);
+	if (!ret)
+		ret = first_view(w, wo.flags);
+	if (ret)
+		goto fail;
+	close_fd(&f.ns_fd);
+	*out = w;
+	return 0;
+fail:
+	close_fd(&f.ns_fd);
+	close_fd(&f.mi[0]);
+	close_fd(&f.mi[1]);
+	mntkit_watch_free(w);
+	return mntkit__fail(-ret);
+}

@@ -1,0 +1,406 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tests/cli/mntwatch.sh ABS_BUILDDIR - tests of the mntwatch tool.
+#
+# The events mntwatch prints are checked against what the test did itself
+# (mounts made here, their IDs read with statx(2) directly) and, for the
+# JSON keys and values, against statmnt --json of the same mount. The
+# cases that mount run in a private mount namespace (this script runs
+# itself there with --in-ns) and need root; without it they say SKIP.
+
+# The cases are called through $plain_cases and $ns_cases:
+# shellcheck disable=SC2317
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+MNTWATCH=$BUILDDIR/tools/mntwatch
+CLI_PROG=mntwatch
+export MNTWATCH
+
+# the Python side: start mntwatch, wait until it watches, collect lines
+mkdir -p "$CLI_TMP/py"
+cat >"$CLI_TMP/py/mwcli.py" <<'PY'
+import json, os, select, signal, subprocess, time
+from mntcli import *
+
+EXE = os.environ["MNTWATCH"]
+
+
+class Watch:
+    """mntwatch ARGS --initial -p READY...: started, and ready once the
+    attach of the mount at READY (made before) has been printed."""
+
+    def __init__(self, ready, *args):
+        self.p = subprocess.Popen([EXE, "--initial"] + list(args),
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        self.buf = b""
+        self.ready = ready
+        first = self.line(5)
+        if first is None:
+            expect(False, "mntwatch printed nothing: %s" % self.err())
+        self.initial = [first]
+
+    def line(self, timeout):
+        end = time.time() + timeout
+        while b"\n" not in self.buf:
+            left = end - time.time()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if not r:
+                return None
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, _, self.buf = self.buf.partition(b"\n")
+        return line.decode("utf-8", "surrogateescape")
+
+    def lines(self, n, timeout=5):
+        out = []
+        while len(out) < n:
+            l = self.line(timeout)
+            if l is None:
+                break
+            out.append(l)
+        return out
+
+    def quiet(self, t=0.5):
+        l = self.line(t)
+        expect(l is None, "unexpected line: %r" % l)
+
+    def err(self):
+        if self.p.poll() is None:
+            self.p.kill()
+        return self.p.stderr.read().decode(errors="replace").strip()
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        rc = self.p.wait(5)
+        if rc != 0:
+            expect(False, "mntwatch exit %d after SIGTERM: %s" % (rc, self.err()))
+
+
+def sh(*cmd):
+    subprocess.run(cmd, check=True)
+PY
+
+# ---- cases that need no mounts ----
+
+c_help() {
+	run "$MNTWATCH" --help
+	if [ "$RC" != 0 ] || [ -s "$ERR" ]; then
+		fail help "exit $RC, stderr: $(cat "$ERR")"
+	elif ! head -n 1 "$OUT" | grep -q '^usage: mntwatch '; then
+		fail help "no usage line: $(head -n 1 "$OUT")"
+	elif ! grep -q -- '--source' "$OUT" || ! grep -q -- '--initial' "$OUT"; then
+		fail help "options not described"
+	else
+		pass help
+	fi
+}
+
+c_version() {
+	local want
+	want=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" \
+		"$SRCDIR/meson.build" | head -n 1)
+	run "$MNTWATCH" -V
+	if [ "$RC" != 0 ] || [ "$(cat "$OUT")" != "mntwatch (mntkit) $want" ]; then
+		fail version "exit $RC, got '$(cat "$OUT")', want version $want"
+	else
+		pass version
+	fi
+}
+
+c_bad_args() {
+	expect_error bad_option "--bogus" usage "$MNTWATCH" --bogus
+	expect_error bad_short "-x" usage "$MNTWATCH" -x
+	expect_error missing_arg "-c" usage "$MNTWATCH" -c
+	expect_error bad_event "-e nope" usage "$MNTWATCH" -e attach,nope
+	expect_error bad_count "-c" usage "$MNTWATCH" -c 0
+	expect_error bad_count_word "-c" usage "$MNTWATCH" -c many
+	expect_error bad_timeout "--timeout" usage "$MNTWATCH" --timeout 1s
+	expect_error negative_timeout "--timeout" usage "$MNTWATCH" --timeout -1
+	expect_error bad_source "--source" usage "$MNTWATCH" --source inotify
+	expect_error relative_prefix "-p" usage "$MNTWATCH" -p mnt
+	expect_error empty_type "-t" usage "$MNTWATCH" -t tmpfs,,ext4
+	expect_error extra_arg "extra" usage "$MNTWATCH" extra
+	expect_error ns_not_pid "pid:0" - "$MNTWATCH" --ns pid:0
+	expect_error ns_no_file "/nonexistent" - "$MNTWATCH" --ns /nonexistent
+	expect_error ns_not_ns "/proc/self/ns/uts" - "$MNTWATCH" \
+		--ns /proc/self/ns/uts
+}
+
+c_timeout() {
+	local t0 t1
+	t0=$(date +%s%N)
+	run "$MNTWATCH" --timeout 0.3 -p /nonexistent/prefix
+	t1=$(date +%s%N)
+	if [ "$RC" != 0 ] || [ -s "$OUT" ] || [ -s "$ERR" ]; then
+		fail timeout "exit $RC, out '$(cat "$OUT")', err '$(cat "$ERR")'"
+	elif [ $(((t1 - t0) / 1000000)) -lt 250 ] ||
+		[ $(((t1 - t0) / 1000000)) -gt 3000 ]; then
+		fail timeout "took $(((t1 - t0) / 1000000)) ms for 0.3 s"
+	else
+		pass timeout
+	fi
+}
+
+c_initial_count_json() {
+	py_case initial_count_json <<'PY'
+from mwcli import *
+rc, out, err = tool("mntwatch", "--initial", "--json", "-c", "3")
+expect(rc == 0 and err == "", "exit %d: %s" % (rc, err))
+lines = out.splitlines()
+expect(len(lines) == 3, "%d lines for -c 3" % len(lines))
+for l in lines:
+    o = json.loads(l)
+    expect(o["event"] == "attach", "event %r" % o["event"])
+    # the same keys and values as statmnt --json of that mount
+    rc, sout, serr = tool("statmnt", "--json", str(o["mnt_id"]))
+    expect(rc == 0, "statmnt %d: %s" % (o["mnt_id"], serr))
+    s = json.loads(sout)
+    for k in ("supported_mask", "size"):
+        s.pop(k, None)
+        o.pop(k, None)
+    s.pop("mask"); o.pop("mask")
+    del o["event"]
+    expect(set(o) == set(s) - {"supported_mask"},
+           "keys differ: %r" % (set(o) ^ set(s)))
+    for k in o:
+        expect(o[k] == s[k], "%s: %r != statmnt's %r" % (k, o[k], s[k]))
+PY
+}
+
+c_initial_text() {
+	py_case initial_text <<'PY'
+from mwcli import *
+rc, out, err = tool("mntwatch", "--initial", "-c", "1", "-p", "/")
+expect(rc == 0 and err == "", "exit %d: %s" % (rc, err))
+f = out.rstrip("\n").split(" ")
+expect(f[0] == "attach" and f[1].startswith("0x"), "line %r" % out)
+# the first mount by ID; with the native backend a listed unique ID
+if NATIVE:
+    expect(int(f[1], 16) in listmount(), "ID %s not listed" % f[1])
+PY
+}
+
+c_closed_stdout() {
+	py_case closed_stdout <<'PY'
+from mwcli import *
+import time
+# reader gone while mntwatch has nothing to write: it must notice anyway
+for args in (["-p", "/nonexistent/prefix"], ["--initial"]):
+    p = subprocess.Popen([EXE] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    if "--initial" in args:
+        p.stdout.read(1)
+    p.stdout.close()
+    try:
+        rc = p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        expect(False, "mntwatch %s did not exit when stdout closed" % args)
+    err = p.stderr.read().decode()
+    expect(rc == 0 and err == "", "%s: exit %d: %s" % (args, rc, err))
+PY
+}
+
+c_signals() {
+	py_case signals <<'PY'
+from mwcli import *
+import time
+for sig in (signal.SIGINT, signal.SIGTERM):
+    p = subprocess.Popen([EXE, "-p", "/nonexistent/prefix"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    p.send_signal(sig)
+    try:
+        rc = p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        expect(False, "no exit on signal %d" % sig)
+    err = p.stderr.read().decode()
+    expect(rc == 0 and err == "", "signal %d: exit %d: %s" % (sig, rc, err))
+PY
+}
+
+plain_cases="c_help c_version c_bad_args c_timeout c_initial_count_json
+	c_initial_text c_closed_stdout c_signals"
+
+# ---- cases in a private mount namespace ----
+
+setup_ns() {
+	T=$CLI_TMP/ns
+	mkdir -p "$T" && mount -t tmpfs mntwatch-test "$T" || return 1
+	export T
+}
+
+# attach, change, move (subtree too), detach: the same lines on each source
+events_case() {
+	SRC=$1 py_case "events_$1" <<'PY'
+from mwcli import *
+T, src = os.environ["T"], os.environ["SRC"]
+d = T + "/" + src
+os.makedirs(d + "/a", exist_ok=True)
+os.makedirs(d + "/b", exist_ok=True)
+sh("mount", "-t", "tmpfs", "ready", d)
+os.makedirs(d + "/a", exist_ok=True)
+os.makedirs(d + "/b", exist_ok=True)
+w = Watch(d, "--source", src, "-p", d)
+expect(w.initial[0].split(" ")[:3] == ["attach", "%#x" % mount_id(d), d],
+       "first line %r" % w.initial[0])
+sh("mount", "-t", "tmpfs", "-o", "size=1m", "srcA", d + "/a")
+a = mount_id(d + "/a")
+os.makedirs(d + "/a/c")
+sh("mount", "-t", "ramfs", "srcC", d + "/a/c")
+c = mount_id(d + "/a/c")
+sh("mount", "-o", "remount,bind,ro", d + "/a")
+sh("mount", "--move", d + "/a", d + "/b")
+sh("umount", "-l", d + "/b")
+got = w.lines(6)
+want = [
+    "attach %#x %s/a tmpfs srcA rw,relatime private" % (a, d),
+    "attach %#x %s/a/c ramfs srcC rw,relatime private" % (c, d),
+    "change %#x %s/a tmpfs srcA ro,relatime private changed=attr" % (a, d),
+    "move %#x %s/b tmpfs srcA ro,relatime private changed=mnt_point"
+    " from=%s/a" % (a, d, d),
+    "move %#x %s/b/c ramfs srcC rw,relatime private changed=mnt_point"
+    " from=%s/a/c" % (c, d, d),
+]
+expect(got[:5] == want, "got %r, want %r" % (got[:5], want))
+det = sorted(got[5:] + w.lines(1))
+expect(det == sorted(["detach %#x %s/b tmpfs srcA ro,relatime private" % (a, d),
+                      "detach %#x %s/b/c ramfs srcC rw,relatime private" % (c, d)]),
+       "detach lines %r" % det)
+w.quiet()
+w.stop()
+PY
+}
+
+c_events_poll() {
+	events_case poll
+}
+
+c_events_fanotify() {
+	if ! "$MNTWATCH" --source fanotify --timeout 0 -p /x 2>"$ERR"; then
+		skip events_fanotify "$(cat "$ERR")"
+		return
+	fi
+	events_case fanotify
+}
+
+c_filters_json() {
+	py_case filters_json <<'PY'
+from mwcli import *
+T = os.environ["T"]
+d = T + "/f"
+os.makedirs(d, exist_ok=True)
+sh("mount", "-t", "tmpfs", "ready", d)
+for s in ("t1", "r1", "t2", "out"):
+    os.makedirs(d + "/" + s)
+w = Watch(d, "--json", "-t", "tmpfs", "-e", "attach,detach", "-p", d)
+first = json.loads(w.initial[0])
+expect(first["event"] == "attach" and first["mnt_point"] == d, "first %r" % first)
+sh("mount", "-t", "tmpfs", "x", d + "/t1")
+sh("mount", "-t", "ramfs", "x", d + "/r1")          # -t filters it out
+sh("mount", "-o", "remount,bind,ro", d + "/t1")     # -e filters it out
+sh("mount", "-t", "tmpfs", "x", d + "/t2")
+sh("umount", d + "/t1")
+got = [json.loads(l) for l in w.lines(3)]
+w.quiet()
+w.stop()
+expect([(o["event"], o["mnt_point"], o["fs_type"]) for o in got] ==
+       [("attach", d + "/t1", "tmpfs"), ("attach", d + "/t2", "tmpfs"),
+        ("detach", d + "/t1", "tmpfs")], "got %r" % got)
+expect(got[2]["mnt_attr_str"].startswith("ro"), "detach carries the last record")
+expect("changed" not in got[0], "attach has no changed")
+PY
+}
+
+c_change_json() {
+	py_case change_json <<'PY'
+from mwcli import *
+T = os.environ["T"]
+d = T + "/c"
+os.makedirs(d, exist_ok=True)
+sh("mount", "-t", "tmpfs", "-o", "size=1m", "ready", d)
+w = Watch(d, "--json", "-p", d, "-e", "attach,change")
+sh("mount", "-o", "remount,size=2m", d)
+o = json.loads(w.lines(1)[0])
+w.stop()
+expect(o["event"] == "change" and o["changed"] == ["options"], "got %r" % o)
+expect("size=2048k" in o["mnt_opts"] and "size=1024k" in o["before"]["mnt_opts"],
+       "options %r / %r" % (o["mnt_opts"], o["before"]["mnt_opts"]))
+expect(o["mnt_id"] == mount_id(d) and o["before"]["mnt_id"] == o["mnt_id"], "ids")
+PY
+}
+
+c_ns_other() {
+	local pid
+	# shellcheck disable=SC2016 # $T is expanded by the inner shell
+	unshare -m --propagation private sh -c \
+		'mkdir -p "$T/o" && mount -t tmpfs mntwatch-other "$T/o" && exec sleep 60' &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q mntwatch-other "/proc/$pid/mountinfo" 2>/dev/null && break
+		sleep 0.05
+	done
+	OTHER_PID=$pid py_case ns_other <<'PY'
+from mwcli import *
+T, pid = os.environ["T"], os.environ["OTHER_PID"]
+w = Watch(T + "/o", "--ns", "pid:" + pid, "-p", T + "/o")
+expect(w.initial[0].split(" ")[2] == T + "/o", "first %r" % w.initial[0])
+os.makedirs(T + "/o2", exist_ok=True)
+sh("mount", "-t", "tmpfs", "mine", T + "/o2")       # ours: not reported
+sh("nsenter", "-t", pid, "-m", "mkdir", "-p", T + "/o/in")
+sh("nsenter", "-t", pid, "-m", "mount", "-t", "tmpfs", "theirs", T + "/o/in")
+l = w.lines(1)
+w.stop()
+expect(len(l) == 1 and l[0].split(" ")[0] == "attach" and
+       l[0].split(" ")[2] == T + "/o/in" and l[0].split(" ")[4] == "theirs",
+       "got %r" % l)
+PY
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+ns_cases="c_events_poll c_events_fanotify c_filters_json c_change_json
+	c_ns_other"
+
+# ---- main ----
+
+if [ ! -x "$MNTWATCH" ]; then
+	fail mntwatch_built "no executable $MNTWATCH"
+	cli_done
+fi
+
+if [ "${2:-}" = --in-ns ]; then
+	if ! setup_ns; then
+		for c in $ns_cases; do
+			fail "${c#c_}" "could not mount the test tmpfs"
+		done
+		cli_done
+	fi
+	for c in $ns_cases; do
+		"$c"
+	done
+	cli_done
+fi
+
+for c in $plain_cases; do
+	"$c"
+done
+
+if can_unshare_mount; then
+	CLI_TMP_INHERIT=1 unshare -m --propagation private \
+		bash "$0" "$BUILDDIR" --in-ns || cli_failed=1
+else
+	for c in $ns_cases; do
+		skip "${c#c_}" "needs root and a private mount namespace (unshare -m)"
+	done
+fi
+cli_done

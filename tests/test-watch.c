@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test-watch - mntkit_watch_*(): every event applied to the first snapshot
+ * gives the last snapshot, byte for byte, on both sources (fanotify and
+ * poll + diff), under thousands of random mount operations; plus the
+ * single behaviours (moves of subtrees, gone mounts, overflow -> resync,
+ * unsignalled propagation changes, options, another namespace).
+ *
+ * The oracle is a model of our own: the first table, then each event
+ * checked against it (an ATTACH of an unknown ID, a DETACH/MOVE/CHANGE
+ * whose `before` is byte-identical to the record the model holds) and
+ * applied. Everything mounts in a private mount namespace.
+ */
+#include <poll.h>
+#include <time.h>
+
+#include "harness.h"
+#include "mntkit.h"
+
+/* ---- the model: ID -> record copy ---- */
+
+struct model {
+	uint64_t *id;
+	struct mntkit_statmount **sm;
+	size_t n, cap;
+	size_t attach, detach, move, change, resync, gone;
+};
+
+static size_t sm_len(const struct mntkit_statmount *sm)
+{
+	return sm->size < 512 ? 512 : sm->size;
+}
+
+static struct mntkit_statmount *sm_copy(const struct mntkit_statmount *sm)
+{
+	struct mntkit_statmount *c = t_xcalloc(1, sm_len(sm));
+
+	memcpy(c, sm, sm->size < sm_len(sm) ? sm->size : sm_len(sm));
+	return c;
+}
+
+static int sm_equal(const struct mntkit_statmount *a,
+		    const struct mntkit_statmount *b)
+{
+	return a->size == b->size && !memcmp(a, b, sm_len(a));
+}
+
+static ssize_t model_find(const struct model *m, uint64_t id)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->id[i] == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+static void model_add(struct model *m, const struct mntkit_statmount *sm,
+		      uint64_t id)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 256;
+		m->id = t_xrealloc(m->id, m->cap * sizeof(*m->id));
+		m->sm = t_xrealloc(m->sm, m->cap * sizeof(*m->sm));
+	}
+	m->id[m->n] = id;
+	m->sm[m->n++] = sm_copy(sm);
+}
+
+static void model_del(struct model *m, size_t i)
+{
+	free(m->sm[i]);
+	m->id[i] = m->id[m->n - 1];
+	m->sm[i] = m->sm[m->n - 1];
+	m->n--;
+}
+
+static void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->sm[i]);
+	free(m->id);
+	free(m->sm);
+	memset(m, 0, sizeof(*m));
+}
+
+static const char *point_of(const struct mntkit_statmount *sm)
+{
+	const char *s;
+
+	if (!sm || mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &s) < 0)
+		return "?";
+	return s;
+}
+
+/* check one event against the model and apply it */
+static void model_apply(struct model *m, const struct mntkit_event *ev)
+{
+	ssize_t i = ev->kind == MNTKIT_EVENT_RESYNC ? -1 :
+						     model_find(m, ev->mnt_id);
+
+	switch (ev->kind) {
+	case MNTKIT_EVENT_ATTACH:
+		T_ASSERTF(i < 0, "ATTACH of known mount %#" PRIx64,
+			  ev->mnt_id);
+		T_ASSERT(ev->after && !ev->before);
+		T_EQ_U(ev->after->mnt_id, ev->mnt_id);
+		model_add(m, ev->after, ev->mnt_id);
+		m->attach++;
+		m->gone += !!(ev->flags & MNTKIT_EVENT_F_GONE);
+		return;
+	case MNTKIT_EVENT_DETACH:
+	case MNTKIT_EVENT_MOVE:
+	case MNTKIT_EVENT_CHANGE:
+		T_ASSERTF(i >= 0, "%s of unknown mount %#" PRIx64,
+			  mntkit_event_kind_name(ev->kind), ev->mnt_id);
+		T_ASSERT(ev->before);
+		T_ASSERTF(sm_equal(ev->before, m->sm[i]),
+			  "%s %#" PRIx64 " (%s): before != the record seen",
+			  mntkit_event_kind_name(ev->kind), ev->mnt_id,
+			  point_of(ev->before));
+		break;
+	case MNTKIT_EVENT_RESYNC:
+		T_ASSERT(!ev->before && !ev->after && !ev->mnt_id);
+		m->resync++;
+		return;
+	default:
+		t_fail("unknown event kind %d", (int)ev->kind);
+	}
+	if (ev->kind == MNTKIT_EVENT_DETACH) {
+		T_ASSERT(!ev->after);
+		model_del(m, (size_t)i);
+		m->detach++;
+		return;
+	}
+	T_ASSERT(ev->after);
+	T_ASSERT(ev->changed);
+	if (ev->kind == MNTKIT_EVENT_MOVE) {
+		T_ASSERT(ev->changed & (MNTKIT_CHANGED_PARENT |
+					MNTKIT_CHANGED_MNT_POINT));
+		m->move++;
+	} else {
+		T_ASSERT(!(ev->changed & (MNTKIT_CHANGED_PARENT |
+					  MNTKIT_CHANGED_MNT_POINT)));
+		m->change++;
+	}
+	free(m->sm[i]);
+	m->sm[i] = sm_copy(ev->after);
+}
+
+static void model_from_table(struct model *m, const struct mntkit_table *t)
+{
+	for (size_t i = 0; i < mntkit_table_count(t); i++) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+
+		model_add(m, sm, sm->mnt_id);
+	}
+}
+
+/* the model equals the table, record for record */
+static void model_check(const struct model *m, const struct mntkit_table *t)
+{
+	size_t n = mntkit_table_count(t);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+		ssize_t k = model_find(m, sm->mnt_id);
+
+		T_ASSERTF(k >= 0, "mount %#" PRIx64 " (%s) never attached",
+			  sm->mnt_id, point_of(sm));
+		T_ASSERTF(sm_equal(sm, m->sm[k]),
+			  "mount %#" PRIx64 " (%s): record differs from the "
+			  "events' (mask %#" PRIx64 "/%#" PRIx64
+			  ", attr %#" PRIx64 "/%#" PRIx64 ", prop %#" PRIx64
+			  "/%#" PRIx64 ", point %s)",
+			  sm->mnt_id, point_of(sm), sm->mask, m->sm[k]->mask,
+			  sm->mnt_attr, m->sm[k]->mnt_attr,
+			  sm->mnt_propagation, m->sm[k]->mnt_propagation,
+			  point_of(m->sm[k]));
+	}
+	if (m->n != n) {
+		for (size_t i = 0; i < m->n; i++)
+			if (mntkit_table_find(t, m->id[i]) < 0)
+				t_fail("mount %#" PRIx64
+				       " (%s) never detached (%zu vs %zu)",
+				       m->id[i], point_of(m->sm[i]), m->n, n);
+	}
+	T_EQ_U(m->n, n);
+}
+
+/* ---- driving a watch ---- */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t drain_now(struct mntkit_watch *w, struct model *m)
+{
+	struct mntkit_event ev;
+	size_t n = 0;
+	int r;
+
+	while ((r = mntkit_watch_read(w, &ev)) == 1) {
+		model_apply(m, &ev);
+		n++;
+	}
+	T_ASSERTF(r == 0, "mntkit_watch_read: %s", strerror(-r));
+	return n;
+}
+
+/* read until the watch has been idle for @quiet_ms */
+static void drain_quiet(struct mntkit_watch *w, struct model *m, int quiet_ms)
+{
+	struct pollfd p = { .fd = mntkit_watch_fd(w), .events = POLLIN };
+	int64_t idle_since = mono_ms();
+
+	for (;;) {
+		if (drain_now(w, m))
+			idle_since = mono_ms();
+		if (mono_ms() - idle_since >= quiet_ms)
+			return;
+		poll(&p, 1, 20);
+	}
+}
+
+static struct mntkit_watch *watch_open(enum mntkit_watch_source src,
+				       uint32_t rescan_ms, unsigned int flags)
+{
+	MNTKIT_WATCH_OPTS(wo, .source = src, .rescan_ms = rescan_ms,
+			  .flags = flags);
+	struct mntkit_watch *w = NULL;
+	int r = mntkit_watch_new(NULL, &wo, &w);
+
+	if (r == -EOPNOTSUPP && src == MNTKIT_WATCH_FANOTIFY)
+		t_skip("no fanotify mount events (6.15+, native backend)");
+	T_ASSERTF(r == 0, "mntkit_watch_new(%s): %s",
+		  mntkit_watch_source_name(src), strerror(-r));
+	T_EQ_U(mntkit_watch_source(w), src);
+	return w;
+}
+
+static void check_against_snapshot(const struct model *m)
+{
+	struct mntkit_table *t;
+
+	T_OK(mntkit_table_new(NULL, 0, 0, &t) == 0 ? 0 : -1);
+	/* the watch's default mask: every group but SUPPORTED_MASK */
+	mntkit_table_free(t);
+	T_OK(mntkit_table_new(NULL,
+			      MNTKIT_STATMOUNT_ALL &
+				      ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
+			      0, &t) == 0 ?
+		     0 :
+		     -1);
+	model_check(m, t);
+	mntkit_table_free(t);
+}
+
+/* ---- random operations ---- */
+
+#define NPOINTS 48
+
+struct world {
+	char *base;
+	char *pts[NPOINTS * 2]; /* base/dN and base/dN/s */
+	uint64_t seed;
+	int with_mount2_propagation;
+	size_t ok, tried;
+};
+
+static const char *pick(struct world *wd)
+{
+	return wd->pts[t_rand(&wd->seed) % (NPOINTS * 2)];
+}
+
+static size_t count_mounts(void)
+{
+	uint64_t *ids = NULL;
+	size_t n = t_lm(T_LSMT_ROOT, 0, &ids);
+
+	free(ids);
+	return n;
+}
+
+static int one_op(struct world *wd)
+{
+	const char *a = pick(wd), *b = pick(wd);
+	unsigned int op = (unsigned int)(t_rand(&wd->seed) % 100);
+	static const uint64_t props[] = { MS_SHARED, MS_PRIVATE, MS_SLAVE,
+					  MS_SHARED };
+	uint64_t prop = props[t_rand(&wd->seed) % 4];
+	char data[32];
+	int r;
+
+	if (op < 20) { /* a new tmpfs, with a directory for more */
+		r = mount("w", a, "tmpfs", 0, "size=64k");
+		if (!r) {
+			char *s = t_path("%s/s", a);
+
+			mkdir(s, 0755);
+			free(s);
+		}
+		return r;
+	}
+	if (op < 35)
+		return mount(a, b, NULL, MS_BIND | (op & 1 ? MS_REC : 0),
+			     NULL);
+	if (op < 55)
+		return umount2(a, MNT_DETACH);
+	if (op < 65)
+		return mount(a, b, NULL, MS_MOVE, NULL);
+	if (op < 72) /* per-mount flags */
+		return mount(NULL, a, NULL,
+			     MS_REMOUNT | MS_BIND | (op & 1 ? MS_RDONLY : 0) |
+				     (op & 2 ? MS_NOSUID : 0),
+			     NULL);
+	if (op < 78) { /* superblock options */
+		snprintf(data, sizeof(data), "size=%uk",
+			 64 + (unsigned int)(t_rand(&wd->seed) % 8) * 16);
+		return mount(NULL, a, NULL, MS_REMOUNT, data);
+	}
+	if (op < 88)
+		return t_mount_setattr(AT_FDCWD, a, 0,
+				       op & 1 ? MOUNT_ATTR_NOEXEC : 0,
+				       op & 1 ? 0 : MOUNT_ATTR_NOEXEC, prop);
+	if (wd->with_mount2_propagation) /* signals nothing */
+		return mount(NULL, a, NULL, (unsigned long)prop, NULL);
+	return t_mount_setattr(AT_FDCWD, a, 0, 0, 0, prop);
+}
+
+static void world_init(struct world *wd, uint64_t seed)
+{
+	wd->base = t_tmpdir();
+	wd->seed = seed;
+	t_mount("wbase", wd->base, "tmpfs", 0, NULL);
+	for (int i = 0; i < NPOINTS; i++) {
+		wd->pts[2 * i] = t_path("%s/d%d", wd->base, i);
+		wd->pts[2 * i + 1] = t_path("%s/d%d/s", wd->base, i);
+		t_mkdir(wd->pts[2 * i]);
+		t_mkdir(wd->pts[2 * i + 1]);
+	}
+}
+
+/* keep the table small: propagation can multiply mounts */
+static void world_prune(struct world *wd)
+{
+	if (count_mounts() < 250)
+		return;
+	for (int i = 0; i < NPOINTS; i++)
+		while (umount2(wd->pts[2 * i], MNT_DETACH) == 0)
+			;
+}
+
+static void run_ops(struct world *wd, struct mntkit_watch *w, struct model *m,
+		    int nops)
+{
+	for (int i = 0; i < nops; i++) {
+		wd->tried++;
+		wd->ok += one_op(wd) == 0;
+		if (i % 64 == 63) {
+			drain_now(w, m);
+			world_prune(wd);
+		}
+	}
+}
+
+static void random_ops(enum mntkit_watch_source src)
+{
+	struct world wd = { 0 };
+	struct model m = { 0 };
+	struct mntkit_watch *w;
+	struct mntkit_table *t;
+
+	t_private_ns();
+	world_init(&wd, src == MNTKIT_WATCH_FANOTIFY ? 0x5eed1 : 0x5eed2);
+	/* no timed rescans: only what the kernel signals counts here */
+	w = watch_open(src, MNTKIT_WATCH_NO_RESCAN, 0);
+	T_ASSERT(mntkit_table_new(NULL,
+				  MNTKIT_STATMOUNT_ALL &
+					  ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
+				  0, &t) == 0);
+	model_from_table(&m, t);
+	mntkit_table_free(t);
+
+	/* 1: every change signalled (no mount(2) propagation changes) */
+	run_ops(&wd, w, &m, 2500);
+	drain_quiet(w, &m, 300);
+	check_against_snapshot(&m);
+	t_log("%s phase 1: %zu/%zu ops ok; %zu attach %zu detach %zu move "
+	      "%zu change %zu resync %zu gone\n",
+	      mntkit_watch_source_name(src), wd.ok, wd.tried, m.attach,
+	      m.detach, m.move, m.change, m.resync, m.gone);
+	T_ASSERT(m.attach > 100 && m.detach > 100 && m.move > 10 &&
+		 m.change > 10);
+
+	/* 2: with unsignalled propagation changes, then a rescan */
+	wd.with_mount2_propagation = 1;
+	run_ops(&wd, w, &m, 1000);
+	drain_quiet(w, &m, 300);
+	T_ASSERT(mntkit_watch_rescan(w) == 0);
+	drain_now(w, &m);
+	check_against_snapshot(&m);
+	T_EQ_U(m.resync, 0);
+	mntkit_watch_free(w);
+	model_free(&m);
+}
+
+T_CASE(random_ops_fanotify)
+{
+	random_ops(MNTKIT_WATCH_FANOTIFY);
+}
+
+T_CASE(random_ops_poll)
+{
+	random_ops(MNTKIT_WATCH_POLL);
+}
+
+/* ---- single behaviours ---- */
+
+/* the next event, which must come within 5 s */
+static void next_event(struct mntkit_watch *w, struct mntkit_event *ev)
+{
+	struct pollfd p = { .fd = mntkit_watch_fd(w), .events = POLLIN };
+	int64_t end = mono_ms() + 5000;
+	int r;
+
+	while ((r = mntkit_watch_read(w, ev)) == 0 && mono_ms() < end)
+		poll(&p, 1, 50);
+	T_ASSERTF(r == 1, "no event (%d)", r);
+}
+
+static void expect_event(struct mntkit_watch *w, enum mntkit_event_kind kind,
+			 uint64_t id, uint32_t changed)
+{
+	struct mntkit_event ev;
+
+	next_event(w, &ev);
+	T_ASSERTF(ev.kind == kind && ev.mnt_id == id,
+		  "got %s %#" PRIx64 " (%s), expected %s %#" PRIx64,
+		  mntkit_event_kind_name(ev.kind), ev.mnt_id,
+		  point_of(ev.after ? ev.after : ev.before),
+		  mntkit_event_kind_name(kind), id);
+	if (changed)
+		T_EQ_U(ev.changed, changed);
+}
+
+static void expect_none(struct mntkit_watch *w)
+{
+	struct mntkit_event ev;
+	int r = mntkit_watch_read(w, &ev);
+
+	T_ASSERTF(r == 0, "unexpected %s %#" PRIx64 " (%s)",
+		  r == 1 ? mntkit_event_kind_name(ev.kind) : "error",
+		  r == 1 ? ev.mnt_id : 0,
+		  r == 1 ? point_of(ev.after ? ev.after : ev.before) : "");
+}
+
+static void basic_events(enum mntkit_watch_source src)
+{
+	struct mntkit_watch *w;
+	char *d, *a, *b, *c;
+	uint64_t ida, idc;
+
+	t_private_ns();
+	d = t_tmpdir();
+	a = t_path("%s/a", d);
+	b = t_path("%s/b", d);
+	c = t_path("%s/a/c", d);
+	t_mkdir(b);
+	w = watch_open(src, MNTKIT_WATCH_NO_RESCAN, 0);
+	expect_none(w);
+
+	ida = t_tmpfs(a, 0, NULL);
+	expect_event(w, MNTKIT_EVENT_ATTACH, ida, 0);
+	idc = t_tmpfs(c, 0, NULL);
+	expect_event(w, MNTKIT_EVENT_ATTACH, idc, 0);
+
+	t_mount(NULL, a, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	expect_event(w, MNTKIT_EVENT_CHANGE, ida, MNTKIT_CHANGED_ATTR);
+	t_mount(NULL, a, NULL, MS_REMOUNT | MS_BIND, NULL);
+	expect_event(w, MNTKIT_EVENT_CHANGE, ida, MNTKIT_CHANGED_ATTR);
+	t_mount(NULL, a, NULL, MS_REMOUNT, "size=1m");
+	expect_event(w, MNTKIT_EVENT_CHANGE, ida, MNTKIT_CHANGED_OPTIONS);
+
+	/* a move: the moved mount and the one below it, without delay */
+	t_mount(a, b, NULL, MS_MOVE, NULL);
+	expect_event(w, MNTKIT_EVENT_MOVE, ida, MNTKIT_CHANGED_MNT_POINT);
+	expect_event(w, MNTKIT_EVENT_MOVE, idc, MNTKIT_CHANGED_MNT_POINT);
+
+	/* mount_setattr propagation: signalled */
+	t_setattr(b, 0, 0, 0, MS_SHARED);
+	expect_event(w, MNTKIT_EVENT_CHANGE, ida, MNTKIT_CHANGED_PROPAGATION);
+	expect_none(w);
+
+	/* mount(2) propagation: not signalled; a rescan finds it */
+	t_mount(NULL, b, NULL, MS_PRIVATE, NULL);
+	usleep(200000);
+	expect_none(w);
+	T_ASSERT(mntkit_watch_rescan(w) == 0);
+	expect_event(w, MNTKIT_EVENT_CHANGE, ida, MNTKIT_CHANGED_PROPAGATION);
+
+	t_umount(b);
+	expect_event(w, MNTKIT_EVENT_DETACH, ida, 0);
+	expect_event(w, MNTKIT_EVENT_DETACH, idc, 0);
+	usleep(200000);
+	expect_none(w);
+	mntkit_watch_free(w);
+}
+
+T_CASE(basic_events_fanotify)
+{
+	basic_events(MNTKIT_WATCH_FANOTIFY);
+}
+
+T_CASE(basic_events_poll)
+{
+	basic_events(MNTKIT_WATCH_POLL);
+}
+
+/* the timed rescan finds an unsignalled propagation change by itself */
+T_CASE(timed_rescan)
+{
+	struct mntkit_watch *w;
+	char *d;
+	uint64_t id;
+
+	t_private_ns();
+	d = t_tmpdir();
+	id = t_tmpfs(d, 0, NULL);
+	w = watch_open(MNTKIT_WATCH_POLL, 100, 0);
+	expect_none(w);
+	t_mount(NULL, d, NULL, MS_SHARED, NULL);
+	expect_event(w, MNTKIT_EVENT_CHANGE, id, MNTKIT_CHANGED_PROPAGATION);
+	mntkit_watch_free(w);
+}
+
+/* a mount gone before the watch reads: F_GONE attach, then detach */
+T_CASE(gone_before_read)
+{
+	struct mntkit_watch *w;
+	struct mntkit_event ev;
+	char *d;
+	uint64_t id;
+
+	t_private_ns();
+	d = t_tmpdir();
+	w = watch_open(MNTKIT_WATCH_FANOTIFY, MNTKIT_WATCH_NO_RESCAN, 0);
+	id = t_tmpfs(d, 0, NULL);
+	t_umount(d);
+	next_event(w, &ev);
+	T_EQ_U(ev.kind, MNTKIT_EVENT_ATTACH);
+	T_EQ_U(ev.mnt_id, id);
+	T_EQ_U(ev.flags, MNTKIT_EVENT_F_GONE);
+	T_EQ_U(ev.after->mask, 0);
+	T_EQ_U(ev.after->mnt_id, id);
+	next_event(w, &ev);
+	T_EQ_U(ev.kind, MNTKIT_EVENT_DETACH);
+	T_EQ_U(ev.mnt_id, id);
+	T_EQ_U(ev.before->mask, 0);
+	usleep(200000);
+	expect_none(w);
+	mntkit_watch_free(w);
+}
+
+/* more events than the fanotify queue holds: RESYNC, and nothing lost */
+T_CASE(overflow_resync)
+{
+	struct model m = { 0 };
+	struct mntkit_watch *w;
+	struct mntkit_table *t;
+	char *d, *keep;
+	int max_events = 16384;
+	FILE *f = fopen("/proc/sys/fs/fanotify/max_queued_events", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &max_events) != 1)
+			max_events = 16384;
+		fclose(f);
+	}
+	if (max_events > 100000)
+		t_skip("fanotify queue too long to overflow (%d)", max_events);
+	t_private_ns();
+	d = t_tmpdir();
+	keep = t_path("%s/keep", d);
+	w = watch_open(MNTKIT_WATCH_FANOTIFY, MNTKIT_WATCH_NO_RESCAN, 0);
+	T_ASSERT(mntkit_table_new(NULL,
+				  MNTKIT_STATMOUNT_ALL &
+					  ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
+				  0, &t) == 0);
+	model_from_table(&m, t);
+	mntkit_table_free(t);
+	for (int i = 0; i < max_events / 2 + 100; i++) {
+		t_mount("o", d, "tmpfs", 0, NULL);
+		t_umount(d);
+	}
+	t_tmpfs(keep, 0, NULL); /* one that stays, after the overflow */
+	drain_quiet(w, &m, 300);
+	T_EQ_U(m.resync, 1);
+	check_against_snapshot(&m);
+	mntkit_watch_free(w);
+	model_free(&m);
+}
+
+T_CASE(initial_events)
+{
+	struct model m = { 0 };
+	struct mntkit_watch *w;
+
+	t_private_ns();
+	w = watch_open(MNTKIT_WATCH_POLL, MNTKIT_WATCH_NO_RESCAN,
+		       MNTKIT_WATCH_INITIAL);
+	drain_now(w, &m);
+	T_ASSERT(m.attach > 0 && m.attach == m.n);
+	check_against_snapshot(&m);
+	mntkit_watch_free(w);
+	model_free(&m);
+}
+
+T_CASE(auto_source_and_names)
+{
+	struct mntkit_watch *w = NULL;
+	struct mntkit_features f = { .size = sizeof(f) };
+	enum mntkit_watch_source want;
+
+	t_private_ns();
+	T_ASSERT(mntkit_get_features(&f) == 0);
+	want = (f.flags & MNTKIT_FEAT_FANOTIFY_MNT) &&
+			       f.backend == MNTKIT_BACKEND_NATIVE ?
+		       MNTKIT_WATCH_FANOTIFY :
+		       MNTKIT_WATCH_POLL;
+	T_ASSERT(mntkit_watch_new(NULL, NULL, &w) == 0);
+	T_EQ_U(mntkit_watch_source(w), want);
+	T_ASSERT(mntkit_watch_fd(w) >= 0);
+	mntkit_watch_free(w);
+	T_EQ_STR(mntkit_watch_source_name(MNTKIT_WATCH_POLL), "poll");
+	T_EQ_STR(mntkit_watch_source_name(MNTKIT_WATCH_FANOTIFY), "fanotify");
+	T_EQ_STR(mntkit_watch_source_name(MNTKIT_WATCH_AUTO), "auto");
+	T_NULL(mntkit_watch_source_name((enum mntkit_watch_source)9));
+}
+
+T_CASE(bad_arguments)
+{
+	struct mntkit_watch *w = (void *)1;
+	struct mntkit_event ev;
+	MNTKIT_WATCH_OPTS(bad_src, .source = (enum mntkit_watch_source)7);
+	MNTKIT_WATCH_OPTS(bad_flags, .flags = 0x80);
+	struct {
+		struct mntkit_watch_opts o;
+		uint64_t tail;
+	} big = { .o = { .sz = sizeof(big) }, .tail = 1 };
+	MNTKIT_OPTS(two, .pid = 1, .mnt_ns_id = 5);
+
+	T_NEG(mntkit_watch_new(NULL, NULL, NULL), EFAULT);
+	T_NEG(mntkit_watch_new(NULL, &bad_src, &w), EINVAL);
+	T_NULL(w);
+	T_NEG(mntkit_watch_new(NULL, &bad_flags, &w), EINVAL);
+	T_NEG(mntkit_watch_new(NULL, &big.o, &w), E2BIG);
+	T_NEG(mntkit_watch_new(&two, NULL, &w), EINVAL);
+	T_NEG(mntkit_watch_read(NULL, &ev), EINVAL);
+	T_NEG(mntkit_watch_rescan(NULL), EINVAL);
+	T_NEG(mntkit_watch_fd(NULL), EINVAL);
+	mntkit_watch_free(NULL);
+}
+
+/* a namespace of another process, by PID and by fd */
+static void other_ns(int by_fd)
+{
+	int go[2], ready[2];
+	struct mntkit_watch *w;
+	char *d, c = 0;
+	pid_t pid;
+	int nsfd = -1;
+
+	t_private_ns();
+	d = t_tmpdir();
+	T_OK(pipe(go));
+	T_OK(pipe(ready));
+	pid = fork();
+	T_OK(pid);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			_exit(1);
+		t_write_full(ready[1], "r", 1);
+		t_read_full(go[0], &c, 1);
+		if (mount("other", d, "tmpfs", 0, NULL))
+			_exit(1);
+		t_write_full(ready[1], "m", 1);
+		t_read_full(go[0], &c, 1);
+		_exit(0);
+	}
+	t_read_full(ready[0], &c, 1);
+	{
+		MNTKIT_OPTS(o, .pid = pid);
+		MNTKIT_OPTS(of);
+		MNTKIT_WATCH_OPTS(wo, .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+
+		if (by_fd) {
+			nsfd = mntkit_ns_open_pid(pid);
+			T_OK(nsfd);
+			of.mnt_ns_fd = nsfd;
+		}
+		T_ASSERT(mntkit_watch_new(by_fd ? &of : &o, &wo, &w) == 0);
+	}
+	/* a mount in our own namespace is not the other's */
+	t_tmpfs(t_path("%s/mine", d), 0, NULL);
+	usleep(100000);
+	expect_none(w);
+	t_write_full(go[1], "g", 1);
+	t_read_full(ready[0], &c, 1);
+	{
+		struct mntkit_event ev;
+
+		next_event(w, &ev);
+		T_EQ_U(ev.kind, MNTKIT_EVENT_ATTACH);
+		T_EQ_STR(point_of(ev.after), d);
+	}
+	t_write_full(go[1], "g", 1);
+	t_wait_child(pid, "namespace holder");
+	mntkit_watch_free(w);
+	if (nsfd >= 0)
+		close(nsfd);
+}
+
+T_CASE(other_ns_by_pid)
+{
+	other_ns(0);
+}
+
+T_CASE(other_ns_by_fd)
+{
+	other_ns(1);
+}
+
+int main(int argc, char **argv)
+{
+	return t_run(argc, argv);
+}

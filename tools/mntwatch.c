@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mntwatch - print mount events (attach, detach, move, change) of a mount
+ * namespace as they happen, with libmntkit's watch (fanotify mount events
+ * where the kernel has them, POLLPRI on mountinfo + diffs elsewhere).
+ *
+ *   mntwatch [--json] [-t TYPES] [-p PATH] [-e EVENTS] [--ns NS]
+ *            [-c N] [--timeout S] [--initial] [--source SRC]
+ *
+ * One line per event, written and flushed as it comes. SIGINT, SIGTERM,
+ * a closed stdout, --count and --timeout end it with status 0; errors
+ * with one line on stderr and status 1.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/nsfs.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mntkit.h"
+#include "output.h"
+
+#define PROG "mntwatch"
+
+static const char usage_line[] =
+	"usage: " PROG " [--json] [-t TYPES] [-p PATH] [-e EVENTS] "
+	"[--ns NS] [-c N] [--timeout S] [--initial] [--source SRC]";
+
+static const char *const help_text[] = {
+	"",
+	"Print mount events of a mount namespace as they happen: one line",
+	"per event (attach, detach, move, change, resync).",
+	"",
+	"  -t, --types LIST     only these filesystem types (comma list;",
+	"                       \"noA,B\" for all but A and B)",
+	"  -p, --prefix PATH    only mounts at PATH or below it",
+	"  -e, --events LIST    only these events: attach,detach,move,",
+	"                       change,resync",
+	"      --ns NS          watch another mount namespace: its ID, a",
+	"                       namespace file (/proc/PID/ns/mnt) or pid:PID",
+	"  -c, --count N        exit after N events",
+	"      --timeout S      exit after S seconds (may be fractional)",
+	"      --initial        first print the current table as attach",
+	"                       events",
+	"      --source SRC     fanotify, poll or auto (default)",
+	"      --json           one JSON object per line (the keys of",
+	"                       statmnt --json, plus \"event\")",
+	"  -h, --help           show this help",
+	"  -V, --version        show the version",
+	"",
+	"SIGINT, SIGTERM, a closed stdout, -c and --timeout exit with",
+	"status 0; errors with status 1.",
+};
+
+struct cmdline {
+	bool json, initial;
+	char **types; /* NULL-terminated; NULL: all */
+	bool types_negated;
+	const char *prefix;
+	unsigned int kinds; /* bit (1 << kind); 0: all */
+	uint64_t count;	    /* 0: unlimited */
+	double timeout;	    /* < 0: none */
+	enum mntkit_watch_source source;
+	const char *ns_arg;
+	struct mntkit_opts nsopts;
+	const struct mntkit_opts *ns;
+};
+
+/* ---- errors ---- */
+
+static void __attribute__((format(printf, 2, 3)))
+errmsg(const char *subject, const char *fmt, ...)
+{
+	struct outbuf ob = OUTBUF_INIT;
+	char *reason = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&reason, fmt, ap);
+	va_end(ap);
+	outbuf_puts(&ob, PROG ": ");
+	if (subject) {
+		outbuf_text_str(&ob, subject);
+		outbuf_puts(&ob, ": ");
+	}
+	outbuf_text_str(&ob, n < 0 ? fmt : reason);
+	outbuf_putc(&ob, '\n');
+	if (outbuf_flush(&ob, stderr) < 0)
+		fputs(PROG ": out of memory\n", stderr);
+	outbuf_free(&ob);
+	free(reason);
+}
+
+static void usage_error(const char *subject, const char *reason)
+{
+	errmsg(subject, "%s", reason);
+	fprintf(stderr, "%s\n", usage_line);
+}
+
+/* ---- parsing ---- */
+
+/* split a comma list into a NULL-terminated vector (in place) */
+static char **split_list(char *s)
+{
+	size_t n = 1;
+	char **v;
+
+	for (char *p = s; *p; p++)
+		n += *p == ',';
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	n = 0;
+	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ","))
+		v[n++] = tok;
+	return v;
+}
+
+static int parse_types(struct cmdline *cl, char *arg)
+{
+	if (!strncmp(arg, "no", 2)) {
+		cl->types_negated = true;
+		arg += 2;
+	}
+	if (!*arg || arg[0] == ',' || strstr(arg, ",,") ||
+	    arg[strlen(arg) - 1] == ',') {
+		usage_error("-t", "empty filesystem type");
+		return -1;
+	}
+	free(cl->types);
+	cl->types = split_list(arg);
+	if (!cl->types) {
+		errmsg(NULL, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_events(struct cmdline *cl, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy) {
+		errmsg(NULL, "out of memory");
+		return -1;
+	}
+	cl->kinds = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		enum mntkit_event_kind k;
+
+		for (k = MNTKIT_EVENT_ATTACH; k <= MNTKIT_EVENT_RESYNC; k++)
+			if (!strcmp(tok, mntkit_event_kind_name(k)))
+				break;
+		if (k > MNTKIT_EVENT_RESYNC) {
+			char subject[64];
+
+			snprintf(subject, sizeof(subject), "-e %.40s", tok);
+			usage_error(subject, "unknown event (attach, detach, "
+					     "move, change, resync)");
+			ret = -1;
+		}
+		cl->kinds |= 1U << k;
+	}
+	if (!ret && !cl->kinds) {
+		usage_error("-e", "no event named");
+		ret = -1;
+	}
+	free(copy);
+	return ret;
+}
+
+/* a whole decimal or 0x hex number; 1 ok, 0 not a number, -1 too big */
+static int parse_number(const char *s, uint64_t *v)
+{
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s || !(base == 16 ? isxdigit((unsigned char)*s) :
+				  isdigit((unsigned char)*s)))
+		return 0;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	if (*end)
+		return 0;
+	return errno == ERANGE ? -1 : 1;
+}
+
+static int parse_count(struct cmdline *cl, const char *arg)
+{
+	if (parse_number(arg, &cl->count) != 1 || cl->count == 0) {
+		usage_error("-c", "not a positive number");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_timeout(struct cmdline *cl, const char *arg)
+{
+	char *end;
+	double t;
+
+	errno = 0;
+	t = strtod(arg, &end);
+	if (!*arg || *end || errno || !isfinite(t) || t < 0 || t > 1e9 ||
+	    isspace((unsigned char)*arg)) {
+		usage_error("--timeout", "not a number of seconds");
+		return -1;
+	}
+	cl->timeout = t;
+	return 0;
+}
+
+static int parse_source(struct cmdline *cl, const char *arg)
+{
+	if (!strcmp(arg, "fanotify"))
+		cl->source = MNTKIT_WATCH_FANOTIFY;
+	else if (!strcmp(arg, "poll"))
+		cl->source = MNTKIT_WATCH_POLL;
+	else if (!strcmp(arg, "auto"))
+		cl->source = MNTKIT_WATCH_AUTO;
+	else {
+		usage_error("--source", "unknown source (fanotify, poll, auto)");
+		return -1;
+	}
+	return 0;
+}
+
+/* --ns ID|PATH|pid:PID, as statmnt */
+static int parse_ns(struct cmdline *cl, const char *arg)
+{
+	uint64_t v;
+	int fd, r;
+
+	cl->ns = &cl->nsopts;
+	if (!strncmp(arg, "pid:", 4)) {
+		if (strspn(arg + 4, "0123456789") != strlen(arg + 4) ||
+		    parse_number(arg + 4, &v) != 1 || v == 0 || v > INT_MAX) {
+			errmsg(arg, "--ns: not a process ID");
+			return -1;
+		}
+		fd = mntkit_ns_open_pid((pid_t)v);
+		if (fd < 0) {
+			errmsg(arg, "--ns: %s",
+			       strerror(fd == -ENOENT ? ESRCH : -fd));
+			return -1;
+		}
+		close(fd);
+		cl->nsopts.pid = (pid_t)v;
+		return 0;
+	}
+	r = parse_number(arg, &v);
+	if (r != 0) {
+		if (r < 0 || v == 0) {
+			errmsg(arg, "--ns: not a mount namespace ID");
+			return -1;
+		}
+		cl->nsopts.mnt_ns_id = v;
+		return 0;
+	}
+	fd = open(arg, O_RDONLY | O_CLOEXEC);
+	if (fd == 0) { /* 0 means "none" in the ABI */
+		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+		close(fd);
+		fd = nfd;
+	}
+	if (fd < 0) {
+		errmsg(arg, "--ns: %s", strerror(errno));
+		return -1;
+	}
+	r = ioctl(fd, NS_GET_NSTYPE);
+	if (r != CLONE_NEWNS) {
+		errmsg(arg, "--ns: %s",
+		       r < 0 ? "not a namespace file" : "not a mount namespace");
+		close(fd);
+		return -1;
+	}
+	cl->nsopts.mnt_ns_fd = fd;
+	return 0;
+}
+
+enum {
+	OPT_JSON = 256,
+	OPT_NS,
+	OPT_TIMEOUT,
+	OPT_INITIAL,
+	OPT_SOURCE,
+};
+
+static const struct option long_options[] = {
+	{ "types", required_argument, NULL, 't' },
+	{ "prefix", required_argument, NULL, 'p' },
+	{ "events", required_argument, NULL, 'e' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "ns", required_argument, NULL, OPT_NS },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "initial", no_argument, NULL, OPT_INITIAL },
+	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void bad_option(char *const argv[], const char *reason)
+{
+	char name[3] = { '-', (char)optopt, '\0' };
+	const char *arg = argv[optind - 1];
+
+	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2))
+		arg = name;
+	usage_error(arg, reason);
+}
+
+/* 0 go on, 1 done (--help/--version), -1 error */
+static int parse_option(struct cmdline *cl, int opt, char *const argv[])
+{
+	switch (opt) {
+	case 't':
+		return parse_types(cl, optarg);
+	case 'p':
+		if (optarg[0] != '/') {
+			usage_error("-p", "not an absolute path");
+			return -1;
+		}
+		cl->prefix = optarg;
+		return 0;
+	case 'e':
+		return parse_events(cl, optarg);
+	case 'c':
+		return parse_count(cl, optarg);
+	case OPT_JSON:
+		cl->json = true;
+		return 0;
+	case OPT_NS:
+		if (cl->ns_arg) {
+			usage_error("--ns", "given twice");
+			return -1;
+		}
+		cl->ns_arg = optarg;
+		return 0;
+	case OPT_TIMEOUT:
+		return parse_timeout(cl, optarg);
+	case OPT_INITIAL:
+		cl->initial = true;
+		return 0;
+	case OPT_SOURCE:
+		return parse_source(cl, optarg);
+	case 'h':
+		puts(usage_line);
+		for (size_t i = 0; i < sizeof(help_text) / sizeof(*help_text);
+		     i++)
+			puts(help_text[i]);
+		return 1;
+	case 'V':
+		printf(PROG " (mntkit) %d.%d.%d\n", MNTKIT_VERSION_MAJOR,
+		       MNTKIT_VERSION_MINOR, MNTKIT_VERSION_PATCH);
+		return 1;
+	case ':':
+		bad_option(argv, "option requires an argument");
+		return -1;
+	default:
+		bad_option(argv, "unknown option");
+		return -1;
+	}
+}
+
+static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
+{
+	int opt, r;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":t:p:e:c:hV", long_options,
+				  NULL)) != -1) {
+		r = parse_option(cl, opt, argv);
+		if (r)
+			return r;
+	}
+	if (optind < argc) {
+		usage_error(argv[optind], "unexpected argument");
+		return -1;
+	}
+	if (cl->ns_arg && parse_ns(cl, cl->ns_arg) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- filters ---- */
+
+static const char *sm_field(const struct mntkit_statmount *sm,
+			    enum mntkit_field f)
+{
+	const char *s;
+
+	if (!sm || mntkit_sm_str(sm, sm->size, f, &s) < 0)
+		return NULL;
+	return s;
+}
+
+static bool type_matches(const struct cmdline *cl,
+			 const struct mntkit_statmount *sm)
+{
+	const char *type = sm_field(sm, MNTKIT_FIELD_FS_TYPE);
+	const char *sub = sm_field(sm, MNTKIT_FIELD_FS_SUBTYPE);
+	bool hit = false;
+
+	if (!cl->types)
+		return true;
+	for (char **t = cl->types; *t && type && !hit; t++) {
+		size_t n = strlen(type);
+
+		hit = !strcmp(*t, type) ||
+		      (sub && !strncmp(*t, type, n) && (*t)[n] == '.' &&
+		       !strcmp(*t + n + 1, sub));
+	}
+	return hit != cl->types_negated;
+}
+
+static bool path_matches(const struct cmdline *cl,
+			 const struct mntkit_statmount *sm)
+{
+	const char *p = sm_field(sm, MNTKIT_FIELD_MNT_POINT);
+	size_t n;
+
+	if (!cl->prefix)
+		return true;
+	if (!p)
+		return false;
+	n = strlen(cl->prefix);
+	while (n > 1 && cl->prefix[n - 1] == '/')
+		n--;
+	if (n == 1)
+		return true; /* "/" */
+	return !strncmp(p, cl->prefix, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+static bool event_matches(const struct cmdline *cl,
+			  const struct mntkit_event *ev)
+{
+	const struct mntkit_statmount *now = ev->after ? ev->after : ev->before;
+
+	if (cl->kinds && !(cl->kinds & (1U << ev->kind)))
+		return false;
+	if (ev->kind == MNTKIT_EVENT_RESYNC)
+		return true;
+	if (!type_matches(cl, now))
+		return false;
+	return path_matches(cl, ev->after) || path_matches(cl, ev->before);
+}
+
+/* ---- output ---- */
+
+/* text: escaped, and a space as \040 so that fields stay apart */
+static void put_text_field(struct outbuf *ob, const char *s)
+{
+	const char *sp;
+
+	if (!s || !*s) {
+		outbuf_puts(ob, "-");
+		return;
+	}
+	while ((sp = strchr(s, ' '))) {
+		char *part = strndup(s, (size_t)(sp - s));
+
+		if (!part) {
+			ob->err = ENOMEM;
+			return;
+		}
+		outbuf_text_str(ob, part);
+		outbuf_puts(ob, "\\040");
+		free(part);
+		s = sp + 1;
+	}
+	outbuf_text_str(ob, s);
+}
+
+static void put_words(struct outbuf *ob,
+		      int (*fn)(uint64_t, char *, size_t), uint64_t v)
+{
+	char buf[256];
+
+	fn(v, buf, sizeof(buf));
+	outbuf_puts(ob, buf);
+}
+
+static int attr_words(uint64_t v, char *buf, size_t len)
+{
+	return mntkit_attr_str(v, 0, buf, len);
+}
+
+static int prop_words(uint64_t v, char *buf, size_t len)
+{
+	return mntkit_propagation_str(v, buf, len);
+}
+
+/*
+ * KIND ID TARGET FSTYPE SOURCE ATTRS PROPAGATION [changed=LIST]
+ * [from=OLD_TARGET]
+ */
+static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
+{
+	const struct mntkit_statmount *sm = ev->after ? ev->after : ev->before;
+	const char *type, *sub;
+	char changed[128];
+
+	outbuf_puts(ob, mntkit_event_kind_name(ev->kind));
+	if (ev->kind == MNTKIT_EVENT_RESYNC) {
+		outbuf_putc(ob, '\n');
+		return;
+	}
+	outbuf_printf(ob, " 0x%" PRIx64 " ", ev->mnt_id);
+	put_text_field(ob, sm_field(sm, MNTKIT_FIELD_MNT_POINT));
+	outbuf_putc(ob, ' ');
+	type = sm_field(sm, MNTKIT_FIELD_FS_TYPE);
+	sub = sm_field(sm, MNTKIT_FIELD_FS_SUBTYPE);
+	put_text_field(ob, type);
+	if (type && sub) {
+		outbuf_putc(ob, '.');
+		put_text_field(ob, sub);
+	}
+	outbuf_putc(ob, ' ');
+	put_text_field(ob, sm_field(sm, MNTKIT_FIELD_SB_SOURCE));
+	if (sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) {
+		outbuf_putc(ob, ' ');
+		put_words(ob, attr_words, sm->mnt_attr);
+		outbuf_putc(ob, ' ');
+		put_words(ob, prop_words, sm->mnt_propagation);
+	}
+	if (ev->flags & MNTKIT_EVENT_F_GONE)
+		outbuf_puts(ob, " gone");
+	if (ev->changed) {
+		mntkit_changed_str(ev->changed, changed, sizeof(changed));
+		outbuf_printf(ob, " changed=%s", changed);
+	}
+	if (ev->kind == MNTKIT_EVENT_MOVE &&
+	    (ev->changed & MNTKIT_CHANGED_MNT_POINT)) {
+		outbuf_puts(ob, " from=");
+		put_text_field(ob, sm_field(ev->before,
+					    MNTKIT_FIELD_MNT_POINT));
+	}
+	outbuf_putc(ob, '\n');
+}
+
+static void json_num(struct json_writer *jw, const char *key, uint64_t v,
+		     int (*words)(uint64_t, char *, size_t))
+{
+	char buf[256], skey[64];
+
+	json_kv_u64(jw, key, v);
+	if (!words)
+		return;
+	words(v, buf, sizeof(buf));
+	snprintf(skey, sizeof(skey), "%s_str", key);
+	json_kv_string(jw, skey, buf);
+}
+
+static int sb_words(uint64_t v, char *buf, size_t len)
+{
+	return mntkit_sb_flags_str((uint32_t)v, buf, len);
+}
+
+static void json_strv(struct json_writer *jw, const struct mntkit_statmount *sm,
+		      enum mntkit_field f)
+{
+	ssize_t n = mntkit_sm_strv(sm, sm->size, f, NULL, 0);
+	const char **v;
+
+	if (n < 0)
+		return;
+	v = calloc(n ? (size_t)n : 1, sizeof(*v));
+	if (!v) {
+		jw->ob->err = ENOMEM;
+		return;
+	}
+	if (n)
+		n = mntkit_sm_strv(sm, sm->size, f, v, (size_t)n);
+	json_key(jw, mntkit_field_name(f));
+	json_array_begin(jw);
+	for (ssize_t i = 0; i < n; i++)
+		json_string(jw, v[i]);
+	json_array_end(jw);
+	free(v);
+}
+
+static const struct {
+	uint64_t bit;
+	enum mntkit_field field;
+} str_groups[] = {
+	{ MNTKIT_STATMOUNT_MNT_ROOT, MNTKIT_FIELD_MNT_ROOT },
+	{ MNTKIT_STATMOUNT_MNT_POINT, MNTKIT_FIELD_MNT_POINT },
+	{ MNTKIT_STATMOUNT_FS_TYPE, MNTKIT_FIELD_FS_TYPE },
+	{ MNTKIT_STATMOUNT_MNT_OPTS, MNTKIT_FIELD_MNT_OPTS },
+	{ MNTKIT_STATMOUNT_FS_SUBTYPE, MNTKIT_FIELD_FS_SUBTYPE },
+	{ MNTKIT_STATMOUNT_SB_SOURCE, MNTKIT_FIELD_SB_SOURCE },
+	{ MNTKIT_STATMOUNT_OPT_ARRAY, MNTKIT_FIELD_OPT_ARRAY },
+	{ MNTKIT_STATMOUNT_OPT_SEC_ARRAY, MNTKIT_FIELD_OPT_SEC_ARRAY },
+	{ MNTKIT_STATMOUNT_MNT_UIDMAP, MNTKIT_FIELD_MNT_UIDMAP },
+	{ MNTKIT_STATMOUNT_MNT_GIDMAP, MNTKIT_FIELD_MNT_GIDMAP },
+};
+
+static void json_group(struct json_writer *jw,
+		       const struct mntkit_statmount *sm, uint64_t bit)
+{
+	switch (bit) {
+	case MNTKIT_STATMOUNT_SB_BASIC:
+		json_num(jw, "sb_dev_major", sm->sb_dev_major, NULL);
+		json_num(jw, "sb_dev_minor", sm->sb_dev_minor, NULL);
+		json_num(jw, "sb_magic", sm->sb_magic, NULL);
+		json_num(jw, "sb_flags", sm->sb_flags, sb_words);
+		return;
+	case MNTKIT_STATMOUNT_MNT_BASIC:
+		json_num(jw, "mnt_id", sm->mnt_id, NULL);
+		json_num(jw, "mnt_parent_id", sm->mnt_parent_id, NULL);
+		json_num(jw, "mnt_id_old", sm->mnt_id_old, NULL);
+		json_num(jw, "mnt_parent_id_old", sm->mnt_parent_id_old, NULL);
+		json_num(jw, "mnt_attr", sm->mnt_attr, attr_words);
+		json_num(jw, "mnt_propagation", sm->mnt_propagation,
+			 prop_words);
+		json_num(jw, "mnt_peer_group", sm->mnt_peer_group, NULL);
+		json_num(jw, "mnt_master", sm->mnt_master, NULL);
+		return;
+	case MNTKIT_STATMOUNT_PROPAGATE_FROM:
+		json_num(jw, "propagate_from", sm->propagate_from, NULL);
+		return;
+	case MNTKIT_STATMOUNT_MNT_NS_ID:
+		json_num(jw, "mnt_ns_id", sm->mnt_ns_id, NULL);
+		return;
+	case MNTKIT_STATMOUNT_SUPPORTED_MASK:
+		json_num(jw, "supported_mask", sm->supported_mask, NULL);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(str_groups) / sizeof(*str_groups); i++) {
+		const char *s;
+
+		if (str_groups[i].bit != bit)
+			continue;
+		if (str_groups[i].field >= MNTKIT_FIELD_OPT_ARRAY) {
+			json_strv(jw, sm, str_groups[i].field);
+		} else if (mntkit_sm_str(sm, sm->size, str_groups[i].field,
+					 &s) == 0) {
+			json_kv_string(jw, mntkit_field_name(str_groups[i].field),
+				       s);
+		}
+	}
+}
+
+/* the keys of statmnt --json, in its order */
+static void json_record(struct json_writer *jw,
+			const struct mntkit_statmount *sm, uint64_t id)
+{
+	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
+		json_kv_u64(jw, "mnt_id", id);
+	json_kv_u64(jw, "size", sm->size);
+	json_kv_u64(jw, "mask", sm->mask);
+	for (uint64_t bit = 1; bit; bit <<= 1)
+		if (sm->mask & bit)
+			json_group(jw, sm, bit);
+}
+
+static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
+{
+	const struct mntkit_statmount *sm = ev->after ? ev->after : ev->before;
+	struct json_writer jw;
+
+	json_init(&jw, ob, 0);
+	json_object_begin(&jw);
+	json_kv_string(&jw, "event", mntkit_event_kind_name(ev->kind));
+	if (sm) {
+		json_record(&jw, sm, ev->mnt_id);
+		if (ev->flags & MNTKIT_EVENT_F_GONE)
+			json_kv_bool(&jw, "gone", true);
+	}
+	if (ev->kind == MNTKIT_EVENT_MOVE || ev->kind == MNTKIT_EVENT_CHANGE) {
+		char buf[128], *tok, *save = NULL;
+
+		mntkit_changed_str(ev->changed, buf, sizeof(buf));
+		json_key(&jw, "changed");
+		json_array_begin(&jw);
+		for (tok = strtok_r(buf, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save))
+			json_string(&jw, tok);
+		json_array_end(&jw);
+		json_key(&jw, "before");
+		json_object_begin(&jw);
+		json_record(&jw, ev->before, ev->mnt_id);
+		json_object_end(&jw);
+	}
+	json_object_end(&jw);
+	outbuf_putc(ob, '\n');
+}
+
+/* ---- the loop ---- */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 1: print no more (count reached, stdout closed); 0 go on; -1 error */
+static int print_event(const struct cmdline *cl, struct outbuf *ob,
+		       const struct mntkit_event *ev, uint64_t *printed)
+{
+	int r;
+
+	if (!event_matches(cl, ev))
+		return 0;
+	if (cl->json)
+		json_event(ob, ev);
+	else
+		text_event(ob, ev);
+	r = outbuf_flush(ob, stdout);
+	if (r == -EPIPE)
+		return 1;
+	if (r < 0) {
+		errmsg("write error", "%s", strerror(-r));
+		return -1;
+	}
+	++*printed;
+	return cl->count && *printed >= cl->count;
+}
+
+static const char *source_subject(const struct cmdline *cl)
+{
+	return cl->source == MNTKIT_WATCH_AUTO ? "watch" :
+						 mntkit_watch_source_name(
+							 cl->source);
+}
+
+static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
+{
+	MNTKIT_WATCH_OPTS(wo, .source = cl->source,
+			  .flags = cl->initial ? MNTKIT_WATCH_INITIAL : 0);
+	int r = mntkit_watch_new(cl->ns, &wo, w);
+
+	if (r == 0)
+		return 0;
+	if (r == -EOPNOTSUPP && cl->source == MNTKIT_WATCH_FANOTIFY)
+		errmsg("--source fanotify",
+		       "the kernel has no fanotify mount events (6.15+) "
+		       "or the native backend is not in use");
+	else if (r == -EPERM && cl->source == MNTKIT_WATCH_FANOTIFY)
+		errmsg("--source fanotify",
+		       "needs CAP_SYS_ADMIN over the namespace");
+	else if (r == -ENOENT && cl->ns)
+		errmsg(cl->ns_arg, "--ns: no such mount namespace");
+	else
+		errmsg(cl->ns ? cl->ns_arg : source_subject(cl), "%s",
+		       strerror(-r));
+	return -1;
+}
+
+static int run(const struct cmdline *cl)
+{
+	struct mntkit_watch *w = NULL;
+	struct outbuf ob = OUTBUF_INIT;
+	struct mntkit_event ev;
+	struct pollfd pfd[3];
+	uint64_t printed = 0;
+	int64_t deadline = -1;
+	sigset_t sigs;
+	int r = 0, sfd;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		errmsg("signalfd", "%s", strerror(errno));
+		return -1;
+	}
+	if (cl->timeout >= 0)
+		deadline = mono_ms() + (int64_t)(cl->timeout * 1000.0 + 0.5);
+	if (open_watch(cl, &w) < 0) {
+		close(sfd);
+		return -1;
+	}
+	pfd[0] = (struct pollfd){ .fd = mntkit_watch_fd(w), .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	/* a pipe's write end reports POLLERR once its reader is gone */
+	pfd[2] = (struct pollfd){ .fd = STDOUT_FILENO, .events = 0 };
+	for (;;) {
+		int wait_ms = -1, stop = 0, rr;
+
+		while ((rr = mntkit_watch_read(w, &ev)) == 1) {
+			stop = print_event(cl, &ob, &ev, &printed);
+			if (stop)
+				break;
+		}
+		if (stop) {
+			r = stop < 0 ? -1 : 0;
+			break;
+		}
+		if (rr < 0) {
+			errmsg(source_subject(cl), "%s", strerror(-rr));
+			r = -1;
+			break;
+		}
+		if (deadline >= 0) {
+			int64_t left = deadline - mono_ms();
+
+			if (left <= 0)
+				break;
+			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
+		}
+		if (poll(pfd, 3, wait_ms) < 0 && errno != EINTR) {
+			errmsg("poll", "%s", strerror(errno));
+			r = -1;
+			break;
+		}
+		if (pfd[1].revents || (pfd[2].revents & (POLLERR | POLLHUP)))
+			break;
+	}
+	mntkit_watch_free(w);
+	outbuf_free(&ob);
+	close(sfd);
+	return r < 0 ? -1 : 0;
+}
+
+int main(int argc, char *argv[])
+{
+	struct cmdline cl = { .timeout = -1 };
+	MNTKIT_OPTS(nsopts);
+	int r;
+
+	cl.nsopts = nsopts;
+	r = parse_cmdline(&cl, argc, argv);
+	if (r == 0)
+		r = run(&cl);
+	if (cl.nsopts.mnt_ns_fd > 0)
+		close(cl.nsopts.mnt_ns_fd);
+	free(cl.types);
+	if (r > 0)
+		return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
