@@ -18,6 +18,14 @@
  *                 a long-running watcher).
  *   emul-warm     in process, the cached table current: replies only (the
  *                 table may still be re-read by age, see lib/emul.c).
+ *   emul-cold-oldids, emul-warm-oldids
+ *                 the same in a process with MNTKIT_TEST_OLD_IDS=1: the
+ *                 emulation as on a kernel without unique IDs (< 6.8, the
+ *                 kernels it is for), where a cold load looks up no mount
+ *                 point (on this kernel it does one statx per mount to
+ *                 learn unique IDs). cold: a fresh process as emul-cold;
+ *                 warm: one long-lived child (fork + exec with the knob)
+ *                 that loads the table untimed, then times the listing.
  *   cat-mountinfo fork + exec "cat /proc/self/mountinfo > /dev/null".
  *   findmnt-l     fork + exec "findmnt -l > /dev/null".
  *   read-mountinfo  open + read /proc/self/mountinfo in process (reference).
@@ -27,7 +35,8 @@
  *                 inside the cat and findmnt rows.
  *
  * The variants run interleaved, after one warm-up round; the medians and
- * their ratios are printed. Nothing is asserted.
+ * their ratios are printed. Nothing is asserted. MNTKIT_TEST_OLD_IDS is
+ * removed from the environment at start: only the -oldids children have it.
  *
  * With -d DIR -n N[,N...] it builds the table itself, in steps: a tmpfs on
  * DIR, a second one on DIR/src, then bind mounts of DIR/src on DIR/0,
@@ -59,7 +68,7 @@ struct result {
 	long mounts;
 	long failed;
 	uint64_t bytes;
-	/* emul-cold only: what the child measured */
+	/* timed in a child (emul-cold, -oldids): what it measured */
 	double child_wall, child_user, child_sys;
 	long rss_before, rss_after, hwm;
 };
@@ -178,10 +187,10 @@ static int emul_listing(struct result *res)
 }
 
 /*
- * The child of emul-cold (bench-emul --cold-child): one listing in a fresh
- * process, timed and measured here, printed on stdout for the parent.
+ * One listing on the mountinfo backend, timed and measured here, printed
+ * on stdout as one line for the parent (read_result()).
  */
-static int cold_child(void)
+static int timed_listing(void)
 {
 	struct result res = { 0 };
 	struct rusage ru0, ru1;
@@ -200,6 +209,7 @@ static int cold_child(void)
 	/* what stays: the emulation's cached table (the IDs are freed) */
 	free(sm_buf);
 	sm_buf = NULL;
+	sm_bufsize = 0;
 	rss_now(&rss1, &hwm1);
 	if (err)
 		return 1;
@@ -207,44 +217,161 @@ static int cold_child(void)
 	       tv_sec(&ru1.ru_utime) - tv_sec(&ru0.ru_utime),
 	       tv_sec(&ru1.ru_stime) - tv_sec(&ru0.ru_stime), rss0, rss1, hwm1,
 	       res.mounts, res.failed, res.bytes);
+	fflush(stdout);
 	return 0;
 }
 
-static int run_emul_cold(struct result *res, struct rusage *child_ru)
+/*
+ * The child of emul-cold and emul-cold-oldids (bench-emul --cold-child):
+ * one listing in a fresh process.
+ */
+static int cold_child(void)
 {
-	int pfd[2], status;
-	char line[512];
-	ssize_t got;
-	size_t len = 0;
-	pid_t pid;
+	return timed_listing();
+}
 
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return errno;
-	pid = fork();
-	if (pid < 0)
-		return errno;
-	if (pid == 0) {
-		if (dup2(pfd[1], STDOUT_FILENO) < 0)
-			_exit(126);
-		execl(self_exe, "bench-emul", "--cold-child", (char *)NULL);
-		_exit(127);
+/*
+ * The child of emul-warm-oldids (bench-emul --warm-child), alive for the
+ * whole run: for each byte on stdin, an untimed listing (the table loaded
+ * and current), then a timed one. Ends at EOF.
+ */
+static int warm_child(void)
+{
+	struct result res = { 0 };
+	char c;
+
+	while (read(STDIN_FILENO, &c, 1) == 1) {
+		if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO) < 0 ||
+		    full_listing(&res) || timed_listing())
+			return 1;
 	}
-	close(pfd[1]);
-	while (len < sizeof(line) - 1 &&
-	       (got = read(pfd[0], line + len, sizeof(line) - 1 - len)) > 0)
-		len += (size_t)got;
+	return 0;
+}
+
+/* fork + exec this program as @mode (its stdin/stdout: @in/@out) */
+static pid_t spawn_self(const char *mode, int old_ids, int in, int out)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	if ((in >= 0 && dup2(in, STDIN_FILENO) < 0) ||
+	    dup2(out, STDOUT_FILENO) < 0)
+		_exit(126);
+	if (old_ids && setenv("MNTKIT_TEST_OLD_IDS", "1", 1))
+		_exit(126);
+	execl(self_exe, "bench-emul", mode, (char *)NULL);
+	_exit(127);
+}
+
+/* one result line of timed_listing() from @fd */
+static int read_result(int fd, struct result *res)
+{
+	char line[512];
+	size_t len = 0;
+	ssize_t got;
+
+	/* up to the newline: the warm child lives on, no EOF ends its line */
+	while (len < sizeof(line) - 1 && (got = read(fd, line + len, 1)) > 0)
+		if (line[len++] == '\n')
+			break;
 	line[len] = '\0';
-	close(pfd[0]);
-	if (wait4(pid, &status, 0, child_ru) < 0)
-		return errno;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return ECHILD;
 	if (sscanf(line, "%lf %lf %lf %ld %ld %ld %ld %ld %" SCNu64,
 		   &res->child_wall, &res->child_user, &res->child_sys,
 		   &res->rss_before, &res->rss_after, &res->hwm, &res->mounts,
 		   &res->failed, &res->bytes) != 9)
 		return EPROTO;
 	return 0;
+}
+
+static int run_cold_child(struct result *res, struct rusage *child_ru,
+			  int old_ids)
+{
+	int pfd[2], status, err;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return errno;
+	pid = spawn_self("--cold-child", old_ids, -1, pfd[1]);
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return errno;
+	}
+	err = read_result(pfd[0], res);
+	close(pfd[0]);
+	if (wait4(pid, &status, 0, child_ru) < 0)
+		return errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return ECHILD;
+	return err;
+}
+
+static int run_emul_cold(struct result *res, struct rusage *child_ru)
+{
+	return run_cold_child(res, child_ru, 0);
+}
+
+static int run_emul_cold_old(struct result *res, struct rusage *child_ru)
+{
+	return run_cold_child(res, child_ru, 1);
+}
+
+/* the warm child with MNTKIT_TEST_OLD_IDS=1, started at its first use */
+static struct {
+	pid_t pid;
+	int to, from;
+} warm_old = { .pid = -1, .to = -1, .from = -1 };
+
+static void warm_old_stop(void)
+{
+	int status;
+
+	if (warm_old.pid < 0)
+		return;
+	close(warm_old.to);
+	close(warm_old.from);
+	waitpid(warm_old.pid, &status, 0);
+	warm_old.pid = -1;
+	warm_old.to = warm_old.from = -1;
+}
+
+static int run_emul_warm_old(struct result *res, struct rusage *child_ru)
+{
+	int in[2], out[2], err;
+
+	(void)child_ru;
+	if (warm_old.pid < 0) {
+		if (pipe2(in, O_CLOEXEC) < 0)
+			return errno;
+		if (pipe2(out, O_CLOEXEC) < 0) {
+			err = errno;
+			close(in[0]);
+			close(in[1]);
+			return err;
+		}
+		warm_old.pid = spawn_self("--warm-child", 1, in[0], out[1]);
+		err = errno;
+		close(in[0]);
+		close(out[1]);
+		warm_old.to = in[1];
+		warm_old.from = out[0];
+		if (warm_old.pid < 0) {
+			close(in[1]);
+			close(out[0]);
+			warm_old.to = warm_old.from = -1;
+			return err;
+		}
+	}
+	if (write(warm_old.to, "w", 1) != 1) {
+		err = errno;
+		warm_old_stop();
+		return err;
+	}
+	err = read_result(warm_old.from, res);
+	if (err)
+		warm_old_stop(); /* it failed: the next round starts another */
+	return err;
 }
 
 /* mount + umount a tmpfs: the emulation's cached table goes stale */
@@ -373,6 +500,8 @@ enum {
 	V_COLD,
 	V_CHANGED,
 	V_WARM,
+	V_COLD_OLD,
+	V_WARM_OLD,
 	V_CAT,
 	V_FINDMNT,
 	V_READ,
@@ -400,6 +529,12 @@ static struct variant variants[NVARIANTS] = {
 			      run_emul_changed, 0),
 	[V_WARM] = VARIANT("emul-warm", "table cached: list + stat(ALL)",
 			   run_emul_warm, 0),
+	[V_COLD_OLD] = VARIANT("emul-cold-oldids",
+			       "as emul-cold, no unique IDs (MNTKIT_TEST_OLD_IDS)",
+			       run_emul_cold_old, 1),
+	[V_WARM_OLD] = VARIANT("emul-warm-oldids",
+			       "as emul-warm, no unique IDs (a child process)",
+			       run_emul_warm_old, 1),
 	[V_CAT] = VARIANT("cat-mountinfo", "fork+exec cat /proc/self/mountinfo",
 			  run_cat, 0),
 	[V_FINDMNT] = VARIANT("findmnt-l", "fork+exec findmnt -l", run_findmnt,
@@ -557,19 +692,32 @@ static void print_ratio_line(int a, int b, const char *target)
 	snprintf(name, sizeof(name), "%s/%s", variants[a].name,
 		 variants[b].name);
 	if (!variants[a].n || !variants[b].n || mb <= 0) {
-		printf("  %-28s =    n/a\n", name);
+		printf("  %-33s =    n/a%s\n", name, target ? target : "");
 		return;
 	}
-	printf("  %-28s = %6.2fx%s\n", name, ma / mb, target ? target : "");
+	printf("  %-33s = %6.2fx%s\n", name, ma / mb, target ? target : "");
+}
+
+/* the emulation's memory per mount, as a cold child measured it */
+static void print_memory(int k)
+{
+	struct variant *v = &variants[k];
+	double m = (double)v->last.mounts;
+
+	if (!v->n || v->last.mounts <= 0)
+		return;
+	printf("memory (%s, per mount): %.0f bytes retained (cached table), "
+	       "%.0f bytes peak\n",
+	       v->name, median(v->rss, v->n) / m, median(v->hwm, v->n) / m);
 }
 
 static void report(int rounds)
 {
 	struct variant *cold = &variants[V_COLD];
 
-	printf("\n%-15s %9s %9s %8s %8s %9s %8s %11s  %s\n", "variant", "median",
+	printf("\n%-16s %9s %9s %8s %8s %9s %8s %11s  %s\n", "variant", "median",
 	       "min", "user", "sys", "us/mount", "mounts", "bytes", "what");
-	printf("%-15s %9s %9s %8s %8s\n", "", "ms", "ms", "ms", "ms");
+	printf("%-16s %9s %9s %8s %8s\n", "", "ms", "ms", "ms", "ms");
 	for (int k = 0; k < NVARIANTS; k++) {
 		struct variant *v = &variants[k];
 		double med = median(v->wall, v->n);
@@ -577,11 +725,11 @@ static void report(int rounds)
 		if (!v->n) {
 			int err = v->skip ? v->skip : v->err;
 
-			printf("%-15s %9s  %s%s%s\n", v->name, "n/a", v->what,
+			printf("%-16s %9s  %s%s%s\n", v->name, "n/a", v->what,
 			       err ? ": " : "", err ? strerror(err) : "");
 			continue;
 		}
-		printf("%-15s %9.3f %9.3f %8.3f %8.3f ", v->name, med * 1e3,
+		printf("%-16s %9.3f %9.3f %8.3f %8.3f ", v->name, med * 1e3,
 		       minimum(v->wall, v->n) * 1e3, median(v->user, v->n) * 1e3,
 		       median(v->sys, v->n) * 1e3);
 		if (v->last.mounts > 0)
@@ -609,6 +757,8 @@ static void report(int rounds)
 	printf("\nratios (median wall time; emul-cold is timed inside its "
 	       "process, the cat and\nfindmnt rows include their fork+exec: "
 	       "see spawn-only):\n");
+	printf(" this kernel (a cold load looks up every mount point to "
+	       "learn unique IDs):\n");
 	print_ratio_line(V_COLD, V_CAT, "  (target <= 2x)");
 	print_ratio_line(V_CHANGED, V_CAT, "  (target <= 2x)");
 	print_ratio_line(V_WARM, V_CAT, NULL);
@@ -618,14 +768,15 @@ static void report(int rounds)
 	print_ratio_line(V_COLD, V_READ, NULL);
 	print_ratio_line(V_COLD, V_NATIVE, NULL);
 	print_ratio_line(V_WARM, V_NATIVE, NULL);
-	if (cold->n && cold->last.mounts > 0) {
-		double m = (double)cold->last.mounts;
-
-		printf("memory (emul-cold, per mount): %.0f bytes retained "
-		       "(cached table), %.0f bytes peak\n",
-		       median(cold->rss, cold->n) / m,
-		       median(cold->hwm, cold->n) / m);
-	}
+	printf(" a kernel without unique IDs (< 6.8: old IDs, no lookups; "
+	       "MNTKIT_TEST_OLD_IDS=1):\n");
+	print_ratio_line(V_COLD_OLD, V_CAT, "  (target <= 2x)");
+	print_ratio_line(V_WARM_OLD, V_CAT, NULL);
+	print_ratio_line(V_COLD_OLD, V_FINDMNT, "  (target < 1x)");
+	print_ratio_line(V_WARM_OLD, V_FINDMNT, NULL);
+	print_ratio_line(V_COLD_OLD, V_READ, NULL);
+	print_memory(V_COLD);
+	print_memory(V_COLD_OLD);
 }
 
 static void measure(int rounds)
@@ -701,6 +852,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "cold-child", no_argument, NULL, 'C' },
+		{ "warm-child", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -713,6 +865,8 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'C':
 			return cold_child();
+		case 'W':
+			return warm_child();
 		case 'd':
 			dir = optarg;
 			break;
@@ -743,6 +897,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* the knob is the -oldids children's only (before any library call) */
+	unsetenv("MNTKIT_TEST_OLD_IDS");
 
 	initial_backend = mntkit_backend();
 	if (mntkit_get_features(&f) == 0)
@@ -759,17 +915,21 @@ int main(int argc, char **argv)
 	if (!dir) {
 		printf("\n== the namespace as it is ==\n");
 		measure(rounds);
+		warm_old_stop();
 		return 0;
 	}
 	if (build_start(dir) < 0)
 		return 1;
 	for (int s = 0, have = 0; s < nsteps; s++) {
 		printf("\n== N = %ld bind mounts ==\n", steps[s]);
-		if (build_more(dir, have, steps[s]) < 0)
+		if (build_more(dir, have, steps[s]) < 0) {
+			warm_old_stop();
 			return 1;
+		}
 		have = (int)steps[s];
 		measure(rounds);
 	}
+	warm_old_stop();
 	free(sm_buf);
 	return 0;
 }

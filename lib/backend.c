@@ -18,7 +18,9 @@
  * at the probe, makes the library take the kernel's statmount for one that
  * supports only the groups of MASK (and'ed with the real ones), so that the
  * hybrid replies can be tested on a kernel that has every group. It is
- * meant for tests only.
+ * meant for tests only. MNTKIT_TEST_OLD_IDS (lib/emul.c) is the
+ * emulation's: it names mounts by old IDs, as on a kernel without unique
+ * IDs, and mntkit_get_features() then reports none on that backend.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -290,6 +292,10 @@ int mntkit_get_features(struct mntkit_features *features)
 		return mntkit__fail(EINVAL);
 	f.flags = mntkit__kernel_features();
 	f.backend = mntkit_backend();
+	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/emul.c) */
+	if (f.backend == MNTKIT_BACKEND_MOUNTINFO && !mntkit__emul_unique_ids())
+		f.flags &= ~(MNTKIT_FEAT_UNIQUE_IDS | MNTKIT_FEAT_STATX_UNIQUE |
+			     MNTKIT_FEAT_HANDLE_UNIQUE);
 	f.kernel_mask = probed_kernel_mask;
 	f.supported_mask = f.backend == MNTKIT_BACKEND_NATIVE ?
 				   probed_kernel_mask | probed_hybrid_mask :

@@ -37,9 +37,11 @@
  * the last foreign namespace asked for), with its mountinfo file kept open.
  * Every call first checks, in two system calls, that the table is
  * current: the root and its mount (statx of "/", which also stands for the
- * namespace: see self_table()), and poll() on the open mountinfo, which
+ * namespace: see self_table()), and a poll of the open mountinfo, which
  * reports POLLPRI when the namespace's mount table changed (mount, umount,
- * move, remount). So listmount + statmount of every mount costs one parse.
+ * move, remount): epoll_wait() on an epoll set that holds it, which costs
+ * half a poll() when nothing happened (poll() where epoll is refused). So
+ * listmount + statmount of every mount costs one parse.
  * A reload keeps what earlier loads proved (old ID X was unique ID U) and
  * re-proves it with one statx of the mount point (see probe_again()), so a
  * table that changed a little costs one lookup per mount, not four.
@@ -48,11 +50,23 @@
  * -unbindable) nor superblock changes made by a filesystem itself (ext4
  * turning read-only after an error): those are seen once the table is
  * older than 8x the time its read took (2 ms .. 250 ms, see AGE_*).
+ *
+ * Testing knob: MNTKIT_TEST_OLD_IDS=1 in the environment, read once with
+ * the probes (probe_caps()), makes the emulation take the kernel for one
+ * without unique IDs (< 6.8): have_unique stays 0, and everything follows
+ * from it as on such a kernel, on the same code path: every mount is named
+ * by its old ID (no mount point is looked up to learn IDs), listmount
+ * orders by old ID, path_id gives STATX_MNT_ID, and mntkit_get_features()
+ * reports no unique IDs while this backend is in effect
+ * (mntkit__emul_unique_ids()). It is for tests and benchmarks only: it lets
+ * them check and measure the emulation of old kernels on a new one. The
+ * native backend is unchanged (its hybrid replies take no IDs from here).
  */
 #include <dirent.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -97,8 +111,16 @@
 /* ---- probes, once per process ---- */
 
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
-static int have_unique;  /* statx STATX_MNT_ID_UNIQUE */
+static int have_unique;  /* statx STATX_MNT_ID_UNIQUE, and no knob */
 static int have_ns_id;   /* ioctl NS_GET_MNTNS_ID */
+
+/* MNTKIT_TEST_OLD_IDS=1: behave as on a kernel without unique IDs */
+static int test_old_ids(void)
+{
+	const char *s = getenv("MNTKIT_TEST_OLD_IDS");
+
+	return s && !strcmp(s, "1");
+}
 
 static void probe_caps(void)
 {
@@ -107,7 +129,8 @@ static void probe_caps(void)
 	int fd;
 
 	memset(&stx, 0, sizeof(stx));
-	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, MNTKIT_STATX_MNT_ID_UNIQUE,
+	if (!test_old_ids() &&
+	    statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, MNTKIT_STATX_MNT_ID_UNIQUE,
 		  &stx) == 0 &&
 	    (stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE))
 		have_unique = 1;
@@ -122,6 +145,12 @@ static void probe_caps(void)
 static void caps(void)
 {
 	pthread_once(&caps_once, probe_caps);
+}
+
+int mntkit__emul_unique_ids(void)
+{
+	caps();
+	return have_unique;
 }
 
 uint64_t mntkit__emul_supported_mask(void)
@@ -151,12 +180,21 @@ struct probe {
 	uint8_t verified;     /* the point resolves to this very mount */
 	uint8_t has_unique;
 	uint8_t has_f_type;
-	uint8_t magic_known;  /* the type's magic is in fsmagic.c's table */
-	uint8_t statfs_ok;    /* statfs tells the magic without side effects */
 	uint64_t unique;
 	uint64_t f_type;
-	uint64_t magic;       /* fsmagic.c's value when magic_known */
 };
+
+/* what fsmagic.c tells of a filesystem type */
+struct fstype {
+	struct mntkit_mi_span name; /* of one entry of that type */
+	uint64_t magic;       /* when known */
+	uint8_t known;        /* the type's magic is in fsmagic.c's table */
+	uint8_t statfs_ok;    /* statfs tells the magic without side effects */
+};
+
+/* the distinct types a table keeps (more are looked up at each use) */
+#define MAX_TYPES 64
+#define NO_TYPE UINT8_MAX
 
 /* a verified probe, remembered across reloads */
 struct memo {
@@ -168,6 +206,7 @@ struct memo {
 
 struct table {
 	int fd;               /* the open mountinfo; -1: empty slot */
+	int ep;               /* epoll set of fd (POLLPRI), or -1: poll() */
 	pid_t pid;            /* 0: the calling thread */
 	dev_t ns_dev;         /* nsfs inode of the namespace */
 	ino_t ns_ino;
@@ -180,7 +219,10 @@ struct table {
 	size_t len;
 	struct mntkit_mi_table mi;
 	struct mntkit_mindex ix;
-	struct probe *probe;
+	struct probe *probe;  /* per entry; zero until its point is looked at */
+	uint8_t *type;        /* per entry: its index in types[], or NO_TYPE */
+	struct fstype types[MAX_TYPES];
+	size_t ntypes;
 	uint64_t *keys;
 	/*
 	 * What the last loads proved, kept across reloads: old ID X was the
@@ -198,12 +240,13 @@ struct table {
 	int unique_mode;
 	int has_ns_id;
 	uint64_t ns_id;
+	size_t next_pos;      /* by_key position after the last one found */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-static struct table self_tab = { .fd = -1 };
-static struct table other_tab = { .fd = -1 };
+static struct table self_tab = { .fd = -1, .ep = -1 };
+static struct table other_tab = { .fd = -1, .ep = -1 };
 
 /*
  * The provisional (old) IDs this process was ever given for hidden mounts.
@@ -283,10 +326,14 @@ static int issue_outside_parents(const struct table *t)
 static void table_drop(struct table *t)
 {
 	t->loaded = 0;
+	t->next_pos = 0;
 	mntkit__mindex_free(&t->ix);
-	mntkit__mi_free(&t->mi);
+	t->mi.n = 0; /* its entries' room stays for the next parse */
 	free(t->probe);
 	t->probe = NULL;
+	free(t->type);
+	t->type = NULL;
+	t->ntypes = 0;
 	free(t->keys);
 	t->keys = NULL;
 	free(t->groups);
@@ -297,9 +344,13 @@ static void table_drop(struct table *t)
 static void table_close(struct table *t)
 {
 	table_drop(t);
+	mntkit__mi_free(&t->mi);
 	free(t->memo);
 	t->memo = NULL;
 	t->nmemo = 0;
+	if (t->ep >= 0)
+		close(t->ep);
+	t->ep = -1;
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
@@ -365,9 +416,8 @@ static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 {
 	unsigned int want = have_unique ? MNTKIT_STATX_MNT_ID_UNIQUE :
 					  MNTKIT_STATX_MNT_ID;
-	struct statx stx;
+	struct statx stx; /* every call: not zeroed, the kernel writes it all */
 
-	memset(&stx, 0, sizeof(stx));
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_INO | want, &stx))
 		return -errno;
 	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
@@ -401,6 +451,15 @@ static int table_open(struct table *t, pid_t pid)
 	t->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (t->fd < 0)
 		return errno == EACCES ? -EPERM : -errno;
+	t->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (t->ep >= 0) {
+		struct epoll_event ev = { .events = EPOLLPRI };
+
+		if (epoll_ctl(t->ep, EPOLL_CTL_ADD, t->fd, &ev)) {
+			close(t->ep);
+			t->ep = -1;
+		}
+	}
 	/* the namespace did not change under the open */
 	ret = ns_inode(pid, &d2, &i2);
 	if (ret || d2 != t->ns_dev || i2 != t->ns_ino) {
@@ -410,11 +469,17 @@ static int table_open(struct table *t, pid_t pid)
 	return 0;
 }
 
-/* has the table changed since the last look? (consumes the event) */
+/*
+ * Has the table changed since the last look? (consumes the event: the
+ * file's poll, which epoll calls once the namespace woke it, notes it seen)
+ */
 static int table_changed(struct table *t)
 {
 	struct pollfd p = { .fd = t->fd, .events = POLLPRI };
+	struct epoll_event ev;
 
+	if (t->ep >= 0)
+		return epoll_wait(t->ep, &ev, 1, 0) != 0;
 	if (poll(&p, 1, 0) < 0)
 		return 1;
 	return !!(p.revents & (POLLPRI | POLLERR | POLLNVAL));
@@ -488,38 +553,70 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 	close(fd);
 }
 
+/* what fsmagic.c tells of the type of entry @i */
+static struct fstype type_lookup(const struct table *t, size_t i)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	struct fstype ft = { .name = m->type };
+	int ok;
+
+	ft.known = (uint8_t)mntkit__fs_magic(mntkit__mi_str(&t->mi, m->type),
+					     m->type.len, &ft.magic, &ok);
+	ft.statfs_ok = (uint8_t)ok;
+	if (!ft.known)
+		ft.magic = 0;
+	return ft;
+}
+
+static struct fstype type_of(const struct table *t, size_t i)
+{
+	if (t->type[i] != NO_TYPE)
+		return t->types[t->type[i]];
+	return type_lookup(t, i);
+}
+
 /*
  * Does the superblock magic of entry @i need statfs? Not when the type's
  * magic is fixed (fsmagic.c), nor when statfs would ask a server.
  */
 static int needs_statfs(const struct table *t, size_t i)
 {
-	return !t->probe[i].magic_known && t->probe[i].statfs_ok;
+	struct fstype ft = type_of(t, i);
+
+	return !ft.known && ft.statfs_ok;
 }
 
-/* look the types up once per load (runs of one type are common) */
-static void type_magics(struct table *t)
+static int same_type(const struct table *t, struct mntkit_mi_span a,
+		     struct mntkit_mi_span b)
 {
-	const char *last = NULL;
-	size_t last_len = 0;
-	uint64_t magic = 0;
-	int known = 0, ok = 1;
+	return a.len == b.len && !memcmp(mntkit__mi_str(&t->mi, a),
+					 mntkit__mi_str(&t->mi, b), a.len);
+}
 
+/* look each distinct type up once per load (runs of one type are common) */
+static int type_magics(struct table *t)
+{
+	uint8_t c = NO_TYPE;
+
+	t->type = malloc(t->mi.n + 1);
+	if (!t->type)
+		return -ENOMEM;
+	t->ntypes = 0;
 	for (size_t i = 0; i < t->mi.n; i++) {
-		const struct mntkit_mi *m = &t->mi.v[i];
-		const char *type = mntkit__mi_str(&t->mi, m->type);
-		struct probe *pr = &t->probe[i];
+		struct mntkit_mi_span name = t->mi.v[i].type;
 
-		if (!last || m->type.len != last_len ||
-		    memcmp(type, last, last_len)) {
-			known = mntkit__fs_magic(type, m->type.len, &magic, &ok);
-			last = type;
-			last_len = m->type.len;
+		if (!i || !same_type(t, name, t->mi.v[i - 1].type)) {
+			for (c = 0; c < t->ntypes; c++)
+				if (same_type(t, name, t->types[c].name))
+					break;
+			if (c == t->ntypes && t->ntypes < MAX_TYPES)
+				t->types[t->ntypes++] = type_lookup(t, i);
+			else if (c == t->ntypes)
+				c = NO_TYPE;
 		}
-		pr->magic_known = (uint8_t)known;
-		pr->statfs_ok = (uint8_t)ok;
-		pr->magic = known ? magic : 0;
+		t->type[i] = c;
 	}
+	return 0;
 }
 
 /* keep what the loaded table proved (see struct table) */
@@ -627,31 +724,26 @@ static int collect_groups(struct table *t)
 	return 0;
 }
 
-/* the key of every entry: its unique ID where it can be read, else the
- * old ID (a hidden mount, or a kernel without unique IDs) */
+/* with unique IDs, the key of every entry: its unique ID where it can be
+ * read, else its old ID (a hidden mount) */
 static int resolve_ids(struct table *t)
 {
 	int ret = 0;
 
-	t->has_hidden = 0;
 	for (size_t i = 0; i < t->mi.n; i++) {
-		if (t->unique_mode) {
-			int want_statfs = needs_statfs(t, i);
+		int want_statfs = needs_statfs(t, i);
 
-			if (!probe_again(t, i, want_statfs))
-				probe_point(t, i, want_statfs);
-		}
+		if (!probe_again(t, i, want_statfs))
+			probe_point(t, i, want_statfs);
 		if (t->probe[i].has_unique) {
 			t->keys[i] = t->probe[i].unique;
 			continue;
 		}
 		t->keys[i] = t->mi.v[i].id;
-		if (t->unique_mode) {
-			t->has_hidden = 1;
-			ret = issued_add(t->keys[i]);
-			if (ret)
-				break;
-		}
+		t->has_hidden = 1;
+		ret = issued_add(t->keys[i]);
+		if (ret)
+			break;
 	}
 	return ret;
 }
@@ -677,15 +769,20 @@ static int load_once(struct table *t)
 	ret = mntkit__mi_parse(&t->mi, t->buf, t->len, &err);
 	if (ret)
 		return ret == -EBADMSG ? -EAGAIN : ret;
-	t->probe = calloc(t->mi.n + 1, sizeof(*t->probe));
-	t->keys = calloc(t->mi.n + 1, sizeof(*t->keys));
-	if (!t->probe || !t->keys || collect_groups(t))
-		return -ENOMEM;
-	type_magics(t);
 	t->unique_mode = have_unique;
-	ret = resolve_ids(t);
-	if (ret)
-		return ret;
+	t->probe = calloc(t->mi.n + 1, sizeof(*t->probe));
+	if (t->unique_mode)
+		t->keys = calloc(t->mi.n + 1, sizeof(*t->keys));
+	if (!t->probe || (t->unique_mode && !t->keys) || collect_groups(t) ||
+	    type_magics(t))
+		return -ENOMEM;
+	t->has_hidden = 0;
+	if (t->unique_mode) {
+		ret = resolve_ids(t);
+		if (ret)
+			return ret;
+	}
+	/* without unique IDs the keys are the old IDs (keys NULL) */
 	ret = mntkit__mindex_build(&t->ix, t->mi.v, t->mi.n, t->keys);
 	if (ret)
 		return ret == -EBADMSG ? -EAGAIN : ret;
@@ -1036,20 +1133,26 @@ struct reply {
 	size_t bufsize;
 };
 
-static int put(struct reply *r, const void *p, size_t n)
+/* room for @n more bytes and a spare one */
+static int grow_str(struct reply *r, size_t n)
 {
-	if (r->cap - r->len < n + 1) {
-		size_t cap = r->cap ? r->cap : 1024;
-		char *s;
+	size_t cap = r->cap ? r->cap : 1024;
+	char *s;
 
-		while (cap - r->len < n + 1)
-			cap *= 2;
-		s = realloc(r->str, cap);
-		if (!s)
-			return -ENOMEM;
-		r->str = s;
-		r->cap = cap;
-	}
+	while (cap - r->len < n + 1)
+		cap *= 2;
+	s = realloc(r->str, cap);
+	if (!s)
+		return -ENOMEM;
+	r->str = s;
+	r->cap = cap;
+	return 0;
+}
+
+static inline int put(struct reply *r, const void *p, size_t n)
+{
+	if (r->cap - r->len < n + 1 && grow_str(r, n))
+		return -ENOMEM;
 	memcpy(r->str + r->len, p, n);
 	r->len += n;
 	return 0;
@@ -1274,18 +1377,17 @@ static int fill_strings(struct reply *r, const struct table *t, size_t i,
 /* the superblock magic, or 0 when it cannot be known */
 static int sb_magic(struct table *t, size_t i, uint64_t *magic)
 {
-	const struct probe *pr = &t->probe[i];
-	int known = pr->magic_known;
+	struct fstype ft = type_of(t, i);
 
-	*magic = pr->magic;
-	if (needs_statfs(t, i)) {
+	*magic = ft.magic;
+	if (!ft.known && ft.statfs_ok) {
 		probe_point(t, i, 1);
 		if (t->probe[i].has_f_type) {
 			*magic = t->probe[i].f_type;
 			return 1;
 		}
 	}
-	return known;
+	return ft.known;
 }
 
 /* the ID of the parent: its key if listed, else its old ID */
@@ -1427,6 +1529,24 @@ static int fill_reply(struct reply *r, struct table *t, size_t i,
 	return fill_strings(r, t, i, want, nat, kmask);
 }
 
+/*
+ * The entry of key @id, or -1. A listing asks for its IDs in the order
+ * listmount gave them: the one after the last found is tried first.
+ */
+static ssize_t find_key(struct table *t, uint64_t id)
+{
+	const struct mntkit_mindex *ix = &t->ix;
+	size_t pos = t->next_pos;
+
+	if (pos >= ix->n || ix->key[ix->by_key[pos]] != id) {
+		pos = mntkit__mindex_before(ix, id);
+		if (pos >= ix->n || ix->key[ix->by_key[pos]] != id)
+			return -1;
+	}
+	t->next_pos = pos + 1;
+	return ix->by_key[pos];
+}
+
 static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 				 size_t bufsize, struct reply *r)
 {
@@ -1445,7 +1565,7 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	ret = request_table(&req, &t);
 	if (ret)
 		return pre ? -EINVAL : ret;
-	i = mntkit__mindex_find(&t->ix, req.mnt_id);
+	i = find_key(t, req.mnt_id);
 	if (pre && i < 0)
 		return issued_has(req.mnt_id) ? -ENOENT : -EINVAL;
 	want = req.param;

@@ -48,6 +48,10 @@ uint32_t mntkit__native_id_source(void);
 /* the groups the mountinfo emulation can fill */
 uint64_t mntkit__emul_supported_mask(void);
 
+/* does the emulation name mounts by unique IDs? (not on kernels without
+ * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/emul.c) */
+int mntkit__emul_unique_ids(void);
+
 /*
  * Hybrid replies (a kernel whose statmount lacks groups the emulation can
  * fill). mntkit__kernel_mask: the groups of the kernel's statmount (0

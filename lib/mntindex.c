@@ -11,31 +11,77 @@
 #include "internal.h"
 #include "mountinfo.h"
 
-/* qsort has no context argument: sort (key, index) pairs instead */
+/* (key, entry index) pairs, sorted by key */
 struct pair {
 	uint64_t key;
 	uint32_t idx;
 };
 
-static int cmp_pair(const void *a, const void *b)
+/*
+ * Sort @n pairs (@tmp: room for as many) by key, stably, in O(n): an LSD
+ * radix sort on the bytes in which the keys differ (2 or 3 for IDs).
+ * Returns the sorted array (@p or @tmp).
+ */
+static struct pair *radix_sort(struct pair *p, struct pair *tmp, size_t n)
 {
-	const struct pair *x = a, *y = b;
+	uint64_t diff = 0;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	for (size_t i = 1; i < n; i++)
+		diff |= p[i].key ^ p[0].key;
+	for (unsigned int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, sum = 0;
+		struct pair *swap;
+
+		if (!((diff >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[(p[i].key >> shift) & 0xff]++;
+		for (size_t d = 0; d < 256; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(p[i].key >> shift) & 0xff]++] = p[i];
+		swap = p;
+		p = tmp;
+		tmp = swap;
+	}
+	return p;
 }
 
-/* sort @n keys into @out (entry indices); -EBADMSG on a repeated key */
-static int sort_keys(struct pair *p, size_t n, uint32_t *out)
+/*
+ * The entries by ascending @key (n keys, one per entry) into @out. Keys in
+ * entry order already (mountinfo mostly is) cost one pass, others a radix
+ * sort. -EBADMSG on a repeated key, -ENOMEM. (@key is not const because
+ * gcc's -Wmaybe-uninitialized would take it for unwritten at n = 0.)
+ */
+static int sort_keys(uint64_t *key, size_t n, uint32_t *out)
 {
-	qsort(p, n, sizeof(*p), cmp_pair);
-	for (size_t i = 0; i < n; i++) {
-		if (i && p[i].key == p[i - 1].key)
-			return -EBADMSG;
-		out[i] = p[i].idx;
+	struct pair *p, *sorted;
+	size_t i;
+
+	for (i = 0; i + 1 < n && key[i] < key[i + 1]; i++)
+		;
+	if (i + 1 >= n) {
+		for (i = 0; i < n; i++)
+			out[i] = (uint32_t)i;
+		return 0;
 	}
-	return 0;
+	p = malloc(2 * n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		p[i] = (struct pair){ key[i], (uint32_t)i };
+	sorted = radix_sort(p, p + n, n);
+	for (i = 0; i < n; i++) {
+		if (i && sorted[i].key == sorted[i - 1].key)
+			break;
+		out[i] = sorted[i].idx;
+	}
+	free(p);
+	return i < n ? -EBADMSG : 0;
 }
 
 static ssize_t bsearch_key(const uint32_t *order, size_t n,
@@ -66,13 +112,17 @@ static uint64_t get_key(const struct mntkit_mindex *ix, uint32_t i)
 
 static int build_tree(struct mntkit_mindex *ix, const struct mntkit_mi *v)
 {
-	size_t n = ix->n, sp = 0, num = 0;
-	uint32_t *stack, *cursor;
+	size_t n = ix->n, num = 0;
+	uint32_t *cursor = ix->last; /* until last[] is written */
+	ssize_t p = -1;
 
-	/* parents by old ID */
+	/* parents by old ID (siblings are often listed one after another:
+	 * one lookup for the run) */
 	for (size_t i = 0; i < n; i++) {
-		ssize_t p = mntkit__mindex_find_old(ix, v[i].parent);
-
+		if (!i || v[i].parent != v[i - 1].parent)
+			p = i && v[i].parent == v[i - 1].id ?
+				    (ssize_t)i - 1 :
+				    mntkit__mindex_find_old(ix, v[i].parent);
 		ix->parent[i] = (p < 0 || (size_t)p == i) ? -1 : (int32_t)p;
 	}
 	/* children, by ascending key: walk the entries in key order */
@@ -82,13 +132,6 @@ static int build_tree(struct mntkit_mindex *ix, const struct mntkit_mi *v)
 			ix->first[ix->parent[i] + 1]++;
 	for (size_t i = 0; i < n; i++)
 		ix->first[i + 1] += ix->first[i];
-	cursor = malloc((n + 1) * sizeof(*cursor));
-	stack = malloc((n + 1) * sizeof(*stack));
-	if (!cursor || !stack) {
-		free(cursor);
-		free(stack);
-		return -ENOMEM;
-	}
 	memcpy(cursor, ix->first, n * sizeof(*cursor));
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = ix->by_key[k];
@@ -100,81 +143,72 @@ static int build_tree(struct mntkit_mindex *ix, const struct mntkit_mi *v)
 	 * cycle of parent links */
 	for (size_t i = 0; i < n; i++)
 		ix->pre[i] = UINT32_MAX;
-	/* iterative DFS; cursor[i] walks i's children */
+	/*
+	 * Iterative DFS, up through the parent links: cursor[i] (last[i])
+	 * walks i's children, then takes i's last number when they are done.
+	 */
 	memcpy(cursor, ix->first, n * sizeof(*cursor));
 	for (size_t k = 0; k < n; k++) {
-		uint32_t r = ix->by_key[k];
+		uint32_t r = ix->by_key[k], i = r;
 
 		if (ix->parent[r] >= 0)
 			continue;
-		stack[sp++] = r;
 		ix->pre[r] = (uint32_t)num++;
-		while (sp) {
-			uint32_t i = stack[sp - 1];
-
+		for (;;) {
 			if (cursor[i] < ix->first[i + 1]) {
-				uint32_t c = ix->kids[cursor[i]++];
-
-				ix->pre[c] = (uint32_t)num++;
-				stack[sp++] = c;
-			} else {
-				ix->last[i] = (uint32_t)num - 1;
-				sp--;
+				i = ix->kids[cursor[i]++];
+				ix->pre[i] = (uint32_t)num++;
+				continue;
 			}
+			ix->last[i] = (uint32_t)num - 1;
+			if (i == r)
+				break;
+			i = (uint32_t)ix->parent[i];
 		}
 	}
-	free(cursor);
-	free(stack);
 	return num == n ? 0 : -EBADMSG;
 }
 
 int mntkit__mindex_build(struct mntkit_mindex *ix, const struct mntkit_mi *v,
 			 size_t n, const uint64_t *key)
 {
-	struct pair *p = NULL;
 	int ret = -ENOMEM;
 
 	memset(ix, 0, sizeof(*ix));
 	if (n >= UINT32_MAX / 2)
 		return -EFBIG;
 	ix->n = n;
-	ix->key = malloc((n + 1) * sizeof(*ix->key));
-	ix->by_key = malloc((n + 1) * sizeof(*ix->by_key));
+	ix->old = malloc((n + 1) * sizeof(*ix->old));
 	ix->by_old = malloc((n + 1) * sizeof(*ix->by_old));
+	if (key) {
+		ix->key = malloc((n + 1) * sizeof(*ix->key));
+		ix->by_key = malloc((n + 1) * sizeof(*ix->by_key));
+	} else {
+		ix->key = ix->old;
+		ix->by_key = ix->by_old;
+	}
 	ix->parent = malloc((n + 1) * sizeof(*ix->parent));
 	ix->first = malloc((n + 2) * sizeof(*ix->first));
 	ix->kids = malloc((n + 1) * sizeof(*ix->kids));
 	ix->pre = malloc((n + 1) * sizeof(*ix->pre));
 	ix->last = malloc((n + 1) * sizeof(*ix->last));
-	p = malloc((n + 1) * sizeof(*p));
 	if (!ix->key || !ix->by_key || !ix->by_old || !ix->parent ||
-	    !ix->first || !ix->kids || !ix->pre || !ix->last || !p)
+	    !ix->first || !ix->kids || !ix->pre || !ix->last || !ix->old)
 		goto out;
-	if (n)
-		memcpy(ix->key, key, n * sizeof(*key));
-
-	for (size_t i = 0; i < n; i++)
-		p[i] = (struct pair){ v[i].id, (uint32_t)i };
-	ret = sort_keys(p, n, ix->by_old);
-	if (ret)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (struct pair){ key[i], (uint32_t)i };
-	ret = sort_keys(p, n, ix->by_key);
-	if (ret)
-		goto out;
-	free(p);
-	p = NULL;
-	ix->old = malloc((n + 1) * sizeof(*ix->old));
-	if (!ix->old) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	for (size_t i = 0; i < n; i++)
 		ix->old[i] = v[i].id;
+	ret = sort_keys(ix->old, n, ix->by_old);
+	if (ret)
+		goto out;
+	if (key) {
+		if (n)
+			memcpy(ix->key, key, n * sizeof(*key));
+		ret = sort_keys(ix->key, n, ix->by_key);
+		if (ret)
+			goto out;
+	}
 	ret = build_tree(ix, v);
 out:
-	free(p);
 	if (ret)
 		mntkit__mindex_free(ix);
 	return ret;
@@ -182,8 +216,10 @@ out:
 
 void mntkit__mindex_free(struct mntkit_mindex *ix)
 {
-	free(ix->key);
-	free(ix->by_key);
+	if (ix->key != ix->old)
+		free(ix->key);
+	if (ix->by_key != ix->by_old)
+		free(ix->by_key);
 	free(ix->by_old);
 	free(ix->old);
 	free(ix->parent);

@@ -31,8 +31,14 @@ static int is_odigit(char c)
 
 size_t mntkit__unescape(char *dst, const char *src, size_t len)
 {
-	size_t i = 0, o = 0;
+	size_t i = 0, o;
 
+	/* the common case: a run with nothing to unescape */
+	while (i < len && src[i] && src[i] != '\\')
+		i++;
+	if (dst != src)
+		memcpy(dst, src, i);
+	o = i;
 	while (i < len && src[i]) {
 		if (src[i] == '\\' && i + 1 < len && src[i + 1]) {
 			i++;
@@ -79,11 +85,14 @@ static int fail(struct scan *s, size_t at, const char *msg)
 /* the next space-delimited field; empty when at a space or the end */
 static struct mntkit_mi_span field(struct scan *s)
 {
+	const char *p = s->base + s->pos, *e = s->base + s->eol, *q = p;
 	struct mntkit_mi_span f = { (uint32_t)s->pos, 0 };
 
-	while (s->pos < s->eol && s->base[s->pos] != ' ')
-		s->pos++;
-	f.len = (uint32_t)(s->pos - f.off);
+	/* on locals: through @s, every byte read would reload s->pos */
+	while (q < e && *q != ' ')
+		q++;
+	f.len = (uint32_t)(q - p);
+	s->pos += f.len;
 	return f;
 }
 
@@ -131,26 +140,31 @@ static void unescape_span(char *base, struct mntkit_mi_span *f)
 					    f->len);
 }
 
-static int word_is(const char *p, size_t len, const char *w)
+static int word_eq(const char *p, size_t len, const char *w, size_t wlen)
 {
-	return strlen(w) == len && !memcmp(p, w, len);
+	return wlen == len && !memcmp(p, w, len);
 }
+
+/* a word given as a string literal (its length known at compile time) */
+#define word_is(p, len, lit) word_eq((p), (len), "" lit, sizeof(lit) - 1)
+#define WORD(lit) "" lit, sizeof(lit) - 1
 
 /* field 6: ro|rw followed by the per-mount flags (show_mnt_opts) */
 static int mount_opts(struct scan *s, struct mntkit_mi *m)
 {
 	static const struct {
 		const char *name;
+		size_t len;
 		uint64_t attr;
 	} words[] = {
-		{ "nosuid", MNTKIT_MOUNT_ATTR_NOSUID },
-		{ "nodev", MNTKIT_MOUNT_ATTR_NODEV },
-		{ "noexec", MNTKIT_MOUNT_ATTR_NOEXEC },
-		{ "noatime", MNTKIT_MOUNT_ATTR_NOATIME },
-		{ "nodiratime", MNTKIT_MOUNT_ATTR_NODIRATIME },
-		{ "relatime", 0 }, /* MOUNT_ATTR_RELATIME is 0 */
-		{ "nosymfollow", MNTKIT_MOUNT_ATTR_NOSYMFOLLOW },
-		{ "idmapped", MNTKIT_MOUNT_ATTR_IDMAP },
+		{ WORD("nosuid"), MNTKIT_MOUNT_ATTR_NOSUID },
+		{ WORD("nodev"), MNTKIT_MOUNT_ATTR_NODEV },
+		{ WORD("noexec"), MNTKIT_MOUNT_ATTR_NOEXEC },
+		{ WORD("noatime"), MNTKIT_MOUNT_ATTR_NOATIME },
+		{ WORD("nodiratime"), MNTKIT_MOUNT_ATTR_NODIRATIME },
+		{ WORD("relatime"), 0 }, /* MOUNT_ATTR_RELATIME is 0 */
+		{ WORD("nosymfollow"), MNTKIT_MOUNT_ATTR_NOSYMFOLLOW },
+		{ WORD("idmapped"), MNTKIT_MOUNT_ATTR_IDMAP },
 	};
 	struct mntkit_mi_span f = field(s);
 	const char *p = s->base + f.off;
@@ -172,7 +186,8 @@ static int mount_opts(struct scan *s, struct mntkit_mi *m)
 			first = 0;
 		} else {
 			for (k = 0; k < MNTKIT_ARRAY_SIZE(words); k++)
-				if (word_is(p + b, i - b, words[k].name))
+				if (word_eq(p + b, i - b, words[k].name,
+					    words[k].len))
 					break;
 			if (i == b)
 				return fail(s, f.off + b, "mount options: empty");
@@ -180,7 +195,8 @@ static int mount_opts(struct scan *s, struct mntkit_mi *m)
 				m->unknown_attr = 1;
 			} else {
 				m->attr |= words[k].attr;
-				if (!strcmp(words[k].name, "relatime"))
+				/* the one word without an attribute bit */
+				if (!words[k].attr)
 					relatime = 1;
 			}
 		}
@@ -245,17 +261,19 @@ static int optional_fields(struct scan *s, struct mntkit_mi *m)
 	}
 }
 
-/* does [p, e) start with the option @w followed by ',' or the end? */
-static size_t opt_prefix(const char *p, const char *e, const char *w)
+/* does [p, e) start with the option @w (@l bytes) followed by ',' or the
+ * end? Its length if so */
+static size_t opt_prefix_n(const char *p, const char *e, const char *w,
+			   size_t l)
 {
-	size_t l = strlen(w);
-
 	if ((size_t)(e - p) < l || memcmp(p, w, l))
 		return 0;
 	if (p + l < e && p[l] != ',')
 		return 0;
 	return l;
 }
+
+#define opt_prefix(p, e, lit) opt_prefix_n((p), (e), WORD(lit))
 
 /*
  * The length of the LSM options at the start of @p (SELinux's
@@ -265,15 +283,23 @@ static size_t opt_prefix(const char *p, const char *e, const char *w)
  */
 static size_t lsm_opts(const char *p, const char *e)
 {
-	static const char *const ctx[] = { ",fscontext=", ",context=",
-					   ",defcontext=", ",rootcontext=" };
+	static const struct {
+		const char *name;
+		size_t len;
+	} ctx[] = { { WORD(",fscontext=") }, { WORD(",context=") },
+		    { WORD(",defcontext=") }, { WORD(",rootcontext=") } };
 	const char *q = p;
 
+	/* none without a ",...context=" or ",seclabel" next */
+	if (e - q < 9 || q[0] != ',' || (q[1] != 'f' && q[1] != 'c' &&
+					 q[1] != 'd' && q[1] != 'r' &&
+					 q[1] != 's'))
+		return 0;
 	for (size_t k = 0; k < MNTKIT_ARRAY_SIZE(ctx); k++) {
-		size_t l = strlen(ctx[k]);
+		size_t l = ctx[k].len;
 		const char *v;
 
-		if ((size_t)(e - q) < l || memcmp(q, ctx[k], l))
+		if ((size_t)(e - q) < l || memcmp(q, ctx[k].name, l))
 			continue;
 		v = q + l;
 		if (v < e && *v == '"') {

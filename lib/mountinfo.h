@@ -117,8 +117,9 @@ struct mntkit_mindex {
 };
 
 /*
- * Build over @v (n entries) with the keys @key (copied). -EBADMSG when
- * keys or old IDs repeat or the parent links form a cycle; -ENOMEM.
+ * Build over @v (n entries) with the keys @key (copied; NULL: the keys are
+ * the old IDs, and key/by_key are old/by_old). -EBADMSG when keys or old
+ * IDs repeat or the parent links form a cycle; -ENOMEM.
  */
 int mntkit__mindex_build(struct mntkit_mindex *ix, const struct mntkit_mi *v,
 			 size_t n, const uint64_t *key);
