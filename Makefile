@@ -4,7 +4,8 @@
 #   make check    install what is missing, build, run the whole test suite
 #   make check-sanitize   the suite under AddressSanitizer + UBSan
 #   make install  PREFIX=/usr/local DESTDIR=
-#   make bench    the benchmarks (bench/; BIG=1 for lsmnt's big sizes)
+#   make bench    the benchmarks (bench/: listing, emulation, lsmnt, mntwatch;
+#                 BIG=1 for lsmnt's big sizes)
 #   make fuzz     the libFuzzer target for FUZZ_TIME seconds (fuzz/run.sh;
 #                 replays the corpus when libFuzzer is not available)
 
@@ -61,6 +62,7 @@ install: build
 bench: build
 	@sh bench/run.sh $(BUILD)
 	@BIG=$(BIG) sh bench/lsmnt.sh $(BUILD)
+	@bash bench/bench-watch.sh $(BUILD)
 
 fuzz: deps
 	@sh scripts/deps.sh $(FUZZ_DEB_PKGS) || \
