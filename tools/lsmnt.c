@@ -19,7 +19,6 @@
 #include <linux/nsfs.h>
 #include <locale.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "lsmnt.h"
 
 /* nsfs ioctls of Linux 6.12+: walk the mount namespaces by ID */
@@ -51,31 +51,6 @@ static const int default_cols[] = {COL_TARGET, COL_SOURCE, COL_FSTYPE,
 				   COL_OPTIONS};
 
 /* ---- errors ---- */
-
-/* "lsmnt: SUBJECT: REASON", one line whatever the subject holds */
-static void __attribute__((format(printf, 2, 3)))
-errmsg(const char *subject, const char *fmt, ...)
-{
-	struct outbuf ob = OUTBUF_INIT;
-	char *reason = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&reason, fmt, ap);
-	va_end(ap);
-	outbuf_puts(&ob, PROG ": ");
-	if (subject) {
-		outbuf_text_str(&ob, subject);
-		outbuf_puts(&ob, ": ");
-	}
-	outbuf_text_str(&ob, n < 0 ? fmt : reason);
-	outbuf_putc(&ob, '\n');
-	if (outbuf_flush(&ob, stderr) < 0)
-		fputs(PROG ": out of memory\n", stderr);
-	outbuf_free(&ob);
-	free(reason);
-}
 
 /* ---- the command line ---- */
 
@@ -167,13 +142,6 @@ static const char *const help_text[] = {
 	"Finding nothing exits with status 1, as findmnt does. See lsmnt(8).",
 };
 
-static void help(void)
-{
-	puts(usage_line);
-	for (size_t i = 0; i < sizeof(help_text) / sizeof(*help_text); i++)
-		puts(help_text[i]);
-}
-
 /* -H: the columns, as a table (or JSON with -J, raw with -r) */
 static int list_columns(const struct cmdline *cl)
 {
@@ -212,29 +180,8 @@ static int list_columns(const struct cmdline *cl)
 	r = outbuf_flush(&ob, stdout);
 	outbuf_free(&ob);
 	if (r < 0)
-		errmsg("write error", "%s", strerror(-r));
+		cli_errmsg("write error", "%s", strerror(-r));
 	return r < 0 ? -1 : 1;
-}
-
-/* a whole decimal number, or 0x hex; 1 ok, 0 not a number, -1 too big */
-static int parse_u64(const char *s, uint64_t *v)
-{
-	const char *d = s;
-	int base = 10;
-	char *end;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		d = s + 2;
-	}
-	if (!*d || !isxdigit((unsigned char)*d) ||
-	    (base == 10 && !isdigit((unsigned char)*d)))
-		return 0;
-	errno = 0;
-	*v = strtoull(d, &end, base);
-	if (*end)
-		return 0;
-	return errno == ERANGE ? -1 : 1;
 }
 
 static int add_columns(struct cmdline *cl, const char *list, const char *opt)
@@ -246,7 +193,7 @@ static int add_columns(struct cmdline *cl, const char *list, const char *opt)
 	else
 		cl->ncols = 0;
 	if (!*p) {
-		errmsg(opt, "empty column list");
+		cli_errmsg(opt, "empty column list");
 		return -1;
 	}
 	for (;;) {
@@ -254,15 +201,15 @@ static int add_columns(struct cmdline *cl, const char *list, const char *opt)
 		int id = col_by_name(p, n);
 
 		if (!n) {
-			errmsg(opt, "empty column name in '%s'", list);
+			cli_errmsg(opt, "empty column name in '%s'", list);
 			return -1;
 		}
 		if (id < 0) {
-			errmsg(NULL, "unknown column: %.*s", (int)n, p);
+			cli_errmsg(NULL, "unknown column: %.*s", (int)n, p);
 			return -1;
 		}
 		if (cl->ncols >= sizeof(cl->cols) / sizeof(*cl->cols)) {
-			errmsg(opt, "too many columns, the limit is %zu",
+			cli_errmsg(opt, "too many columns, the limit is %zu",
 			       sizeof(cl->cols) / sizeof(*cl->cols));
 			return -1;
 		}
@@ -273,117 +220,60 @@ static int add_columns(struct cmdline *cl, const char *list, const char *opt)
 	}
 }
 
-/* make sure a namespace fd is not 0, which the ABI reads as "none" */
-static int fd_not_zero(int fd)
+/* a PID (cli.c) for -N or --ns pid:S: "lsmnt: OPT: ..." */
+static void pid_error(const char *opt, const char *s, enum cli_ns_fail what,
+		      int err)
 {
-	int nfd;
-
-	if (fd != 0)
-		return fd;
-	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return nfd;
+	if (what == CLI_NS_NOT_PID)
+		cli_errmsg(opt, "'%s' is not a process ID", s);
+	else if (err == EACCES || err == EPERM)
+		cli_errmsg(opt,
+			   "%s: %s (another user's process needs "
+			   "CAP_SYS_ADMIN and CAP_SYS_PTRACE)",
+			   s, strerror(err));
+	else
+		cli_errmsg(opt, "%s: %s", s, cli_ns_reason(what, err));
 }
 
 static int parse_pid(const char *opt, const char *s, pid_t *pid)
 {
-	uint64_t v;
-	int fd;
+	enum cli_ns_fail what;
+	int err;
 
-	if (strspn(s, "0123456789") != strlen(s) || parse_u64(s, &v) != 1 ||
-	    v == 0 || v > INT_MAX) {
-		errmsg(opt, "'%s' is not a process ID", s);
+	if (cli_parse_pid(s, pid, &what, &err) < 0) {
+		pid_error(opt, s, what, err);
 		return -1;
 	}
-	fd = mntkit_ns_open_pid((pid_t)v);
-	if (fd == -EACCES || fd == -EPERM) {
-		errmsg(opt,
-		       "%s: %s (another user's process needs "
-		       "CAP_SYS_ADMIN and CAP_SYS_PTRACE)",
-		       s, strerror(-fd));
-		return -1;
-	}
-	if (fd < 0) {
-		errmsg(opt, "%s: %s", s, strerror(fd == -ENOENT ? ESRCH : -fd));
-		return -1;
-	}
-	close(fd);
-	*pid = (pid_t)v;
 	return 0;
 }
 
-static int parse_ns(struct cmdline *cl, const char *arg)
+/* --ns ID|PATH|pid:PID (cli.c): "lsmnt: --ns: ARG: REASON" */
+static void ns_report(const char *arg, enum cli_ns_fail what, int err)
 {
-	uint64_t id, root;
-	int fd, type, r;
-
-	cl->ns = &cl->nsopts;
-	if (!strncmp(arg, "pid:", 4))
-		return parse_pid("--ns", arg + 4, &cl->nsopts.pid);
-	r = parse_u64(arg, &id);
-	if (r == 0) {
-		fd = open(arg, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			fd = fd_not_zero(fd);
-		if (fd < 0) {
-			errmsg("--ns", "%s: %s", arg, strerror(errno));
-			return -1;
-		}
-		type = ioctl(fd, NS_GET_NSTYPE);
-		if (type != CLONE_NEWNS) {
-			errmsg("--ns", "%s: %s", arg,
-			       type < 0 ? "not a namespace file"
-					: "not a mount namespace");
-			close(fd);
-			return -1;
-		}
-		cl->nsopts.mnt_ns_fd = fd;
-		return 0;
-	}
-	if (r < 0 || id == 0) {
-		errmsg("--ns", "%s: not a mount namespace ID", arg);
-		return -1;
-	}
-	cl->nsopts.mnt_ns_id = id;
-	r = mntkit_root_id(cl->ns, 0, &root);
-	if (r < 0) {
-		errmsg("--ns", "%s: %s", arg,
-		       r == -ENOENT ? "no such mount namespace (or no "
-				      "CAP_SYS_ADMIN over it)"
-				    : strerror(-r));
-		return -1;
-	}
-	return 0;
+	if (what == CLI_NS_NOT_PID || what == CLI_NS_PID_ERR)
+		pid_error("--ns", arg + 4, what, err);
+	else if (what == CLI_NS_ID_ERR && err == ENOENT)
+		cli_errmsg("--ns", "%s: no such mount namespace (or no "
+				   "CAP_SYS_ADMIN over it)",
+			   arg);
+	else
+		cli_errmsg("--ns", "%s: %s", arg, cli_ns_reason(what, err));
 }
 
-/* MNTKIT_BACKEND is read by the library; an unknown name is an error here */
+/* MNTKIT_BACKEND (cli.c): "lsmnt: MNTKIT_BACKEND: ..." */
 static int check_backend_env(void)
 {
-	const char *env = getenv("MNTKIT_BACKEND");
-	enum mntkit_backend b;
-	const char *name;
-	int r;
+	const char *env;
+	int r = cli_check_backend_env(&env);
 
-	if (!env || !*env)
-		return 0;
-	for (b = MNTKIT_BACKEND_AUTO; b <= MNTKIT_BACKEND_MOUNTINFO; b++) {
-		name = mntkit_backend_name(b);
-		if (name && !strcmp(name, env))
-			break;
-	}
-	if (b > MNTKIT_BACKEND_MOUNTINFO) {
-		errmsg("MNTKIT_BACKEND",
-		       "unknown backend '%s' (native, "
-		       "mountinfo or auto)",
-		       env);
-		return -1;
-	}
-	r = mntkit_set_backend(b);
-	if (r < 0) {
-		errmsg("MNTKIT_BACKEND", "%s: %s", env, strerror(-r));
-		return -1;
-	}
-	return 0;
+	if (r == CLI_BACKEND_UNKNOWN)
+		cli_errmsg("MNTKIT_BACKEND",
+			   "unknown backend '%s' (native, "
+			   "mountinfo or auto)",
+			   env);
+	else if (r < 0)
+		cli_errmsg("MNTKIT_BACKEND", "%s: %s", env, strerror(-r));
+	return r ? -1 : 0;
 }
 
 enum {
@@ -437,12 +327,10 @@ static const struct option long_options[] = {
 /* the option getopt_long() just refused, as the user wrote it */
 static void bad_option(char *const argv[], const char *reason)
 {
-	char name[3] = {'-', (char)optopt, '\0'};
-	const char *arg = argv[optind - 1];
+	char buf[3];
 
-	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2))
-		arg = name;
-	errmsg(arg, "%s (see " PROG " --help)", reason);
+	cli_errmsg(cli_bad_option_name(argv, buf), "%s (see " PROG " --help)",
+		   reason);
 }
 
 static int set_mode(struct cmdline *cl, enum out_mode mode, const char *opt)
@@ -450,7 +338,7 @@ static int set_mode(struct cmdline *cl, enum out_mode mode, const char *opt)
 	/* findmnt: -J/-P/-r exclude each other, and so do -P/-l/-r */
 	if ((cl->pr.mode != OUT_TREE && cl->pr.mode != mode) ||
 	    (cl->pr.json && mode != OUT_LIST)) {
-		errmsg(opt, "-J, -l, -P and -r exclude each other (but -J -l)");
+		cli_errmsg(opt, "-J, -l, -P and -r exclude each other (but -J -l)");
 		return -1;
 	}
 	cl->pr.mode = mode;
@@ -460,7 +348,7 @@ static int set_mode(struct cmdline *cl, enum out_mode mode, const char *opt)
 static int set_once(const char **slot, const char *val, const char *opt)
 {
 	if (*slot) {
-		errmsg(opt, "given twice");
+		cli_errmsg(opt, "given twice");
 		return -1;
 	}
 	*slot = val;
@@ -470,8 +358,8 @@ static int set_once(const char **slot, const char *val, const char *opt)
 static int parse_num_opt(const char *opt, const char *arg, uint64_t max,
 			 uint64_t *v)
 {
-	if (parse_u64(arg, v) != 1 || *v > max) {
-		errmsg(opt, "'%s' is not a valid number", arg);
+	if (cli_parse_number_lax(arg, v) != 1 || *v > max) {
+		cli_errmsg(opt, "'%s' is not a valid number", arg);
 		return -1;
 	}
 	return 0;
@@ -491,7 +379,7 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		return 0;
 	case 'J':
 		if (cl->pr.mode == OUT_RAW || cl->pr.mode == OUT_PAIRS) {
-			errmsg("-J", "-J, -P and -r exclude each other");
+			cli_errmsg("-J", "-J, -P and -r exclude each other");
 			return -1;
 		}
 		cl->pr.json = true;
@@ -537,7 +425,7 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		/* fall through */
 	case 'T':
 		if (f->target_arg) {
-			errmsg(opt == 'M' ? "-M" : "-T",
+			cli_errmsg(opt == 'M' ? "-M" : "-T",
 			       "-T and -M exclude each other, and are given "
 			       "once");
 			return -1;
@@ -562,7 +450,7 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 	case OPT_REAL:
 	case OPT_PSEUDO:
 		if (f->real && f->real != (opt == OPT_REAL ? 1 : -1)) {
-			errmsg("--real", "--real and --pseudo exclude each "
+			cli_errmsg("--real", "--real and --pseudo exclude each "
 					 "other");
 			return -1;
 		}
@@ -585,7 +473,7 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		} else if (!strcmp(optarg, "tree")) {
 			cl->order = ORDER_TREE;
 		} else {
-			errmsg("--order", "'%s': expected id or tree", optarg);
+			cli_errmsg("--order", "'%s': expected id or tree", optarg);
 			return -1;
 		}
 		return 0;
@@ -593,11 +481,10 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		cl->unreachable = true;
 		return 0;
 	case 'h':
-		help();
+		cli_help(help_text, sizeof(help_text) / sizeof(*help_text));
 		return 1;
 	case 'V':
-		printf(PROG " (mntkit) %d.%d.%d\n", MNTKIT_VERSION_MAJOR,
-		       MNTKIT_VERSION_MINOR, MNTKIT_VERSION_PATCH);
+		cli_version();
 		return 1;
 	case ':':
 		bad_option(argv, "option requires an argument");
@@ -634,12 +521,12 @@ static int parse_args(struct cmdline *cl, int argc, char *argv[])
 	int nargs = argc - optind;
 
 	if (nargs > 2) {
-		errmsg(argv[optind + 2],
+		cli_errmsg(argv[optind + 2],
 		       "unexpected argument (see " PROG " --help)");
 		return -1;
 	}
 	if (nargs && (f->source || f->target_arg)) {
-		errmsg(argv[optind], "-S and -T can't be used together with "
+		cli_errmsg(argv[optind], "-S and -T can't be used together with "
 				     "an argument that is not an option");
 		return -1;
 	}
@@ -659,12 +546,12 @@ static int check_combinations(struct cmdline *cl)
 	int nsel = !!cl->ns_arg + !!cl->task_arg + cl->all_ns;
 
 	if (nsel > 1) {
-		errmsg("--ns", "--ns, -N and --all-namespaces exclude each "
+		cli_errmsg("--ns", "--ns, -N and --all-namespaces exclude each "
 			       "other");
 		return -1;
 	}
 	if (cl->order_given && !cl->all_ns) {
-		errmsg("--order", "only with --all-namespaces");
+		cli_errmsg("--order", "only with --all-namespaces");
 		return -1;
 	}
 	return 0;
@@ -704,8 +591,13 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	if (parse_args(cl, argc, argv) < 0 || check_combinations(cl) < 0 ||
 	    set_columns(cl) < 0 || check_backend_env() < 0)
 		return -1;
-	if (cl->ns_arg && parse_ns(cl, cl->ns_arg) < 0)
-		return -1;
+	if (cl->ns_arg) {
+		cl->ns = &cl->nsopts;
+		if (cli_parse_ns(cl->ns_arg, &cl->nsopts,
+				 CLI_NS_CHECK_ID | CLI_NS_LAX_ID,
+				 ns_report) < 0)
+			return -1;
+	}
 	if (cl->task_arg) {
 		cl->ns = &cl->nsopts;
 		if (parse_pid("-N", cl->task_arg, &cl->nsopts.pid) < 0)
@@ -1420,7 +1312,7 @@ static int ns_from_procs(struct nslist *nl)
 	while (!r && (de = readdir(d))) {
 		uint64_t pid, id;
 
-		if (parse_u64(de->d_name, &pid) != 1 || pid > INT_MAX ||
+		if (cli_parse_number_lax(de->d_name, &pid) != 1 || pid > INT_MAX ||
 		    !isdigit((unsigned char)de->d_name[0]))
 			continue;
 		if (mntkit_ns_id_from_pid((pid_t)pid, &id) < 0)
@@ -1537,7 +1429,7 @@ static int list_namespaces(const struct cmdline *cl, uint64_t **ids)
 
 	*ids = NULL;
 	if (self < 0) {
-		errmsg("--all-namespaces", "/proc/self/ns/mnt: %s",
+		cli_errmsg("--all-namespaces", "/proc/self/ns/mnt: %s",
 		       strerror(-self));
 		return -1;
 	}
@@ -1551,12 +1443,12 @@ static int list_namespaces(const struct cmdline *cl, uint64_t **ids)
 	if (!r)
 		r = ns_from_procs(&nl);
 	if (r < 0) {
-		errmsg("--all-namespaces", "%s", strerror(-r));
+		cli_errmsg("--all-namespaces", "%s", strerror(-r));
 		free(nl.v);
 		return -1;
 	}
 	if (!nl.n) {
-		errmsg("--all-namespaces", "no mount namespace IDs (needs "
+		cli_errmsg("--all-namespaces", "no mount namespace IDs (needs "
 					   "Linux 6.10 or later)");
 		free(nl.v);
 		return -1;
@@ -1565,14 +1457,14 @@ static int list_namespaces(const struct cmdline *cl, uint64_t **ids)
 	if (cl->order == ORDER_TREE) {
 		r = ns_order_tree(&nl, ids);
 		if (r < 0)
-			errmsg("--all-namespaces", "%s", strerror(-r));
+			cli_errmsg("--all-namespaces", "%s", strerror(-r));
 	} else {
 		*ids = malloc(nl.n * sizeof(**ids));
 		r = *ids ? (int)nl.n : -1;
 		for (size_t i = 0; *ids && i < nl.n; i++)
 			(*ids)[i] = nl.v[i].id;
 		if (r < 0)
-			errmsg("--all-namespaces", "%s", strerror(ENOMEM));
+			cli_errmsg("--all-namespaces", "%s", strerror(ENOMEM));
 	}
 	free(nl.v);
 	return r;
@@ -1608,15 +1500,15 @@ static int take_snapshot(const struct cmdline *cl,
 	if (r == 0 || quiet)
 		return r;
 	if (r == -EPERM)
-		errmsg(ns_subject(cl), "%s (needs CAP_SYS_ADMIN)",
+		cli_errmsg(ns_subject(cl), "%s (needs CAP_SYS_ADMIN)",
 		       strerror(-r));
 	else if (r == -ENOSYS)
-		errmsg(ns_subject(cl),
+		cli_errmsg(ns_subject(cl),
 		       "%s (this kernel has no listmount(2); "
 		       "try MNTKIT_BACKEND=mountinfo)",
 		       strerror(-r));
 	else
-		errmsg(ns_subject(cl), "cannot list the mounts: %s",
+		cli_errmsg(ns_subject(cl), "cannot list the mounts: %s",
 		       strerror(-r));
 	return r;
 }
@@ -1670,12 +1562,12 @@ static int snapshots(const struct cmdline *cl, struct mntkit_table ***tabs,
 	}
 	free(ids);
 	if (skipped)
-		errmsg("--all-namespaces",
+		cli_errmsg("--all-namespaces",
 		       "%zu of %d mount namespaces "
 		       "skipped: %s",
 		       skipped, n, strerror(-last_err));
 	if (!*ntabs && !last_err)
-		errmsg("--all-namespaces", "every mount namespace vanished");
+		cli_errmsg("--all-namespaces", "every mount namespace vanished");
 	return *ntabs ? 0 : last_err ? last_err : -ENOENT;
 }
 
@@ -1789,7 +1681,7 @@ static int run(struct cmdline *cl)
 	if (!r)
 		r = forest_rows(&fo, &rows, &n);
 	if (r < 0) {
-		errmsg(NULL, "%s", strerror(-r));
+		cli_errmsg(NULL, "%s", strerror(-r));
 		goto out;
 	}
 	if (!n && !p.whole_tree) {
@@ -1800,7 +1692,7 @@ static int run(struct cmdline *cl)
 	if (!r)
 		r = outbuf_flush(&ob, stdout);
 	if (r < 0)
-		errmsg("write error", "%s", strerror(-r));
+		cli_errmsg("write error", "%s", strerror(-r));
 out:
 	free(rows);
 	free(fo.v);
@@ -1815,6 +1707,8 @@ int main(int argc, char *argv[])
 	MNTKIT_OPTS(nsopts);
 	int r;
 
+	cli_prog = PROG;
+	cli_usage = usage_line;
 	setlocale(LC_ALL, "");
 	cl.nsopts = nsopts;
 	r = parse_cmdline(&cl, argc, argv);

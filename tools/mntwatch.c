@@ -13,27 +13,24 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/nsfs.h>
 #include <math.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mntkit.h"
+#include "cli.h"
 #include "output.h"
+#include "record.h"
 
 #define PROG "mntwatch"
 
@@ -83,36 +80,6 @@ struct cmdline {
 
 /* ---- errors ---- */
 
-static void __attribute__((format(printf, 2, 3)))
-errmsg(const char *subject, const char *fmt, ...)
-{
-	struct outbuf ob = OUTBUF_INIT;
-	char *reason = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&reason, fmt, ap);
-	va_end(ap);
-	outbuf_puts(&ob, PROG ": ");
-	if (subject) {
-		outbuf_text_str(&ob, subject);
-		outbuf_puts(&ob, ": ");
-	}
-	outbuf_text_str(&ob, n < 0 ? fmt : reason);
-	outbuf_putc(&ob, '\n');
-	if (outbuf_flush(&ob, stderr) < 0)
-		fputs(PROG ": out of memory\n", stderr);
-	outbuf_free(&ob);
-	free(reason);
-}
-
-static void usage_error(const char *subject, const char *reason)
-{
-	errmsg(subject, "%s", reason);
-	fprintf(stderr, "%s\n", usage_line);
-}
-
 /* ---- parsing ---- */
 
 /* split a comma list into a NULL-terminated vector (in place) */
@@ -140,13 +107,13 @@ static int parse_types(struct cmdline *cl, char *arg)
 	}
 	if (!*arg || arg[0] == ',' || strstr(arg, ",,") ||
 	    arg[strlen(arg) - 1] == ',') {
-		usage_error("-t", "empty filesystem type");
+		cli_usage_error("-t", "empty filesystem type");
 		return -1;
 	}
 	free(cl->types);
 	cl->types = split_list(arg);
 	if (!cl->types) {
-		errmsg(NULL, "out of memory");
+		cli_errmsg(NULL, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -158,7 +125,7 @@ static int parse_events(struct cmdline *cl, const char *arg)
 	int ret = 0;
 
 	if (!copy) {
-		errmsg(NULL, "out of memory");
+		cli_errmsg(NULL, "out of memory");
 		return -1;
 	}
 	cl->kinds = 0;
@@ -173,44 +140,24 @@ static int parse_events(struct cmdline *cl, const char *arg)
 			char subject[64];
 
 			snprintf(subject, sizeof(subject), "-e %.40s", tok);
-			usage_error(subject, "unknown event (attach, detach, "
+			cli_usage_error(subject, "unknown event (attach, detach, "
 					     "move, change, resync)");
 			ret = -1;
 		}
 		cl->kinds |= 1U << k;
 	}
 	if (!ret && !cl->kinds) {
-		usage_error("-e", "no event named");
+		cli_usage_error("-e", "no event named");
 		ret = -1;
 	}
 	free(copy);
 	return ret;
 }
 
-/* a whole decimal or 0x hex number; 1 ok, 0 not a number, -1 too big */
-static int parse_number(const char *s, uint64_t *v)
-{
-	int base = 10;
-	char *end;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s || !(base == 16 ? isxdigit((unsigned char)*s) :
-				  isdigit((unsigned char)*s)))
-		return 0;
-	errno = 0;
-	*v = strtoull(s, &end, base);
-	if (*end)
-		return 0;
-	return errno == ERANGE ? -1 : 1;
-}
-
 static int parse_count(struct cmdline *cl, const char *arg)
 {
-	if (parse_number(arg, &cl->count) != 1 || cl->count == 0) {
-		usage_error("-c", "not a positive number");
+	if (cli_parse_number_lax(arg, &cl->count) != 1 || cl->count == 0) {
+		cli_usage_error("-c", "not a positive number");
 		return -1;
 	}
 	return 0;
@@ -225,7 +172,7 @@ static int parse_timeout(struct cmdline *cl, const char *arg)
 	t = strtod(arg, &end);
 	if (!*arg || *end || errno || !isfinite(t) || t < 0 || t > 1e9 ||
 	    isspace((unsigned char)*arg)) {
-		usage_error("--timeout", "not a number of seconds");
+		cli_usage_error("--timeout", "not a number of seconds");
 		return -1;
 	}
 	cl->timeout = t;
@@ -241,64 +188,16 @@ static int parse_source(struct cmdline *cl, const char *arg)
 	else if (!strcmp(arg, "auto"))
 		cl->source = MNTKIT_WATCH_AUTO;
 	else {
-		usage_error("--source", "unknown source (fanotify, poll, auto)");
+		cli_usage_error("--source", "unknown source (fanotify, poll, auto)");
 		return -1;
 	}
 	return 0;
 }
 
-/* --ns ID|PATH|pid:PID, as statmnt */
-static int parse_ns(struct cmdline *cl, const char *arg)
+/* --ns ID|PATH|pid:PID, as statmnt; errors "mntwatch: ARG: --ns: REASON" */
+static void ns_report(const char *arg, enum cli_ns_fail what, int err)
 {
-	uint64_t v;
-	int fd, r;
-
-	cl->ns = &cl->nsopts;
-	if (!strncmp(arg, "pid:", 4)) {
-		if (strspn(arg + 4, "0123456789") != strlen(arg + 4) ||
-		    parse_number(arg + 4, &v) != 1 || v == 0 || v > INT_MAX) {
-			errmsg(arg, "--ns: not a process ID");
-			return -1;
-		}
-		fd = mntkit_ns_open_pid((pid_t)v);
-		if (fd < 0) {
-			errmsg(arg, "--ns: %s",
-			       strerror(fd == -ENOENT ? ESRCH : -fd));
-			return -1;
-		}
-		close(fd);
-		cl->nsopts.pid = (pid_t)v;
-		return 0;
-	}
-	r = parse_number(arg, &v);
-	if (r != 0) {
-		if (r < 0 || v == 0) {
-			errmsg(arg, "--ns: not a mount namespace ID");
-			return -1;
-		}
-		cl->nsopts.mnt_ns_id = v;
-		return 0;
-	}
-	fd = open(arg, O_RDONLY | O_CLOEXEC);
-	if (fd == 0) { /* 0 means "none" in the ABI */
-		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-
-		close(fd);
-		fd = nfd;
-	}
-	if (fd < 0) {
-		errmsg(arg, "--ns: %s", strerror(errno));
-		return -1;
-	}
-	r = ioctl(fd, NS_GET_NSTYPE);
-	if (r != CLONE_NEWNS) {
-		errmsg(arg, "--ns: %s",
-		       r < 0 ? "not a namespace file" : "not a mount namespace");
-		close(fd);
-		return -1;
-	}
-	cl->nsopts.mnt_ns_fd = fd;
-	return 0;
+	cli_errmsg(arg, "--ns: %s", cli_ns_reason(what, err));
 }
 
 enum {
@@ -324,16 +223,6 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void bad_option(char *const argv[], const char *reason)
-{
-	char name[3] = { '-', (char)optopt, '\0' };
-	const char *arg = argv[optind - 1];
-
-	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2))
-		arg = name;
-	usage_error(arg, reason);
-}
-
 /* 0 go on, 1 done (--help/--version), -1 error */
 static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 {
@@ -342,7 +231,7 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		return parse_types(cl, optarg);
 	case 'p':
 		if (optarg[0] != '/') {
-			usage_error("-p", "not an absolute path");
+			cli_usage_error("-p", "not an absolute path");
 			return -1;
 		}
 		cl->prefix = optarg;
@@ -356,7 +245,7 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		return 0;
 	case OPT_NS:
 		if (cl->ns_arg) {
-			usage_error("--ns", "given twice");
+			cli_usage_error("--ns", "given twice");
 			return -1;
 		}
 		cl->ns_arg = optarg;
@@ -369,20 +258,16 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 	case OPT_SOURCE:
 		return parse_source(cl, optarg);
 	case 'h':
-		puts(usage_line);
-		for (size_t i = 0; i < sizeof(help_text) / sizeof(*help_text);
-		     i++)
-			puts(help_text[i]);
+		cli_help(help_text, sizeof(help_text) / sizeof(*help_text));
 		return 1;
 	case 'V':
-		printf(PROG " (mntkit) %d.%d.%d\n", MNTKIT_VERSION_MAJOR,
-		       MNTKIT_VERSION_MINOR, MNTKIT_VERSION_PATCH);
+		cli_version();
 		return 1;
 	case ':':
-		bad_option(argv, "option requires an argument");
+		cli_bad_option(argv, "option requires an argument");
 		return -1;
 	default:
-		bad_option(argv, "unknown option");
+		cli_bad_option(argv, "unknown option");
 		return -1;
 	}
 }
@@ -399,11 +284,15 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 			return r;
 	}
 	if (optind < argc) {
-		usage_error(argv[optind], "unexpected argument");
+		cli_usage_error(argv[optind], "unexpected argument");
 		return -1;
 	}
-	if (cl->ns_arg && parse_ns(cl, cl->ns_arg) < 0)
-		return -1;
+	if (cl->ns_arg) {
+		cl->ns = &cl->nsopts;
+		if (cli_parse_ns(cl->ns_arg, &cl->nsopts, CLI_NS_LAX_ID,
+				 ns_report) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -563,122 +452,6 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 	outbuf_putc(ob, '\n');
 }
 
-static void json_num(struct json_writer *jw, const char *key, uint64_t v,
-		     int (*words)(uint64_t, char *, size_t))
-{
-	char buf[256], skey[64];
-
-	json_kv_u64(jw, key, v);
-	if (!words)
-		return;
-	words(v, buf, sizeof(buf));
-	snprintf(skey, sizeof(skey), "%s_str", key);
-	json_kv_string(jw, skey, buf);
-}
-
-static int sb_words(uint64_t v, char *buf, size_t len)
-{
-	return mntkit_sb_flags_str((uint32_t)v, buf, len);
-}
-
-static void json_strv(struct json_writer *jw, const struct mntkit_statmount *sm,
-		      enum mntkit_field f)
-{
-	ssize_t n = mntkit_sm_strv(sm, sm->size, f, NULL, 0);
-	const char **v;
-
-	if (n < 0)
-		return;
-	v = calloc(n ? (size_t)n : 1, sizeof(*v));
-	if (!v) {
-		jw->ob->err = ENOMEM;
-		return;
-	}
-	if (n)
-		n = mntkit_sm_strv(sm, sm->size, f, v, (size_t)n);
-	json_key(jw, mntkit_field_name(f));
-	json_array_begin(jw);
-	for (ssize_t i = 0; i < n; i++)
-		json_string(jw, v[i]);
-	json_array_end(jw);
-	free(v);
-}
-
-static const struct {
-	uint64_t bit;
-	enum mntkit_field field;
-} str_groups[] = {
-	{ MNTKIT_STATMOUNT_MNT_ROOT, MNTKIT_FIELD_MNT_ROOT },
-	{ MNTKIT_STATMOUNT_MNT_POINT, MNTKIT_FIELD_MNT_POINT },
-	{ MNTKIT_STATMOUNT_FS_TYPE, MNTKIT_FIELD_FS_TYPE },
-	{ MNTKIT_STATMOUNT_MNT_OPTS, MNTKIT_FIELD_MNT_OPTS },
-	{ MNTKIT_STATMOUNT_FS_SUBTYPE, MNTKIT_FIELD_FS_SUBTYPE },
-	{ MNTKIT_STATMOUNT_SB_SOURCE, MNTKIT_FIELD_SB_SOURCE },
-	{ MNTKIT_STATMOUNT_OPT_ARRAY, MNTKIT_FIELD_OPT_ARRAY },
-	{ MNTKIT_STATMOUNT_OPT_SEC_ARRAY, MNTKIT_FIELD_OPT_SEC_ARRAY },
-	{ MNTKIT_STATMOUNT_MNT_UIDMAP, MNTKIT_FIELD_MNT_UIDMAP },
-	{ MNTKIT_STATMOUNT_MNT_GIDMAP, MNTKIT_FIELD_MNT_GIDMAP },
-};
-
-static void json_group(struct json_writer *jw,
-		       const struct mntkit_statmount *sm, uint64_t bit)
-{
-	switch (bit) {
-	case MNTKIT_STATMOUNT_SB_BASIC:
-		json_num(jw, "sb_dev_major", sm->sb_dev_major, NULL);
-		json_num(jw, "sb_dev_minor", sm->sb_dev_minor, NULL);
-		json_num(jw, "sb_magic", sm->sb_magic, NULL);
-		json_num(jw, "sb_flags", sm->sb_flags, sb_words);
-		return;
-	case MNTKIT_STATMOUNT_MNT_BASIC:
-		json_num(jw, "mnt_id", sm->mnt_id, NULL);
-		json_num(jw, "mnt_parent_id", sm->mnt_parent_id, NULL);
-		json_num(jw, "mnt_id_old", sm->mnt_id_old, NULL);
-		json_num(jw, "mnt_parent_id_old", sm->mnt_parent_id_old, NULL);
-		json_num(jw, "mnt_attr", sm->mnt_attr, attr_words);
-		json_num(jw, "mnt_propagation", sm->mnt_propagation,
-			 prop_words);
-		json_num(jw, "mnt_peer_group", sm->mnt_peer_group, NULL);
-		json_num(jw, "mnt_master", sm->mnt_master, NULL);
-		return;
-	case MNTKIT_STATMOUNT_PROPAGATE_FROM:
-		json_num(jw, "propagate_from", sm->propagate_from, NULL);
-		return;
-	case MNTKIT_STATMOUNT_MNT_NS_ID:
-		json_num(jw, "mnt_ns_id", sm->mnt_ns_id, NULL);
-		return;
-	case MNTKIT_STATMOUNT_SUPPORTED_MASK:
-		json_num(jw, "supported_mask", sm->supported_mask, NULL);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(str_groups) / sizeof(*str_groups); i++) {
-		const char *s;
-
-		if (str_groups[i].bit != bit)
-			continue;
-		if (str_groups[i].field >= MNTKIT_FIELD_OPT_ARRAY) {
-			json_strv(jw, sm, str_groups[i].field);
-		} else if (mntkit_sm_str(sm, sm->size, str_groups[i].field,
-					 &s) == 0) {
-			json_kv_string(jw, mntkit_field_name(str_groups[i].field),
-				       s);
-		}
-	}
-}
-
-/* the keys of statmnt --json, in its order */
-static void json_record(struct json_writer *jw,
-			const struct mntkit_statmount *sm, uint64_t id)
-{
-	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
-		json_kv_u64(jw, "mnt_id", id);
-	json_kv_u64(jw, "size", sm->size);
-	json_kv_u64(jw, "mask", sm->mask);
-	for (uint64_t bit = 1; bit; bit <<= 1)
-		if (sm->mask & bit)
-			json_group(jw, sm, bit);
-}
-
 static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 {
 	const struct mntkit_statmount *sm = ev->after ? ev->after : ev->before;
@@ -688,7 +461,7 @@ static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 	json_object_begin(&jw);
 	json_kv_string(&jw, "event", mntkit_event_kind_name(ev->kind));
 	if (sm) {
-		json_record(&jw, sm, ev->mnt_id);
+		record_json(&jw, sm, sm->size, ev->mnt_id);
 		if (ev->flags & MNTKIT_EVENT_F_GONE)
 			json_kv_bool(&jw, "gone", true);
 	}
@@ -704,7 +477,8 @@ static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 		json_array_end(&jw);
 		json_key(&jw, "before");
 		json_object_begin(&jw);
-		json_record(&jw, ev->before, ev->mnt_id);
+		record_json(&jw, ev->before, ev->before->size,
+			    ev->mnt_id);
 		json_object_end(&jw);
 	}
 	json_object_end(&jw);
@@ -737,7 +511,7 @@ static int print_event(const struct cmdline *cl, struct outbuf *ob,
 	if (r == -EPIPE)
 		return 1;
 	if (r < 0) {
-		errmsg("write error", "%s", strerror(-r));
+		cli_errmsg("write error", "%s", strerror(-r));
 		return -1;
 	}
 	++*printed;
@@ -760,16 +534,16 @@ static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 	if (r == 0)
 		return 0;
 	if (r == -EOPNOTSUPP && cl->source == MNTKIT_WATCH_FANOTIFY)
-		errmsg("--source fanotify",
+		cli_errmsg("--source fanotify",
 		       "the kernel has no fanotify mount events (6.15+) "
 		       "or the native backend is not in use");
 	else if (r == -EPERM && cl->source == MNTKIT_WATCH_FANOTIFY)
-		errmsg("--source fanotify",
+		cli_errmsg("--source fanotify",
 		       "needs CAP_SYS_ADMIN over the namespace");
 	else if (r == -ENOENT && cl->ns)
-		errmsg(cl->ns_arg, "--ns: no such mount namespace");
+		cli_errmsg(cl->ns_arg, "--ns: no such mount namespace");
 	else
-		errmsg(cl->ns ? cl->ns_arg : source_subject(cl), "%s",
+		cli_errmsg(cl->ns ? cl->ns_arg : source_subject(cl), "%s",
 		       strerror(-r));
 	return -1;
 }
@@ -792,7 +566,7 @@ static int run(const struct cmdline *cl)
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
-		errmsg("signalfd", "%s", strerror(errno));
+		cli_errmsg("signalfd", "%s", strerror(errno));
 		return -1;
 	}
 	if (cl->timeout >= 0)
@@ -818,7 +592,7 @@ static int run(const struct cmdline *cl)
 			break;
 		}
 		if (rr < 0) {
-			errmsg(source_subject(cl), "%s", strerror(-rr));
+			cli_errmsg(source_subject(cl), "%s", strerror(-rr));
 			r = -1;
 			break;
 		}
@@ -830,7 +604,7 @@ static int run(const struct cmdline *cl)
 			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
 		}
 		if (poll(pfd, 3, wait_ms) < 0 && errno != EINTR) {
-			errmsg("poll", "%s", strerror(errno));
+			cli_errmsg("poll", "%s", strerror(errno));
 			r = -1;
 			break;
 		}
@@ -849,6 +623,8 @@ int main(int argc, char *argv[])
 	MNTKIT_OPTS(nsopts);
 	int r;
 
+	cli_prog = PROG;
+	cli_usage = usage_line;
 	cl.nsopts = nsopts;
 	r = parse_cmdline(&cl, argc, argv);
 	if (r == 0)

@@ -9,27 +9,23 @@
  * All output is built in memory and written only once everything
  * succeeded; every error is one line on stderr and exit status 1.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <linux/capability.h>
-#include <linux/nsfs.h>
 #include <linux/openat2.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mntkit.h"
+#include "cli.h"
 #include "output.h"
+#include "record.h"
 
 #define PROG	    "statmnt"
 #define JSON_INDENT 2
@@ -62,34 +58,6 @@ struct out {
 
 /* ---- errors ---- */
 
-/*
- * Print "statmnt: SUBJECT: REASON" on one line. Both parts are escaped like
- * text output, so that a path with a newline cannot split the line.
- */
-static void __attribute__((format(printf, 2, 3)))
-errmsg(const char *subject, const char *fmt, ...)
-{
-	struct outbuf ob = OUTBUF_INIT;
-	char *reason = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&reason, fmt, ap);
-	va_end(ap);
-	outbuf_puts(&ob, PROG ": ");
-	if (subject) {
-		outbuf_text_str(&ob, subject);
-		outbuf_puts(&ob, ": ");
-	}
-	outbuf_text_str(&ob, n < 0 ? fmt : reason);
-	outbuf_putc(&ob, '\n');
-	if (outbuf_flush(&ob, stderr) < 0)
-		fputs(PROG ": out of memory\n", stderr);
-	outbuf_free(&ob);
-	free(reason);
-}
-
 /* the subject "OPT" SEP "ARG", e.g. "--ns pid:12" or "MNTKIT_BACKEND=x" */
 static void __attribute__((format(printf, 4, 5)))
 errmsg_opt(const char *opt, const char *sep, const char *arg, const char *fmt,
@@ -103,17 +71,11 @@ errmsg_opt(const char *opt, const char *sep, const char *arg, const char *fmt,
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
 	if (asprintf(&subject, "%s%s%s", opt, sep, arg) < 0) {
-		errmsg(opt, "%s", reason);
+		cli_errmsg(opt, "%s", reason);
 		return;
 	}
-	errmsg(subject, "%s", reason);
+	cli_errmsg(subject, "%s", reason);
 	free(subject);
-}
-
-static void usage_error(const char *subject, const char *reason)
-{
-	errmsg(subject, "%s", reason);
-	fprintf(stderr, "%s\n", usage_line);
 }
 
 static const char *const help_text[] = {
@@ -139,47 +101,7 @@ static const char *const help_text[] = {
 	"(write ./123 for a file named 123). Errors exit with status 1.",
 };
 
-static void help(void)
-{
-	size_t i;
-
-	puts(usage_line);
-	for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
-		puts(help_text[i]);
-}
-
 /* ---- parsing ---- */
-
-/*
- * Parse a whole decimal or 0x hex number. Returns 1 and stores it, 0 when
- * @s is not such a number (no sign, space, octal or suffix accepted), or
- * -ERANGE when it does not fit 64 bits.
- */
-static int parse_number(const char *s, uint64_t *v)
-{
-	const char *digits = s;
-	unsigned long long n;
-	const char *p;
-	int base = 10;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		digits = s + 2;
-	}
-	if (!*digits)
-		return 0;
-	for (p = digits; *p; p++) {
-		if (base == 16 ? !isxdigit((unsigned char)*p)
-			       : !isdigit((unsigned char)*p))
-			return 0;
-	}
-	errno = 0;
-	n = strtoull(digits, NULL, base);
-	if (errno == ERANGE)
-		return -ERANGE;
-	*v = n;
-	return 1;
-}
 
 static int parse_mask(struct cmdline *cl, const char *arg)
 {
@@ -203,121 +125,25 @@ static int parse_mask(struct cmdline *cl, const char *arg)
 	return 0;
 }
 
-/* make sure a mount namespace fd is not 0, which the ABI reads as "none" */
-static int ns_fd_not_zero(int fd)
+/* --ns errors: "statmnt: --ns ARG: REASON" */
+static void ns_report(const char *arg, enum cli_ns_fail what, int err)
 {
-	int nfd;
-
-	if (fd != 0)
-		return fd;
-	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return nfd;
+	errmsg_opt("--ns", " ", arg, "%s", cli_ns_reason(what, err));
 }
 
-static int parse_ns_path(struct cmdline *cl, const char *arg)
-{
-	int fd, type;
-
-	fd = open(arg, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		fd = ns_fd_not_zero(fd);
-	if (fd < 0) {
-		errmsg_opt("--ns", " ", arg, "%s", strerror(errno));
-		return -1;
-	}
-	type = ioctl(fd, NS_GET_NSTYPE);
-	if (type != CLONE_NEWNS) {
-		errmsg_opt("--ns", " ", arg, "%s",
-			   type < 0 ? "not a namespace file"
-				    : "not a mount namespace");
-		close(fd);
-		return -1;
-	}
-	cl->nsopts.mnt_ns_fd = fd;
-	return 0;
-}
-
-static int parse_ns_pid(struct cmdline *cl, const char *arg)
-{
-	const char *digits = arg + 4;
-	uint64_t pid;
-	int fd;
-
-	if (strspn(digits, "0123456789") != strlen(digits) ||
-	    parse_number(digits, &pid) != 1 || pid == 0 || pid > INT_MAX) {
-		errmsg_opt("--ns", " ", arg, "not a process ID");
-		return -1;
-	}
-	/* check now, so the error names the process, not the mount */
-	fd = mntkit_ns_open_pid((pid_t)pid);
-	if (fd < 0) {
-		errmsg_opt("--ns", " ", arg, "%s",
-			   strerror(fd == -ENOENT ? ESRCH : -fd));
-		return -1;
-	}
-	close(fd);
-	cl->nsopts.pid = (pid_t)pid;
-	return 0;
-}
-
-static int parse_ns(struct cmdline *cl, const char *arg)
-{
-	uint64_t id;
-	int r;
-
-	cl->ns = &cl->nsopts;
-	if (!strncmp(arg, "pid:", 4))
-		return parse_ns_pid(cl, arg);
-	r = parse_number(arg, &id);
-	if (r == 0)
-		return parse_ns_path(cl, arg);
-	if (r < 0 || id == 0) {
-		errmsg_opt("--ns", " ", arg, "not a mount namespace ID");
-		return -1;
-	}
-	cl->nsopts.mnt_ns_id = id;
-	/* check now, so that a wrong ID is not reported as a missing mount */
-	r = mntkit_root_id(cl->ns, 0, &id);
-	if (r < 0) {
-		errmsg_opt("--ns", " ", arg, "%s",
-			   r == -ENOENT ? "no such mount namespace"
-					: strerror(-r));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * MNTKIT_BACKEND is read by the library too; checking it here turns an
- * unknown name or an impossible choice into an error instead of a guess.
- */
+/* MNTKIT_BACKEND (cli.c): "statmnt: MNTKIT_BACKEND=VALUE: REASON" */
 static int check_backend_env(void)
 {
-	const char *env = getenv("MNTKIT_BACKEND");
-	enum mntkit_backend b;
-	const char *name;
-	int r;
+	const char *env;
+	int r = cli_check_backend_env(&env);
 
-	if (!env || !*env)
-		return 0;
-	for (b = MNTKIT_BACKEND_AUTO; b <= MNTKIT_BACKEND_MOUNTINFO; b++) {
-		name = mntkit_backend_name(b);
-		if (name && !strcmp(name, env))
-			break;
-	}
-	if (b > MNTKIT_BACKEND_MOUNTINFO) {
+	if (r == CLI_BACKEND_UNKNOWN)
 		errmsg_opt("MNTKIT_BACKEND", "=", env,
 			   "unknown backend "
 			   "(native, mountinfo or auto)");
-		return -1;
-	}
-	r = mntkit_set_backend(b);
-	if (r < 0) {
+	else if (r < 0)
 		errmsg_opt("MNTKIT_BACKEND", "=", env, "%s", strerror(-r));
-		return -1;
-	}
-	return 0;
+	return r ? -1 : 0;
 }
 
 enum {
@@ -338,22 +164,10 @@ static const struct option long_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* the option getopt_long() just refused, as the user wrote it */
-static void bad_option(char *const argv[], const char *reason)
-{
-	char name[3] = {'-', (char)optopt, '\0'};
-	const char *arg = argv[optind - 1];
-
-	/* a short option, maybe inside a group such as -lx */
-	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2))
-		arg = name;
-	usage_error(arg, reason);
-}
-
 static int set_list(struct cmdline *cl, unsigned int mode)
 {
 	if (cl->list && cl->list != mode) {
-		usage_error("-l, -r", "only one of them may be given");
+		cli_usage_error("-l, -r", "only one of them may be given");
 		return -1;
 	}
 	cl->list = mode;
@@ -378,23 +192,22 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		return parse_mask(cl, optarg);
 	case OPT_NS:
 		if (cl->ns_arg) {
-			usage_error("--ns", "given twice");
+			cli_usage_error("--ns", "given twice");
 			return -1;
 		}
 		cl->ns_arg = optarg; /* checked after MNTKIT_BACKEND */
 		return 0;
 	case 'h':
-		help();
+		cli_help(help_text, sizeof(help_text) / sizeof(help_text[0]));
 		return 1;
 	case 'V':
-		printf(PROG " (mntkit) %d.%d.%d\n", MNTKIT_VERSION_MAJOR,
-		       MNTKIT_VERSION_MINOR, MNTKIT_VERSION_PATCH);
+		cli_version();
 		return 1;
 	case ':':
-		bad_option(argv, "option requires an argument");
+		cli_bad_option(argv, "option requires an argument");
 		return -1;
 	default:
-		bad_option(argv, "unknown option");
+		cli_bad_option(argv, "unknown option");
 		return -1;
 	}
 }
@@ -413,11 +226,11 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	if (optind < argc)
 		cl->target = argv[optind++];
 	if (optind < argc) {
-		usage_error(argv[optind], "unexpected argument");
+		cli_usage_error(argv[optind], "unexpected argument");
 		return -1;
 	}
 	if (!cl->target && !cl->list && !cl->unreachable) {
-		usage_error(NULL, "missing mnt_id or path");
+		cli_usage_error(NULL, "missing mnt_id or path");
 		return -1;
 	}
 	if (!cl->mask_given)
@@ -425,26 +238,13 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	/* the backend first: checking --ns already asks it */
 	if (check_backend_env() < 0)
 		return -1;
-	if (cl->ns_arg && parse_ns(cl, cl->ns_arg) < 0)
-		return -1;
+	if (cl->ns_arg) {
+		cl->ns = &cl->nsopts;
+		if (cli_parse_ns(cl->ns_arg, &cl->nsopts, CLI_NS_CHECK_ID,
+				 ns_report) < 0)
+			return -1;
+	}
 	return 0;
-}
-
-/* ---- capabilities ---- */
-
-static bool has_cap_sys_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-		.pid = 0,
-	};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	return data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &
-	       CAP_TO_MASK(CAP_SYS_ADMIN);
 }
 
 /* ---- target -> mount ID ---- */
@@ -487,12 +287,12 @@ static int path_id(const struct cmdline *cl, uint64_t *id)
 	} else if (cl->nsopts.pid && path[0] == '/') {
 		r = path_id_in_pid(cl->nsopts.pid, path, id);
 	} else {
-		errmsg(path, "with --ns %s, give a mount ID%s", cl->ns_arg,
+		cli_errmsg(path, "with --ns %s, give a mount ID%s", cl->ns_arg,
 		       cl->nsopts.pid ? " or an absolute path" : "");
 		return -1;
 	}
 	if (r < 0) {
-		errmsg(path, "%s", strerror(-r));
+		cli_errmsg(path, "%s", strerror(-r));
 		return -1;
 	}
 	return 0;
@@ -514,23 +314,23 @@ static void query_error(const struct cmdline *cl, uint64_t id, int err)
 	const char *what = target_subject(cl);
 
 	if (err == -ENOENT && cl->target && cl->ns)
-		errmsg(what,
+		cli_errmsg(what,
 		       "no such mount 0x%" PRIx64 " in mount namespace %s", id,
 		       cl->ns_arg);
 	else if (err == -ENOENT && cl->target)
-		errmsg(what, "no such mount 0x%" PRIx64, id);
+		cli_errmsg(what, "no such mount 0x%" PRIx64, id);
 	else if (err == -EINVAL && id <= MNTKIT_MNT_UNIQUE_ID_OFFSET &&
 		 mntkit_backend() == MNTKIT_BACKEND_NATIVE)
-		errmsg(what,
+		cli_errmsg(what,
 		       "%s (not a unique mount ID: those are above "
 		       "0x%llx; old IDs of mountinfo are not accepted)",
 		       strerror(EINVAL),
 		       (unsigned long long)MNTKIT_MNT_UNIQUE_ID_OFFSET);
 	else if (cl->ns)
-		errmsg(what, "%s (mount namespace %s)", strerror(-err),
+		cli_errmsg(what, "%s (mount namespace %s)", strerror(-err),
 		       cl->ns_arg);
 	else
-		errmsg(what, "%s", strerror(-err));
+		cli_errmsg(what, "%s", strerror(-err));
 }
 
 static int resolve_target(const struct cmdline *cl, uint64_t *id)
@@ -545,11 +345,11 @@ static int resolve_target(const struct cmdline *cl, uint64_t *id)
 		}
 		return 0;
 	}
-	r = parse_number(cl->target, id);
+	r = cli_parse_number(cl->target, id);
 	if (r == 1)
 		return 0;
 	if (r < 0) {
-		errmsg(cl->target, "mount ID out of range");
+		cli_errmsg(cl->target, "mount ID out of range");
 		return -1;
 	}
 	return path_id(cl, id);
@@ -557,248 +357,74 @@ static int resolve_target(const struct cmdline *cl, uint64_t *id)
 
 /* ---- one reply, as text or JSON ---- */
 
-enum numfmt {
-	NUM_DEC,   /* 123 */
-	NUM_HEX,   /* 0x7b */
-	NUM_HEX32, /* 0x0000007b (words) */
-	NUM_WORDS, /* words only, in text */
-};
-
-enum decoder {
-	DECODE_NONE,
-	DECODE_ATTR,
-	DECODE_SB_FLAGS,
-	DECODE_PROPAGATION,
-};
-
-static int decode(enum decoder d, uint64_t v, char *buf, size_t len)
-{
-	switch (d) {
-	case DECODE_ATTR:
-		return mntkit_attr_str(v, 0, buf, len);
-	case DECODE_SB_FLAGS:
-		return mntkit_sb_flags_str((uint32_t)v, buf, len);
-	case DECODE_PROPAGATION:
-		return mntkit_propagation_str(v, buf, len);
-	default:
-		return -EINVAL;
-	}
-}
-
-/* the words for @v, malloc'd; NULL when there is no decoder or no memory */
-static char *decode_alloc(enum decoder d, uint64_t v)
-{
-	char probe[1];
-	char *buf;
-	int n;
-
-	n = decode(d, v, probe, sizeof(probe));
-	if (n < 0)
-		return NULL;
-	buf = malloc((size_t)n + 1);
-	if (buf && decode(d, v, buf, (size_t)n + 1) != n) {
-		free(buf);
-		buf = NULL;
-	}
-	return buf;
-}
-
 /*
- * A number: text "key: value [(words)]"; JSON "key": value, plus
- * "key_str": "words" for decoded flags.
+ * Text: "key: value [(words)]" for a number, "key: <string>", and
+ * "key: N" then "key[i]: <string>" for a vector.
  */
-static void put_num(struct out *o, const char *key, uint64_t v, enum numfmt fmt,
-		    enum decoder d)
+static void text_num(void *ctx, const char *key, uint64_t v,
+		     enum rec_numfmt fmt, enum rec_decoder d)
 {
-	char *words = decode_alloc(d, v);
-	char skey[64];
+	struct outbuf *ob = ctx;
+	char *words = record_words(d, v);
 
-	if (o->json) {
-		json_kv_u64(&o->jw, key, v);
-		if (words) {
-			snprintf(skey, sizeof(skey), "%s_str", key);
-			json_kv_string(&o->jw, skey, words);
-		}
-	} else if (fmt == NUM_WORDS && words) {
-		outbuf_printf(&o->ob, "%s: %s\n", key, words);
-	} else if (fmt == NUM_DEC) {
-		outbuf_printf(&o->ob, "%s: %" PRIu64 "\n", key, v);
-	} else if (fmt == NUM_HEX) {
-		outbuf_printf(&o->ob, "%s: 0x%" PRIx64 "\n", key, v);
+	if (fmt == REC_WORDS && words) {
+		outbuf_printf(ob, "%s: %s\n", key, words);
+	} else if (fmt == REC_DEC) {
+		outbuf_printf(ob, "%s: %" PRIu64 "\n", key, v);
+	} else if (fmt == REC_HEX) {
+		outbuf_printf(ob, "%s: 0x%" PRIx64 "\n", key, v);
 	} else {
-		outbuf_printf(&o->ob, "%s: 0x%08" PRIx64, key, v);
+		outbuf_printf(ob, "%s: 0x%08" PRIx64, key, v);
 		if (words)
-			outbuf_printf(&o->ob, " (%s)", words);
-		outbuf_putc(&o->ob, '\n');
+			outbuf_printf(ob, " (%s)", words);
+		outbuf_putc(ob, '\n');
 	}
 	free(words);
 }
 
-static void put_str(struct out *o, const char *key, const char *s)
+static void text_str(void *ctx, const char *key, const char *s)
 {
-	if (o->json) {
-		json_kv_string(&o->jw, key, s);
-		return;
-	}
-	outbuf_printf(&o->ob, "%s: <", key);
-	outbuf_text_str(&o->ob, s);
-	outbuf_puts(&o->ob, ">\n");
+	struct outbuf *ob = ctx;
+
+	outbuf_printf(ob, "%s: <", key);
+	outbuf_text_str(ob, s);
+	outbuf_puts(ob, ">\n");
 }
 
-static void put_strv(struct out *o, const char *key, const char **vec, size_t n)
+static void text_strv(void *ctx, const char *key, const char **vec, size_t n)
 {
+	struct outbuf *ob = ctx;
 	size_t i;
 
-	if (o->json) {
-		json_key(&o->jw, key);
-		json_array_begin(&o->jw);
-		for (i = 0; i < n; i++)
-			json_string(&o->jw, vec[i]);
-		json_array_end(&o->jw);
-		return;
-	}
-	outbuf_printf(&o->ob, "%s: %zu\n", key, n);
+	outbuf_printf(ob, "%s: %zu\n", key, n);
 	for (i = 0; i < n; i++) {
-		outbuf_printf(&o->ob, "%s[%zu]: <", key, i);
-		outbuf_text_str(&o->ob, vec[i]);
-		outbuf_puts(&o->ob, ">\n");
+		outbuf_printf(ob, "%s[%zu]: <", key, i);
+		outbuf_text_str(ob, vec[i]);
+		outbuf_puts(ob, ">\n");
 	}
 }
 
-/*
- * The emitters take @len, the bytes known valid at @sm: the buffer size
- * for mntkit_stat_buf(), sm->size for mntkit_stat(). Strings are read only
- * through the library's checked accessors.
- */
-static int emit_str(struct out *o, const struct mntkit_statmount *sm,
-		    size_t len, enum mntkit_field field)
-{
-	const char *s;
-	int r;
-
-	r = mntkit_sm_str(sm, len, field, &s);
-	if (r < 0)
-		return r;
-	put_str(o, mntkit_field_name(field), s);
-	return 0;
-}
-
-static int emit_strv(struct out *o, const struct mntkit_statmount *sm,
-		     size_t len, enum mntkit_field field)
-{
-	const char **vec;
-	ssize_t n;
-
-	n = mntkit_sm_strv(sm, len, field, NULL, 0);
-	if (n < 0)
-		return (int)n;
-	vec = calloc(n ? (size_t)n : 1, sizeof(*vec));
-	if (!vec)
-		return -ENOMEM;
-	if (n)
-		n = mntkit_sm_strv(sm, len, field, vec, (size_t)n);
-	if (n >= 0)
-		put_strv(o, mntkit_field_name(field), vec, (size_t)n);
-	free(vec);
-	return n < 0 ? (int)n : 0;
-}
-
-static void emit_sb_basic(struct out *o, const struct mntkit_statmount *sm)
-{
-	put_num(o, "sb_dev_major", sm->sb_dev_major, NUM_DEC, DECODE_NONE);
-	put_num(o, "sb_dev_minor", sm->sb_dev_minor, NUM_DEC, DECODE_NONE);
-	put_num(o, "sb_magic", sm->sb_magic, NUM_HEX, DECODE_NONE);
-	put_num(o, "sb_flags", sm->sb_flags, NUM_HEX32, DECODE_SB_FLAGS);
-}
-
-static void emit_mnt_basic(struct out *o, const struct mntkit_statmount *sm)
-{
-	put_num(o, "mnt_id", sm->mnt_id, NUM_HEX, DECODE_NONE);
-	put_num(o, "mnt_parent_id", sm->mnt_parent_id, NUM_HEX, DECODE_NONE);
-	put_num(o, "mnt_id_old", sm->mnt_id_old, NUM_DEC, DECODE_NONE);
-	put_num(o, "mnt_parent_id_old", sm->mnt_parent_id_old, NUM_DEC,
-		DECODE_NONE);
-	put_num(o, "mnt_attr", sm->mnt_attr, NUM_HEX32, DECODE_ATTR);
-	put_num(o, "mnt_propagation", sm->mnt_propagation, NUM_WORDS,
-		DECODE_PROPAGATION);
-	put_num(o, "mnt_peer_group", sm->mnt_peer_group, NUM_DEC, DECODE_NONE);
-	put_num(o, "mnt_master", sm->mnt_master, NUM_DEC, DECODE_NONE);
-}
-
-/* the string groups, with their mask bits, in mask-bit order */
-static const struct {
-	uint64_t bit;
-	enum mntkit_field field;
-} str_groups[] = {
-	{MNTKIT_STATMOUNT_MNT_ROOT, MNTKIT_FIELD_MNT_ROOT},
-	{MNTKIT_STATMOUNT_MNT_POINT, MNTKIT_FIELD_MNT_POINT},
-	{MNTKIT_STATMOUNT_FS_TYPE, MNTKIT_FIELD_FS_TYPE},
-	{MNTKIT_STATMOUNT_MNT_OPTS, MNTKIT_FIELD_MNT_OPTS},
-	{MNTKIT_STATMOUNT_FS_SUBTYPE, MNTKIT_FIELD_FS_SUBTYPE},
-	{MNTKIT_STATMOUNT_SB_SOURCE, MNTKIT_FIELD_SB_SOURCE},
-	{MNTKIT_STATMOUNT_OPT_ARRAY, MNTKIT_FIELD_OPT_ARRAY},
-	{MNTKIT_STATMOUNT_OPT_SEC_ARRAY, MNTKIT_FIELD_OPT_SEC_ARRAY},
-	{MNTKIT_STATMOUNT_MNT_UIDMAP, MNTKIT_FIELD_MNT_UIDMAP},
-	{MNTKIT_STATMOUNT_MNT_GIDMAP, MNTKIT_FIELD_MNT_GIDMAP},
+static const struct record_ops text_ops = {
+	.num = text_num,
+	.str = text_str,
+	.strv = text_strv,
 };
 
-static int emit_group(struct out *o, const struct mntkit_statmount *sm,
-		      size_t len, uint64_t bit)
-{
-	size_t i;
-
-	switch (bit) {
-	case MNTKIT_STATMOUNT_SB_BASIC:
-		emit_sb_basic(o, sm);
-		return 0;
-	case MNTKIT_STATMOUNT_MNT_BASIC:
-		emit_mnt_basic(o, sm);
-		return 0;
-	case MNTKIT_STATMOUNT_PROPAGATE_FROM:
-		put_num(o, "propagate_from", sm->propagate_from, NUM_DEC,
-			DECODE_NONE);
-		return 0;
-	case MNTKIT_STATMOUNT_MNT_NS_ID:
-		put_num(o, "mnt_ns_id", sm->mnt_ns_id, NUM_HEX, DECODE_NONE);
-		return 0;
-	case MNTKIT_STATMOUNT_SUPPORTED_MASK:
-		put_num(o, "supported_mask", sm->supported_mask, NUM_HEX,
-			DECODE_NONE);
-		return 0;
-	}
-	for (i = 0; i < sizeof(str_groups) / sizeof(str_groups[0]); i++) {
-		if (str_groups[i].bit != bit)
-			continue;
-		if (str_groups[i].field >= MNTKIT_FIELD_OPT_ARRAY)
-			return emit_strv(o, sm, len, str_groups[i].field);
-		return emit_str(o, sm, len, str_groups[i].field);
-	}
-	return 0; /* a group this statmnt does not know */
-}
-
 /*
- * Every field of @sm present in its mask, in mask-bit order. @listed_id,
- * when not 0, is written as mnt_id first if the reply has no MNT_BASIC
- * (so that every record of a listing names its mount).
+ * Every field of @sm present in its mask (record.c); @len: the bytes
+ * known valid at @sm. @listed_id, when not 0, names the mount of a
+ * listing's record.
  */
 static int emit_reply(struct out *o, const struct mntkit_statmount *sm,
 		      size_t len, uint64_t listed_id)
 {
-	uint64_t bit;
-	int r = 0;
+	int r;
 
-	if (o->json)
-		json_object_begin(&o->jw);
-	if (listed_id && !(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
-		put_num(o, "mnt_id", listed_id, NUM_HEX, DECODE_NONE);
-	put_num(o, "size", sm->size, NUM_DEC, DECODE_NONE);
-	put_num(o, "mask", sm->mask, NUM_HEX, DECODE_NONE);
-	for (bit = 1; bit && !r; bit <<= 1) {
-		if (sm->mask & bit)
-			r = emit_group(o, sm, len, bit);
-	}
-	if (o->json)
-		json_object_end(&o->jw);
+	if (!o->json)
+		return record_walk(&text_ops, &o->ob, sm, len, listed_id);
+	json_object_begin(&o->jw);
+	r = record_json(&o->jw, sm, len, listed_id);
+	json_object_end(&o->jw);
 	return r;
 }
 
@@ -817,7 +443,7 @@ static int cmd_stat(const struct cmdline *cl, uint64_t id, struct out *o)
 	r = emit_reply(o, sm, sm->size, 0);
 	free(sm);
 	if (r < 0) {
-		errmsg(target_subject(cl), "bad statmount reply: %s",
+		cli_errmsg(target_subject(cl), "bad statmount reply: %s",
 		       strerror(-r));
 		return -1;
 	}
@@ -896,7 +522,7 @@ static int list_one(struct lister *ls, uint64_t id)
 	else
 		r = emit_list_line(o, ls->buf, ls->bufsize, id);
 	if (r < 0) {
-		errmsg(NULL, "mount 0x%" PRIx64 ": bad statmount reply: %s", id,
+		cli_errmsg(NULL, "mount 0x%" PRIx64 ": bad statmount reply: %s", id,
 		       strerror(-r));
 		return -1;
 	}
@@ -944,8 +570,8 @@ static int run(const struct cmdline *cl)
 
 	outbuf_init(&o.ob);
 	json_init(&o.jw, &o.ob, JSON_INDENT);
-	if (cl->unreachable && !has_cap_sys_admin()) {
-		errmsg("-u", "needs CAP_SYS_ADMIN (to see mounts outside "
+	if (cl->unreachable && !cli_has_cap_sys_admin()) {
+		cli_errmsg("-u", "needs CAP_SYS_ADMIN (to see mounts outside "
 			     "the root directory)");
 		return -1;
 	}
@@ -958,7 +584,7 @@ static int run(const struct cmdline *cl)
 	if (!r) {
 		r = outbuf_flush(&o.ob, stdout);
 		if (r < 0)
-			errmsg("write error", "%s", strerror(-r));
+			cli_errmsg("write error", "%s", strerror(-r));
 	}
 	outbuf_free(&o.ob);
 	return r < 0 ? -1 : 0;
@@ -970,6 +596,8 @@ int main(int argc, char *argv[])
 	MNTKIT_OPTS(nsopts);
 	int r;
 
+	cli_prog = PROG;
+	cli_usage = usage_line;
 	cl.nsopts = nsopts;
 	r = parse_cmdline(&cl, argc, argv);
 	if (r == 0)

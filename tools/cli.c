@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cli.c - the command-line pieces statmnt, lsmnt and mntwatch share (see
+ * cli.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/nsfs.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output.h"
+
+const char *cli_prog = "mntkit";
+const char *cli_usage;
+
+/* ---- errors ---- */
+
+void cli_errmsg(const char *subject, const char *fmt, ...)
+{
+	struct outbuf ob = OUTBUF_INIT;
+	char *reason = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&reason, fmt, ap);
+	va_end(ap);
+	outbuf_puts(&ob, cli_prog);
+	outbuf_puts(&ob, ": ");
+	if (subject) {
+		outbuf_text_str(&ob, subject);
+		outbuf_puts(&ob, ": ");
+	}
+	outbuf_text_str(&ob, n < 0 ? fmt : reason);
+	outbuf_putc(&ob, '\n');
+	if (outbuf_flush(&ob, stderr) < 0)
+		fprintf(stderr, "%s: out of memory\n", cli_prog);
+	outbuf_free(&ob);
+	free(reason);
+}
+
+void cli_usage_error(const char *subject, const char *reason)
+{
+	cli_errmsg(subject, "%s", reason);
+	if (cli_usage)
+		fprintf(stderr, "%s\n", cli_usage);
+}
+
+const char *cli_bad_option_name(char *const argv[], char buf[3])
+{
+	const char *arg = argv[optind - 1];
+
+	/* a short option, maybe inside a group such as -lx */
+	if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2)) {
+		buf[0] = '-';
+		buf[1] = (char)optopt;
+		buf[2] = '\0';
+		return buf;
+	}
+	return arg;
+}
+
+void cli_bad_option(char *const argv[], const char *reason)
+{
+	char buf[3];
+
+	cli_usage_error(cli_bad_option_name(argv, buf), reason);
+}
+
+void cli_version(void)
+{
+	printf("%s (mntkit) %d.%d.%d\n", cli_prog, MNTKIT_VERSION_MAJOR,
+	       MNTKIT_VERSION_MINOR, MNTKIT_VERSION_PATCH);
+}
+
+void cli_help(const char *const *lines, size_t n)
+{
+	if (cli_usage)
+		puts(cli_usage);
+	for (size_t i = 0; i < n; i++)
+		puts(lines[i]);
+}
+
+/* ---- numbers ---- */
+
+int cli_parse_number(const char *s, uint64_t *v)
+{
+	const char *digits = s;
+	unsigned long long n;
+	const char *p;
+	int base = 10;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		digits = s + 2;
+	}
+	if (!*digits)
+		return 0;
+	for (p = digits; *p; p++) {
+		if (base == 16 ? !isxdigit((unsigned char)*p)
+			       : !isdigit((unsigned char)*p))
+			return 0;
+	}
+	errno = 0;
+	n = strtoull(digits, NULL, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	*v = n;
+	return 1;
+}
+
+int cli_parse_number_lax(const char *s, uint64_t *v)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && s[2] == '0' &&
+	    (s[3] == 'x' || s[3] == 'X') && isxdigit((unsigned char)s[4]))
+		s += 2;
+	return cli_parse_number(s, v);
+}
+
+/* ---- --ns ---- */
+
+const char *cli_ns_reason(enum cli_ns_fail what, int err)
+{
+	switch (what) {
+	case CLI_NS_NOT_PID:
+		return "not a process ID";
+	case CLI_NS_PID_ERR:
+		return strerror(err == ENOENT ? ESRCH : err);
+	case CLI_NS_NOT_ID:
+		return "not a mount namespace ID";
+	case CLI_NS_ID_ERR:
+		return err == ENOENT ? "no such mount namespace"
+				     : strerror(err);
+	case CLI_NS_NOT_NSFILE:
+		return "not a namespace file";
+	case CLI_NS_NOT_MNTNS:
+		return "not a mount namespace";
+	case CLI_NS_OPEN_ERR:
+	default:
+		return strerror(err);
+	}
+}
+
+int cli_parse_pid(const char *s, pid_t *pid, enum cli_ns_fail *what, int *err)
+{
+	uint64_t v;
+	int fd;
+
+	*err = 0;
+	if (strspn(s, "0123456789") != strlen(s) ||
+	    cli_parse_number(s, &v) != 1 || v == 0 || v > INT_MAX) {
+		*what = CLI_NS_NOT_PID;
+		return -1;
+	}
+	/* check now, so the error names the process, not the mount */
+	fd = mntkit_ns_open_pid((pid_t)v);
+	if (fd < 0) {
+		*what = CLI_NS_PID_ERR;
+		*err = -fd;
+		return -1;
+	}
+	close(fd);
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* make sure a mount namespace fd is not 0, which the ABI reads as "none" */
+static int ns_fd_not_zero(int fd)
+{
+	int nfd;
+
+	if (fd != 0)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return nfd;
+}
+
+static int parse_ns_path(const char *arg, struct mntkit_opts *o,
+			 cli_ns_report_fn report)
+{
+	int fd, type;
+
+	fd = open(arg, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		fd = ns_fd_not_zero(fd);
+	if (fd < 0) {
+		report(arg, CLI_NS_OPEN_ERR, errno);
+		return -1;
+	}
+	type = ioctl(fd, NS_GET_NSTYPE);
+	if (type != CLONE_NEWNS) {
+		report(arg, type < 0 ? CLI_NS_NOT_NSFILE : CLI_NS_NOT_MNTNS, 0);
+		close(fd);
+		return -1;
+	}
+	o->mnt_ns_fd = fd;
+	return 0;
+}
+
+int cli_parse_ns(const char *arg, struct mntkit_opts *o, unsigned int flags,
+		 cli_ns_report_fn report)
+{
+	enum cli_ns_fail what;
+	uint64_t id;
+	int r, err;
+
+	if (!strncmp(arg, "pid:", 4)) {
+		if (cli_parse_pid(arg + 4, &o->pid, &what, &err) < 0) {
+			report(arg, what, err);
+			return -1;
+		}
+		return 0;
+	}
+	if (flags & CLI_NS_LAX_ID)
+		r = cli_parse_number_lax(arg, &id);
+	else
+		r = cli_parse_number(arg, &id);
+	if (r == 0)
+		return parse_ns_path(arg, o, report);
+	if (r < 0 || id == 0) {
+		report(arg, CLI_NS_NOT_ID, 0);
+		return -1;
+	}
+	o->mnt_ns_id = id;
+	if (!(flags & CLI_NS_CHECK_ID))
+		return 0;
+	/* check now, so that a wrong ID is not reported as a missing mount */
+	r = mntkit_root_id(o, 0, &id);
+	if (r < 0) {
+		report(arg, CLI_NS_ID_ERR, -r);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- environment, capabilities ---- */
+
+int cli_check_backend_env(const char **env)
+{
+	enum mntkit_backend b;
+	const char *name;
+	int r;
+
+	*env = getenv("MNTKIT_BACKEND");
+	if (!*env || !**env)
+		return 0;
+	for (b = MNTKIT_BACKEND_AUTO; b <= MNTKIT_BACKEND_MOUNTINFO; b++) {
+		name = mntkit_backend_name(b);
+		if (name && !strcmp(name, *env))
+			break;
+	}
+	if (b > MNTKIT_BACKEND_MOUNTINFO)
+		return CLI_BACKEND_UNKNOWN;
+	r = mntkit_set_backend(b);
+	return r < 0 ? r : 0;
+}
+
+bool cli_has_cap_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+		.pid = 0,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &
+	       CAP_TO_MASK(CAP_SYS_ADMIN);
+}
