@@ -295,7 +295,8 @@ build_initramfs() {
 	gcc "${CFLAGS[@]}" -o "$stage/init" "$SRCDIR/tests/qemu/init.c" \
 		>>"$OUTDIR/build.log" 2>&1 || return 1
 	gcc "${CFLAGS[@]}" -o "$stage/bin/statmnt" "$SRCDIR/tools/statmnt.c" \
-		"$SRCDIR/tools/output.c" "$obj/libmntkit.a" \
+		"$SRCDIR/tools/output.c" "$SRCDIR/tools/cli.c" \
+		"$SRCDIR/tools/record.c" "$obj/libmntkit.a" \
 		>>"$OUTDIR/build.log" 2>&1 || return 1
 	: >"$stage/tests.list"
 	pids=()
