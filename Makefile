@@ -6,6 +6,8 @@
 #   make install  PREFIX=/usr/local DESTDIR=
 #   make bench    the benchmarks (bench/: listing, emulation, lsmnt, mntwatch;
 #                 BIG=1 for lsmnt's big sizes)
+#   make check-builds  compile (no tests) optimized with gcc -O3 and with
+#                 clang, where -Wall -Wextra -Werror finds other things
 #   make fuzz     the libFuzzer target for FUZZ_TIME seconds (fuzz/run.sh;
 #                 replays the corpus when libFuzzer is not available)
 
@@ -13,6 +15,8 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 SANBUILD ?= build-san
 FUZZBUILD ?= build-fuzz
+RELBUILD ?= build-release
+CLANGBUILD ?= build-clang
 FUZZ_TIME ?= 45
 BIG     ?= 0
 MESON   ?= meson
@@ -25,7 +29,8 @@ DEB_PKGS = meson ninja-build gcc pkg-config libc6-dev libsmartcols-dev \
 # without them it replays the corpus instead
 FUZZ_DEB_PKGS = clang libclang-rt-dev
 
-.PHONY: all deps build run check check-sanitize install bench fuzz clean
+.PHONY: all deps build run check check-sanitize check-builds install bench fuzz \
+	clean
 
 all: build
 
@@ -54,6 +59,23 @@ check-sanitize: deps $(SANBUILD)/build.ninja
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	 sh tests/run-tests.sh $(SANBUILD)
 
+# gcc warns at -O3 about what it cannot see at -O2 (maybe-uninitialized
+# through inlining); clang warns about other things. Both must stay clean.
+$(RELBUILD)/build.ninja:
+	$(MESON) setup $(RELBUILD) -Dbuildtype=release
+
+$(CLANGBUILD)/build.ninja:
+	CC=clang $(MESON) setup $(CLANGBUILD)
+
+check-builds: deps $(RELBUILD)/build.ninja
+	$(NINJA) -C $(RELBUILD)
+	@if command -v clang >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory $(CLANGBUILD)/build.ninja && \
+		$(NINJA) -C $(CLANGBUILD); \
+	else \
+		echo "mntkit: clang not installed: the clang build is skipped"; \
+	fi
+
 install: build
 	$(MESON) configure $(BUILD) --prefix=$(PREFIX)
 	$(NINJA) -C $(BUILD)
@@ -70,4 +92,4 @@ fuzz: deps
 	@MESON=$(MESON) NINJA=$(NINJA) sh fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME)
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD)
+	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(RELBUILD) $(CLANGBUILD)

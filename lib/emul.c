@@ -398,6 +398,8 @@ static int ns_inode(pid_t pid, dev_t *dev, ino_t *ino)
 	char path[64];
 	struct stat st;
 
+	*dev = 0; /* set on failure too: -errno is not known non-zero */
+	*ino = 0;
 	proc_path(path, sizeof(path), pid, "ns/mnt");
 	if (stat(path, &st))
 		return -errno;
@@ -418,6 +420,9 @@ static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 					  MNTKIT_STATX_MNT_ID;
 	struct statx stx; /* every call: not zeroed, the kernel writes it all */
 
+	*dev = 0; /* set on failure too: -errno is not known non-zero */
+	*ino = 0;
+	*mnt = 0;
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_INO | want, &stx))
 		return -errno;
 	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
