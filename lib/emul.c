@@ -1662,6 +1662,79 @@ static int emul_statmount(const struct mntkit_mnt_id_req *req,
 	return ret;
 }
 
+/*
+ * statmount of many IDs for a snapshot (mntkit_table_new()): the table is
+ * checked and, when stale, reloaded once for the whole batch, not once per
+ * ID, so the replies are of one moment and a listing of N mounts costs one
+ * check instead of N. Each reply is built as emul_statmount() builds it
+ * with a buffer of any size, then handed to @each whole.
+ */
+static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
+			  const uint64_t *ids, size_t n, uint64_t mask,
+			  int (*each)(void *ctx, uint64_t id,
+				      const struct mntkit_statmount *sm),
+			  void *ctx)
+{
+	uint64_t fixed[MNTKIT_STATMOUNT_FIXED_SIZE / sizeof(uint64_t)];
+	struct reply r = { .sm = (struct mntkit_statmount *)fixed };
+	struct mntkit_mnt_id_req req;
+	struct mntkit_statmount *out = NULL;
+	size_t outcap = 0;
+	struct table *t;
+	int ret;
+
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	r.str = scratch.str;
+	r.cap = scratch.cap;
+	ret = copy_req(ureq, &req);
+	if (!ret)
+		ret = request_table(&req, &t);
+	for (size_t k = 0; k < n && !ret; k++) {
+		ssize_t i = find_key(t, ids[k]);
+		size_t size;
+
+		if (i < 0)
+			continue; /* gone since it was listed, as ENOENT */
+		r.len = 0;
+		r.bufsize = SIZE_MAX;
+		ret = fill_reply(&r, t, (size_t)i, mask, NULL, 0,
+				 mntkit__emul_supported_mask());
+		if (ret)
+			break;
+		size = MNTKIT_STATMOUNT_FIXED_SIZE + r.len;
+		if (size > UINT32_MAX) {
+			ret = -EOVERFLOW;
+			break;
+		}
+		if (size > outcap) {
+			void *p = realloc(out, size);
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			out = p;
+			outcap = size;
+		}
+		r.sm->size = (uint32_t)size;
+		memcpy(out, r.sm, MNTKIT_STATMOUNT_FIXED_SIZE);
+		memcpy(out->str, r.str, r.len);
+		ret = each(ctx, ids[k], out);
+	}
+	if (r.cap > SCRATCH_KEEP) {
+		free(r.str);
+		r.str = NULL;
+		r.cap = 0;
+	}
+	scratch.str = r.str;
+	scratch.cap = r.cap;
+	pthread_mutex_unlock(&lock);
+	free(out);
+	return ret;
+}
+
 /* ---- hybrid replies: the kernel's, completed by the emulation ---- */
 
 /* the kernel's reply, grown to fit (under @lock) */
@@ -1952,4 +2025,5 @@ const struct mntkit_backend_ops mntkit_mountinfo_ops = {
 	.statmount = emul_statmount,
 	.listmount = emul_listmount,
 	.path_id = emul_path_id,
+	.stat_many = emul_stat_many,
 };

@@ -27,6 +27,19 @@ struct mntkit_backend_ops {
 	/* path -> mount ID in this backend's ID space; 0 or -errno */
 	int (*path_id)(int dirfd, const char *path, int at_flags,
 		       uint64_t *mnt_id);
+	/*
+	 * Optional: statmount of @n IDs (@req's namespace, @mask) against
+	 * one view of the table, for snapshots. @each gets every reply
+	 * whole (fixed part and strings, sm->size bytes) with the ID asked
+	 * for; an ID not in the table is passed over. @each must not call
+	 * into the library (a lock is held); its non-zero return ends the
+	 * walk and is returned. 0 or -errno. NULL: one statmount per ID.
+	 */
+	int (*stat_many)(const struct mntkit_mnt_id_req *req,
+			 const uint64_t *ids, size_t n, uint64_t mask,
+			 int (*each)(void *ctx, uint64_t id,
+				     const struct mntkit_statmount *sm),
+			 void *ctx);
 };
 
 extern const struct mntkit_backend_ops mntkit_native_ops;

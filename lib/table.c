@@ -170,14 +170,46 @@ static void keep_listed_id(struct mntkit_table *t, uint64_t id)
 	}
 }
 
-/* statmount every listed ID; the ones gone since the listing are skipped */
+struct fill_ctx {
+	struct mntkit_table *t;
+	size_t cap, used;
+	uint64_t last; /* the last ID added (IDs come sorted, maybe twice) */
+};
+
+static int fill_one(void *ctx, uint64_t id, const struct mntkit_statmount *sm)
+{
+	struct fill_ctx *c = ctx;
+	int ret;
+
+	if (c->t->n && id == c->last)
+		return 0;
+	ret = arena_add(c->t, &c->cap, &c->used, sm);
+	if (!ret) {
+		keep_listed_id(c->t, id);
+		c->last = id;
+	}
+	return ret;
+}
+
+/*
+ * statmount every listed ID (sorted); the ones gone since the listing are
+ * skipped. A backend that can answer for all of them at once does.
+ */
 static int fill(struct mntkit_table *t, const struct mntkit_mnt_id_req *req,
 		const uint64_t *ids, size_t n, uint64_t mask)
 {
+	const struct mntkit_backend_ops *ops = mntkit__ops();
 	struct mntkit_statmount *buf = NULL;
 	size_t bufsize = 0, cap = 0, used = 0;
 	int ret = 0;
 
+	if (ops->stat_many) {
+		struct fill_ctx c = { .t = t };
+		struct mntkit_mnt_id_req r = *req;
+
+		r.param = mask;
+		return ops->stat_many(&r, ids, n, mask, fill_one, &c);
+	}
 	for (size_t i = 0; i < n && !ret; i++) {
 		if (i && ids[i] == ids[i - 1])
 			continue;

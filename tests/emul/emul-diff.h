@@ -347,13 +347,60 @@ static inline void ed_free_map(struct ed_map *m)
 	free(m->old);
 }
 
-/* every mount, every group alone and all together */
+/*
+ * A snapshot on the emulation (mntkit_table_new(), which takes every reply
+ * in one batch against one view of the table) holds, for each mount of
+ * the map, the very reply a statmount of it gives: same bytes.
+ */
+static inline void ed_compare_snapshot(const struct ed_map *m, uint64_t ns_id,
+				       const char *what)
+{
+	MNTKIT_OPTS(opts, .mnt_ns_id = ns_id);
+	enum mntkit_backend was = mntkit_backend();
+	struct mntkit_table *tab;
+
+	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO))
+		t_fail("%s: mntkit_set_backend(mountinfo): %s", what,
+		       strerror(errno));
+	if (mntkit_table_new(&opts, ED_ALL, 0, &tab))
+		t_fail("%s: mntkit_table_new on the emulation: %s", what,
+		       strerror(errno));
+	if (mntkit_set_backend(was))
+		t_fail("%s: mntkit_set_backend(%d): %s", what, was,
+		       strerror(errno));
+	if (mntkit_table_count(tab) != m->n)
+		t_fail("%s: the emulated snapshot holds %zu mounts, the "
+		       "listing %zu", what, mntkit_table_count(tab), m->n);
+	for (size_t i = 0; i < m->n; i++) {
+		ssize_t k = mntkit_table_find(tab, m->emu[i]);
+		const struct mntkit_statmount *s;
+		struct mntkit_statmount *e;
+
+		if (k < 0)
+			t_fail("%s: mount %#" PRIx64 " missing from the "
+			       "emulated snapshot", what, m->emu[i]);
+		s = mntkit_table_get(tab, (size_t)k);
+		e = ed_emul_sm_alloc(m->emu[i], ED_ALL, ns_id);
+		if (!e)
+			t_fail("%s: emulated statmount(%#" PRIx64 "): %s",
+			       what, m->emu[i], strerror(errno));
+		if (s->size != e->size || memcmp(s, e, e->size))
+			t_fail("%s: mount %#" PRIx64 ": the snapshot's reply "
+			       "(size %u) differs from statmount's (size %u)",
+			       what, m->emu[i], s->size, e->size);
+		free(e);
+	}
+	mntkit_table_free(tab);
+}
+
+/* every mount, every group alone and all together; and a snapshot */
 static inline void ed_compare_ns(uint64_t ns_id, int all_masks,
 				 const char *what)
 {
 	struct ed_map m;
 
 	ed_build_map(&m, ns_id, what);
+	ed_compare_snapshot(&m, ns_id, what);
 	for (size_t i = 0; i < m.n; i++) {
 		ed_compare_one(&m, m.nat[i], m.emu[i], ED_ALL, ns_id, what);
 		if (!all_masks)
