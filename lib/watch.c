@@ -14,7 +14,13 @@
  *    a unique ID; the mount is statmount'ed and compared with the view. A
  *    move is one ATTACH|DETACH event for the moved mount only: the mounts
  *    below it (whose mount points moved with it) are listed (listmount)
- *    and refreshed too. A mount gone before it could be stat'ed is
+ *    and refreshed too; so are the mounts below a newly attached one (a
+ *    tree attached or moved into reach at once). Only the mounts a
+ *    snapshot lists are watched: in a chroot, those reachable from the
+ *    root. fanotify names every mount of the namespace, and statmount
+ *    leaves MNT_POINT out for the others (or fails with EPERM without
+ *    CAP_SYS_ADMIN): they give no event, and a mount moved out of reach
+ *    is DETACHed with the mounts below it. A mount gone before it could be stat'ed is
  *    reported with MNTKIT_EVENT_F_GONE and a record of its ID only (its
  *    DETACH follows). Changes fanotify does not report (remount,
  *    mount_setattr) still make /proc/PID/mountinfo poll POLLPRI: a
@@ -263,6 +269,8 @@ struct mntkit_watch {
 	int64_t diff_cost;
 	struct mntkit_statmount *buf; /* statmount replies */
 	size_t bufsize;
+	struct mntkit_statmount *pbuf; /* MNT_POINT alone (reach checks) */
+	size_t pbufsize;
 	char *fanbuf;
 };
 
@@ -469,7 +477,70 @@ static int sync_table(struct mntkit_watch *w, int resync)
 
 static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask);
 
-/* refresh every mount below @id (a move moved their mount points) */
+/* fan_stat(): the mount is not reachable from the watch's root */
+#define FAN_OUT_OF_REACH 1
+
+/*
+ * statmount a mount fanotify named (or one below it) into w->buf: 0, or
+ * FAN_OUT_OF_REACH when the watch's root does not reach it (statmount
+ * gives no MNT_POINT for such a mount, or EPERM without CAP_SYS_ADMIN),
+ * or -errno (-ENOENT: gone).
+ */
+static int fan_stat(struct mntkit_watch *w, uint64_t id)
+{
+	const struct mntkit_statmount *pt;
+	int ret;
+
+	ret = mntkit__stat_into(&w->req, id, w->mask, &w->buf, &w->bufsize);
+	if (!ret && !(w->mask & MNTKIT_STATMOUNT_MNT_POINT)) {
+		ret = mntkit__stat_into(&w->req, id,
+					MNTKIT_STATMOUNT_MNT_POINT, &w->pbuf,
+					&w->pbufsize);
+		pt = w->pbuf;
+	} else {
+		pt = w->buf;
+	}
+	if (ret == -EPERM)
+		return FAN_OUT_OF_REACH;
+	if (ret)
+		return ret;
+	return (pt->mask & MNTKIT_STATMOUNT_MNT_POINT) ? 0 : FAN_OUT_OF_REACH;
+}
+
+/* queue DETACH for @id if the view has it; 1 if it did, -ENOMEM */
+static int detach_one(struct mntkit_watch *w, uint64_t id)
+{
+	if (!map_find(&w->view, id))
+		return 0;
+	if (q_reserve(&w->q, 1))
+		return -ENOMEM;
+	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, map_remove(&w->view, id),
+	       NULL);
+	return 1;
+}
+
+/*
+ * Bring the view of one mount fanotify named, or of one below it, up to
+ * date: ATTACH / MOVE / CHANGE, DETACH when it left the watch's reach.
+ * Returns the kind queued (0: none, MNTKIT_EVENT_DETACH for out of reach)
+ * or -errno (-ENOENT: gone).
+ */
+static int fan_update(struct mntkit_watch *w, uint64_t id)
+{
+	int ret = fan_stat(w, id);
+
+	if (ret == FAN_OUT_OF_REACH) {
+		ret = detach_one(w, id);
+		return ret > 0 ? MNTKIT_EVENT_DETACH : ret;
+	}
+	return ret ? ret : refresh(w, w->buf);
+}
+
+/*
+ * Update every mount below @id, in listing order: after a move (their
+ * mount points moved with it), an attach (a tree may come at once) or a
+ * move out of reach (they left with it).
+ */
 static void refresh_below(struct mntkit_watch *w, uint64_t id)
 {
 	struct mntkit_idvec iv = { 0 };
@@ -478,15 +549,8 @@ static void refresh_below(struct mntkit_watch *w, uint64_t id)
 	if (ret == -ENOENT) /* gone meanwhile: its DETACH follows */
 		ret = 0;
 	for (size_t i = 0; i < iv.n && !ret; i++) {
-		ret = mntkit__stat_into(&w->req, iv.v[i], w->mask, &w->buf,
-					&w->bufsize);
-		if (ret == -ENOENT) {
-			ret = 0;
-			continue;
-		}
-		if (!ret)
-			ret = refresh(w, w->buf);
-		ret = ret < 0 ? ret : 0;
+		ret = fan_update(w, iv.v[i]);
+		ret = ret == -ENOENT || ret > 0 ? 0 : ret;
 	}
 	free(iv.v);
 	if (ret)
@@ -524,21 +588,19 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 
 static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 {
-	int ret = mntkit__stat_into(&w->req, id, w->mask, &w->buf, &w->bufsize);
+	int ret = fan_update(w, id);
 
 	if (ret == -ENOENT) {
 		fan_gone(w, id, mask);
 		return;
 	}
-	if (!ret)
-		ret = refresh(w, w->buf);
-	if (ret == MNTKIT_EVENT_MOVE)
+	if (ret == MNTKIT_EVENT_MOVE || ret == MNTKIT_EVENT_ATTACH ||
+	    ret == MNTKIT_EVENT_DETACH)
 		refresh_below(w, id);
 	else if (ret < 0)
 		w->need_resync = 1;
 }
 
-/* the unique mount ID of one fanotify event, 0 if it has none */
 static uint64_t fan_mnt_id(const char *ev, size_t len, size_t meta_len)
 {
 	for (size_t off = meta_len; off + 4 <= len;) {
@@ -730,6 +792,7 @@ void mntkit_watch_free(struct mntkit_watch *w)
 	q_free(&w->q);
 	map_free(&w->view);
 	free(w->buf);
+	free(w->pbuf);
 	free(w->fanbuf);
 	free(w);
 }

@@ -665,6 +665,64 @@ T_CASE(bad_arguments)
 }
 
 /* a namespace of another process, by PID and by fd */
+/*
+ * In a chroot a watch sees what a snapshot sees there: the mounts
+ * reachable from the root. fanotify names every mount of the namespace;
+ * one outside the root gives no event, one moved into reach is ATTACHed
+ * and one moved out of reach DETACHed. The mounts are made from a working
+ * directory outside the root.
+ */
+static void chroot_scope(enum mntkit_watch_source src)
+{
+	struct mntkit_watch *w;
+	uint64_t in, out;
+	char *d, *jail;
+	int dfd;
+
+	t_private_ns();
+	d = t_tmpdir();
+	jail = t_path("%s/jail", d);
+	t_mkdir(jail);
+	t_mkdir(t_path("%s/proc", jail)); /* mountinfo, for the poll source */
+	t_mount("proc", t_path("%s/proc", jail), "proc", 0, NULL);
+	dfd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	T_OK(dfd);
+	T_OK(chroot(jail));
+	T_OK(fchdir(dfd));
+	w = watch_open(src, MNTKIT_WATCH_NO_RESCAN, 0);
+	expect_none(w);
+
+	out = t_tmpfs("out", 0, NULL);
+	in = t_tmpfs("jail/in", 0, NULL);
+	expect_event(w, MNTKIT_EVENT_ATTACH, in, 0);
+	usleep(100000);
+	expect_none(w);
+
+	t_mkdir("jail/in2");
+	t_mount("out", "jail/in2", NULL, MS_MOVE, NULL);
+	expect_event(w, MNTKIT_EVENT_ATTACH, out, 0);
+	t_mount("jail/in2", "out", NULL, MS_MOVE, NULL);
+	expect_event(w, MNTKIT_EVENT_DETACH, out, 0);
+	t_mount(NULL, "out", NULL, MS_REMOUNT, "size=1m");
+	t_umount("out");
+	t_umount("jail/in");
+	expect_event(w, MNTKIT_EVENT_DETACH, in, 0);
+	usleep(100000);
+	expect_none(w);
+	mntkit_watch_free(w);
+	close(dfd);
+}
+
+T_CASE(chroot_scope_fanotify)
+{
+	chroot_scope(MNTKIT_WATCH_FANOTIFY);
+}
+
+T_CASE(chroot_scope_poll)
+{
+	chroot_scope(MNTKIT_WATCH_POLL);
+}
+
 static void other_ns(int by_fd)
 {
 	int go[2], ready[2];
