@@ -59,76 +59,17 @@
 #include <unistd.h>
 
 #include "mntkit.h"
+#include "common.h"
 
 #define MAX_ROUNDS 51
 #define MAX_STEPS  8
-#define READ_BUF   (1U << 17)
 
-struct result {
-	long mounts;
-	long failed;
-	uint64_t bytes;
-	/* timed in a child (emul-cold, -oldids): what it measured */
-	double child_wall, child_user, child_sys;
-	long rss_before, rss_after, hwm;
-};
-
-struct variant {
-	const char *name;
-	const char *what;
-	int (*run)(struct result *res, struct rusage *child_ru);
-	int timed_inside; /* the wall time comes from res->child_wall */
-	double wall[MAX_ROUNDS], user[MAX_ROUNDS], sys[MAX_ROUNDS];
-	double rss[MAX_ROUNDS], hwm[MAX_ROUNDS];
-	int n;
-	struct result last;
-	int err, skip;
-};
+/* struct variant (common.h) holds the rounds */
+_Static_assert(MAX_ROUNDS <= BENCH_MAX_ROUNDS, "MAX_ROUNDS");
 
 static const char *self_exe = "/proc/self/exe";
 static const char *spare_dir; /* where emul-changed mounts and unmounts */
 static long mountinfo_lines;
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double tv_sec(const struct timeval *tv)
-{
-	return tv->tv_sec + tv->tv_usec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[MAX_ROUNDS];
-
-	if (n <= 0)
-		return 0;
-	memcpy(s, v, n * sizeof(*v));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-static double minimum(const double *v, int n)
-{
-	double m = n > 0 ? v[0] : 0;
-
-	for (int i = 1; i < n; i++)
-		if (v[i] < m)
-			m = v[i];
-	return m;
-}
 
 /* resident set and its peak, in bytes (VmRSS, VmHWM) */
 static void rss_now(long *rss, long *hwm)
@@ -155,22 +96,8 @@ static size_t sm_bufsize;
 
 static int full_listing(struct result *res)
 {
-	uint64_t *ids = NULL;
-	ssize_t n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
-
-	if (n < 0)
-		return (int)-n;
-	for (ssize_t i = 0; i < n; i++) {
-		if (mntkit_stat_buf(ids[i], MNTKIT_STATMOUNT_ALL, NULL, &sm_buf,
-				    &sm_bufsize) < 0) {
-			res->failed++;
-			continue;
-		}
-		res->bytes += sm_buf->size;
-	}
-	res->mounts = n;
-	free(ids);
-	return 0;
+	return bench_library_list_stat(MNTKIT_STATMOUNT_ALL, &sm_buf,
+				       &sm_bufsize, res);
 }
 
 static enum mntkit_backend initial_backend;
@@ -419,57 +346,10 @@ static int run_native(struct result *res, struct rusage *child_ru)
 	return full_listing(res);
 }
 
-static char read_buf[READ_BUF];
-
 static int run_read_mountinfo(struct result *res, struct rusage *child_ru)
 {
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-
 	(void)child_ru;
-	if (fd < 0)
-		return errno;
-	for (;;) {
-		ssize_t got = read(fd, read_buf, sizeof(read_buf));
-
-		if (got < 0) {
-			int err = errno;
-
-			close(fd);
-			return err;
-		}
-		if (got == 0)
-			break;
-		res->bytes += (uint64_t)got;
-		for (ssize_t i = 0; i < got; i++)
-			res->mounts += read_buf[i] == '\n';
-	}
-	close(fd);
-	return 0;
-}
-
-/* fork + exec argv with stdout to /dev/null; the caller times it */
-static int spawn(char *const argv[], struct rusage *child_ru)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return errno;
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
-			_exit(126);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (wait4(pid, &status, 0, child_ru) < 0)
-		return errno;
-	if (!WIFEXITED(status))
-		return ECHILD;
-	if (WEXITSTATUS(status) == 127)
-		return ENOENT;
-	return WEXITSTATUS(status) ? ECHILD : 0;
+	return bench_read_mountinfo(res);
 }
 
 static int run_cat(struct result *res, struct rusage *child_ru)
@@ -477,7 +357,7 @@ static int run_cat(struct result *res, struct rusage *child_ru)
 	char *argv[] = { "cat", "/proc/self/mountinfo", NULL };
 
 	res->mounts = mountinfo_lines;
-	return spawn(argv, child_ru);
+	return bench_spawn(argv, child_ru);
 }
 
 static int run_findmnt(struct result *res, struct rusage *child_ru)
@@ -485,7 +365,7 @@ static int run_findmnt(struct result *res, struct rusage *child_ru)
 	char *argv[] = { "findmnt", "-l", NULL };
 
 	res->mounts = mountinfo_lines;
-	return spawn(argv, child_ru);
+	return bench_spawn(argv, child_ru);
 }
 
 static int run_spawn_only(struct result *res, struct rusage *child_ru)
@@ -493,7 +373,7 @@ static int run_spawn_only(struct result *res, struct rusage *child_ru)
 	char *argv[] = { "cat", "/dev/null", NULL };
 
 	(void)res;
-	return spawn(argv, child_ru);
+	return bench_spawn(argv, child_ru);
 }
 
 enum {
@@ -510,141 +390,55 @@ enum {
 	NVARIANTS
 };
 
-static int (*const prepare[NVARIANTS])(void) = {
-	[V_CHANGED] = prepare_changed,
-	[V_WARM] = prepare_warm,
-};
-
-#define VARIANT(n, w, fn, inside)                                              \
-	{                                                                      \
-		.name = (n), .what = (w), .run = (fn), .timed_inside = (inside) \
-	}
-
 static struct variant variants[NVARIANTS] = {
-	[V_COLD] = VARIANT("emul-cold",
-			   "fresh process: list + stat(ALL), mountinfo backend",
-			   run_emul_cold, 1),
-	[V_CHANGED] = VARIANT("emul-changed",
-			      "after mount+umount: reload + list + stat(ALL)",
-			      run_emul_changed, 0),
-	[V_WARM] = VARIANT("emul-warm", "table cached: list + stat(ALL)",
-			   run_emul_warm, 0),
-	[V_COLD_OLD] = VARIANT("emul-cold-oldids",
-			       "as emul-cold, no unique IDs (MNTKIT_TEST_OLD_IDS)",
-			       run_emul_cold_old, 1),
-	[V_WARM_OLD] = VARIANT("emul-warm-oldids",
-			       "as emul-warm, no unique IDs (a child process)",
-			       run_emul_warm_old, 1),
-	[V_CAT] = VARIANT("cat-mountinfo", "fork+exec cat /proc/self/mountinfo",
-			  run_cat, 0),
-	[V_FINDMNT] = VARIANT("findmnt-l", "fork+exec findmnt -l", run_findmnt,
-			      0),
-	[V_READ] = VARIANT("read-mountinfo",
-			   "read /proc/self/mountinfo in process",
-			   run_read_mountinfo, 0),
-	[V_NATIVE] = VARIANT("native", "library, native backend (reference)",
-			     run_native, 0),
-	[V_SPAWN] = VARIANT("spawn-only",
-			    "fork+exec cat /dev/null (process cost)",
-			    run_spawn_only, 0),
+	[V_COLD] = BENCH_VARIANT("emul-cold",
+				 "fresh process: list + stat(ALL), mountinfo backend",
+				 run_emul_cold, .timed_inside = 1),
+	[V_CHANGED] = BENCH_VARIANT("emul-changed",
+				    "after mount+umount: reload + list + stat(ALL)",
+				    run_emul_changed, .prepare = prepare_changed),
+	[V_WARM] = BENCH_VARIANT("emul-warm", "table cached: list + stat(ALL)",
+				 run_emul_warm, .prepare = prepare_warm),
+	[V_COLD_OLD] = BENCH_VARIANT("emul-cold-oldids",
+				     "as emul-cold, no unique IDs (MNTKIT_TEST_OLD_IDS)",
+				     run_emul_cold_old, .timed_inside = 1),
+	[V_WARM_OLD] = BENCH_VARIANT("emul-warm-oldids",
+				     "as emul-warm, no unique IDs (a child process)",
+				     run_emul_warm_old, .timed_inside = 1),
+	[V_CAT] = BENCH_VARIANT("cat-mountinfo",
+				"fork+exec cat /proc/self/mountinfo", run_cat),
+	[V_FINDMNT] = BENCH_VARIANT("findmnt-l", "fork+exec findmnt -l",
+				    run_findmnt),
+	[V_READ] = BENCH_VARIANT("read-mountinfo",
+				 "read /proc/self/mountinfo in process",
+				 run_read_mountinfo),
+	[V_NATIVE] = BENCH_VARIANT("native",
+				   "library, native backend (reference)",
+				   run_native),
+	[V_SPAWN] = BENCH_VARIANT("spawn-only",
+				  "fork+exec cat /dev/null (process cost)",
+				  run_spawn_only),
 };
-
-static void time_one(int k, int record)
-{
-	struct variant *v = &variants[k];
-	struct result res = { 0 };
-	struct rusage ru0, ru1, child = { 0 };
-	double t0, t1;
-	int err;
-
-	if (prepare[k]) {
-		err = prepare[k]();
-		if (err) {
-			v->err = err;
-			return;
-		}
-	}
-	getrusage(RUSAGE_SELF, &ru0);
-	t0 = now_sec();
-	err = v->run(&res, &child);
-	t1 = now_sec();
-	getrusage(RUSAGE_SELF, &ru1);
-	if (err) {
-		v->err = err;
-		return;
-	}
-	v->last = res;
-	if (!record)
-		return;
-	if (v->timed_inside) {
-		v->wall[v->n] = res.child_wall;
-		v->user[v->n] = res.child_user;
-		v->sys[v->n] = res.child_sys;
-		v->rss[v->n] = (double)(res.rss_after - res.rss_before);
-		v->hwm[v->n] = (double)(res.hwm - res.rss_before);
-	} else {
-		v->wall[v->n] = t1 - t0;
-		v->user[v->n] = tv_sec(&ru1.ru_utime) - tv_sec(&ru0.ru_utime) +
-				tv_sec(&child.ru_utime);
-		v->sys[v->n] = tv_sec(&ru1.ru_stime) - tv_sec(&ru0.ru_stime) +
-			       tv_sec(&child.ru_stime);
-	}
-	v->n++;
-}
 
 /* ---- building the table ---- */
 
-static int in_private_mntns(void)
-{
-	char ppath[64];
-	const char *others[] = { "/proc/1/ns/mnt", ppath };
-	struct stat self, other;
-	int compared = 0;
-
-	snprintf(ppath, sizeof(ppath), "/proc/%d/ns/mnt", (int)getppid());
-	if (stat("/proc/self/ns/mnt", &self) < 0)
-		return 0;
-	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-		if (stat(others[i], &other) < 0)
-			continue;
-		if (self.st_dev == other.st_dev && self.st_ino == other.st_ino)
-			return 0;
-		compared++;
-	}
-	return compared > 0;
-}
-
 static char spare_path[PATH_MAX], src_path[PATH_MAX];
 
+/* the tmpfs on DIR, the source of the binds, and DIR/spare for emul-changed */
 static int build_start(const char *dir)
 {
-	if (!in_private_mntns()) {
+	if (!bench_in_private_mntns()) {
 		fprintf(stderr, "bench-emul: -d needs a private mount namespace "
 				"(run me under unshare -m --propagation private)\n");
 		return -1;
 	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-		perror("bench-emul: make / private");
+	if (bench_table_start("bench-emul", dir, "mntkit-bench",
+			      "size=16m,mode=0755", src_path,
+			      sizeof(src_path)) < 0)
 		return -1;
-	}
-	if (mount("mntkit-bench", dir, "tmpfs", 0, "size=16m,mode=0755") < 0) {
-		fprintf(stderr, "bench-emul: mount tmpfs on %s: %s\n", dir,
-			strerror(errno));
-		return -1;
-	}
 	snprintf(spare_path, sizeof(spare_path), "%s/spare", dir);
-	snprintf(src_path, sizeof(src_path), "%s/src", dir);
-	if (mkdir(spare_path, 0755) < 0 || mkdir(src_path, 0755) < 0) {
+	if (mkdir(spare_path, 0755) < 0) {
 		perror("bench-emul: mkdir");
-		return -1;
-	}
-	/*
-	 * The binds are of a second tmpfs: binding the tmpfs that holds the
-	 * mount points onto them is quadratic in the kernel (~30 s for
-	 * 50,000 instead of a fraction of a second).
-	 */
-	if (mount("mntkit-bench-src", src_path, "tmpfs", 0, "size=4k") < 0) {
-		perror("bench-emul: mount source tmpfs");
 		return -1;
 	}
 	spare_dir = spare_path;
@@ -654,24 +448,10 @@ static int build_start(const char *dir)
 /* bind DIR/src on DIR/from .. DIR/to-1 */
 static int build_more(const char *dir, long from, long to)
 {
-	char path[PATH_MAX];
 	double t0 = now_sec();
 
-	for (long i = from; i < to; i++) {
-		snprintf(path, sizeof(path), "%s/%ld", dir, i);
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			fprintf(stderr, "bench-emul: mkdir %s: %s\n", path,
-				strerror(errno));
-			return -1;
-		}
-		if (mount(src_path, path, NULL, MS_BIND, NULL) < 0) {
-			fprintf(stderr, "bench-emul: bind mount %ld: %s%s\n",
-				i + 1, strerror(errno),
-				errno == ENOSPC ? " (see /proc/sys/fs/mount-max)" :
-						  "");
-			return -1;
-		}
-	}
+	if (bench_bind("bench-emul", src_path, dir, from, to) < to - from)
+		return -1;
 	printf("built:   %ld bind mounts on %s (+%ld in %.2f s)\n", to, dir,
 	       to - from, now_sec() - t0);
 	return 0;
@@ -713,41 +493,12 @@ static void print_memory(int k)
 
 static void report(int rounds)
 {
+	static const struct bench_layout layout = {
+		.name = 16, .time = 9, .bytes = 11,
+	};
 	struct variant *cold = &variants[V_COLD];
 
-	printf("\n%-16s %9s %9s %8s %8s %9s %8s %11s  %s\n", "variant", "median",
-	       "min", "user", "sys", "us/mount", "mounts", "bytes", "what");
-	printf("%-16s %9s %9s %8s %8s\n", "", "ms", "ms", "ms", "ms");
-	for (int k = 0; k < NVARIANTS; k++) {
-		struct variant *v = &variants[k];
-		double med = median(v->wall, v->n);
-
-		if (!v->n) {
-			int err = v->skip ? v->skip : v->err;
-
-			printf("%-16s %9s  %s%s%s\n", v->name, "n/a", v->what,
-			       err ? ": " : "", err ? strerror(err) : "");
-			continue;
-		}
-		printf("%-16s %9.3f %9.3f %8.3f %8.3f ", v->name, med * 1e3,
-		       minimum(v->wall, v->n) * 1e3, median(v->user, v->n) * 1e3,
-		       median(v->sys, v->n) * 1e3);
-		if (v->last.mounts > 0)
-			printf("%9.3f %8ld ", med * 1e6 / v->last.mounts,
-			       v->last.mounts);
-		else
-			printf("%9s %8s ", "-", "-");
-		if (v->last.bytes)
-			printf("%11" PRIu64 "  %s", v->last.bytes, v->what);
-		else
-			printf("%11s  %s", "-", v->what);
-		if (v->last.failed)
-			printf(" [%ld statmount failures]", v->last.failed);
-		if (v->n < rounds)
-			printf(" [%d of %d runs failed: %s]", rounds - v->n,
-			       rounds, strerror(v->err));
-		putchar('\n');
-	}
+	bench_print_table(variants, NVARIANTS, rounds, &layout);
 	if (variants[V_NATIVE].n && cold->n &&
 	    (variants[V_NATIVE].last.mounts != cold->last.mounts ||
 	     variants[V_NATIVE].last.bytes != cold->last.bytes))
@@ -792,24 +543,13 @@ static void measure(int rounds)
 	if (!spare_dir)
 		variants[V_CHANGED].skip = EINVAL;
 	/* warm-up: fill caches, count mountinfo lines, leave out failures */
-	time_one(V_READ, 0);
+	bench_time_one(&variants[V_READ], 0);
 	mountinfo_lines = variants[V_READ].last.mounts;
-	for (int k = 0; k < NVARIANTS; k++) {
-		if (variants[k].skip)
-			continue;
-		time_one(k, 0);
-		variants[k].skip = variants[k].err;
-	}
+	bench_warm_up(variants, NVARIANTS);
 	printf("mounts:  %ld (lines of /proc/self/mountinfo); rounds: %d, "
 	       "interleaved, median reported\n",
 	       mountinfo_lines, rounds);
-	for (int r = 0; r < rounds; r++)
-		for (int i = 0; i < NVARIANTS; i++) {
-			int k = (r + i) % NVARIANTS;
-
-			if (!variants[k].skip)
-				time_one(k, 1);
-		}
+	bench_rounds(variants, NVARIANTS, rounds);
 	report(rounds);
 }
 
@@ -850,50 +590,22 @@ static int parse_steps(const char *arg, long *steps, int *nsteps)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cold-child", no_argument, NULL, 'C' },
-		{ "warm-child", no_argument, NULL, 'W' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *dir = NULL;
+	struct bench_args args = { .rounds = 7 };
 	long steps[MAX_STEPS] = { 10000 };
-	int nsteps = 1, rounds = 7, opt;
+	int nsteps = 1, rc;
 	struct mntkit_features f = { .size = sizeof(f) };
 
-	while ((opt = getopt_long(argc, argv, "d:n:r:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'C':
-			return cold_child();
-		case 'W':
-			return warm_child();
-		case 'd':
-			dir = optarg;
-			break;
-		case 'n':
-			if (parse_steps(optarg, steps, &nsteps) < 0) {
-				fprintf(stderr, "bench-emul: bad N: %s\n", optarg);
-				return 2;
-			}
-			break;
-		case 'r':
-			rounds = atoi(optarg);
-			if (rounds < 1 || rounds > MAX_ROUNDS) {
-				fprintf(stderr, "bench-emul: bad ROUNDS: %s\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
+	/* the children this program spawns of itself (spawn_self()) */
+	if (argc == 2 && !strcmp(argv[1], "--cold-child"))
+		return cold_child();
+	if (argc == 2 && !strcmp(argv[1], "--warm-child"))
+		return warm_child();
+	rc = bench_parse_args(argc, argv, "bench-emul", MAX_ROUNDS, usage,
+			      &args);
+	if (rc >= 0)
+		return rc;
+	if (args.n && parse_steps(args.n, steps, &nsteps) < 0) {
+		fprintf(stderr, "bench-emul: bad N: %s\n", args.n);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -912,22 +624,22 @@ int main(int argc, char **argv)
 	}
 	mntkit_set_backend(initial_backend);
 
-	if (!dir) {
+	if (!args.dir) {
 		printf("\n== the namespace as it is ==\n");
-		measure(rounds);
+		measure(args.rounds);
 		warm_old_stop();
 		return 0;
 	}
-	if (build_start(dir) < 0)
+	if (build_start(args.dir) < 0)
 		return 1;
 	for (int s = 0, have = 0; s < nsteps; s++) {
 		printf("\n== N = %ld bind mounts ==\n", steps[s]);
-		if (build_more(dir, have, steps[s]) < 0) {
+		if (build_more(args.dir, have, steps[s]) < 0) {
 			warm_old_stop();
 			return 1;
 		}
 		have = (int)steps[s];
-		measure(rounds);
+		measure(args.rounds);
 	}
 	warm_old_stop();
 	free(sm_buf);

@@ -3,9 +3,9 @@
 #
 # bench/lsmnt.sh BUILDDIR [SIZES] - lsmnt against findmnt and against the
 # bare system-call loop, side by side in one run, in a private mount
-# namespace that holds a tmpfs and N bind mounts of it (N grows through
-# SIZES). For each N it runs, interleaved, each variant ROUNDS times as a
-# process of its own and reports the median wall time, the peak RSS
+# namespace that holds a tmpfs and N bind mounts of a second one (N grows
+# through SIZES). For each N it runs, interleaved, each variant ROUNDS times
+# as a process of its own and reports the median wall time, the peak RSS
 # (wait4(2)) and the ratios:
 #
 #   lsmnt-tree / -list / -json     lsmnt, lsmnt -l, lsmnt -J

@@ -3,9 +3,10 @@
 #
 # bench/run.sh BUILDDIR [N] - list + statmount N+ mounts several ways, side by
 # side in one run (bench/bench-list.c), in a private mount namespace that
-# holds a tmpfs and N bind mounts of it. Then the mountinfo emulation's full
-# listing against cat and findmnt at EMUL_N mounts (bench/bench-emul.c), in
-# a second namespace. Prints tables and ratios; asserts nothing.
+# holds a tmpfs and N bind mounts of a second one (bench/common.h says why
+# not of the first). Then the mountinfo emulation's full listing against
+# cat and findmnt at EMUL_N mounts (bench/bench-emul.c), in a second
+# namespace. Prints tables and ratios; asserts nothing.
 #
 #   N       bind mounts to build (argument or environment; default 10000;
 #           0 measures the namespace as copied, without building anything)
@@ -42,8 +43,8 @@ command -v unshare >/dev/null 2>&1 || die "unshare(1) not found (util-linux)"
 # mount-max bounds the mounts of one namespace: ours is a copy of this one
 max=$(cat /proc/sys/fs/mount-max 2>/dev/null || echo 100000)
 have=$(wc -l </proc/self/mountinfo)
-if [ $((have + N + 1)) -gt "$max" ]; then
-	die "$have mounts + tmpfs + $N binds exceed fs.mount-max ($max): lower N or raise /proc/sys/fs/mount-max"
+if [ $((have + N + 2)) -gt "$max" ]; then
+	die "$have mounts + 2 tmpfs + $N binds exceed fs.mount-max ($max): lower N or raise /proc/sys/fs/mount-max"
 fi
 
 if [ "$(id -u)" = 0 ]; then
