@@ -23,7 +23,7 @@ MESON   ?= meson
 NINJA   ?= ninja
 
 # Debian packages the build and the tests need (apt-get, when missing).
-DEB_PKGS = meson ninja-build gcc pkg-config libc6-dev libsmartcols-dev \
+DEB_PKGS = meson ninja-build gcc g++ pkg-config libc6-dev libsmartcols-dev \
 	   util-linux mount python3
 # ... and what "make fuzz" needs for libFuzzer (clang and its runtime);
 # without them it replays the corpus instead

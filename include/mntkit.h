@@ -37,6 +37,16 @@
 extern "C" {
 #endif
 
+/*
+ * struct mntkit_statmount ends in a flexible array member: ISO C, and in
+ * C++ an extension g++ and clang++ have; said so, for -pedantic.
+ */
+#if defined(__cplusplus) && defined(__GNUC__)
+#define MNTKIT__FLEX __extension__
+#else
+#define MNTKIT__FLEX
+#endif
+
 #define MNTKIT_VERSION_MAJOR 0
 #define MNTKIT_VERSION_MINOR 1
 #define MNTKIT_VERSION_PATCH 0
@@ -79,6 +89,10 @@ struct mntkit_mnt_id_req {
  * offset and count against the reply's size.
  * @mask says which groups were written (MNTKIT_STATMOUNT_*).
  */
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wc99-extensions"
+#endif
 struct mntkit_statmount {
 	uint32_t size;              /* bytes used: fixed part + strings */
 	uint32_t mnt_opts;          /* [str] fs (and LSM) options */
@@ -112,8 +126,12 @@ struct mntkit_statmount {
 	uint32_t mnt_gidmap_num;    /* number of strings in mnt_gidmap */
 	uint32_t mnt_gidmap;        /* [strv] "first lower count" gid ranges */
 	uint64_t __spare2[43];
-	char str[];                 /* string area */
+	/* string area (__extension__: C++ has no flexible array members) */
+	MNTKIT__FLEX char str[];
 };
+#if defined(__cplusplus) && defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 #define MNTKIT_STATMOUNT_FIXED_SIZE 512
 
@@ -286,7 +304,13 @@ struct mntkit_opts {
 	pid_t pid;
 };
 
-#define MNTKIT_OPTS(name, ...)                                                 \
+/*
+ * MNTKIT_OPTS(name) or MNTKIT_OPTS(name, .field = value, ...). (The name
+ * travels inside __VA_ARGS__ so that the one-argument form is valid ISO C.
+ * In C++ it needs C++20; or write: struct mntkit_opts o{}; o.sz = sizeof(o);)
+ */
+#define MNTKIT_OPTS(...) MNTKIT__OPTS(__VA_ARGS__, )
+#define MNTKIT__OPTS(name, ...)                                                \
 	struct mntkit_opts name = { .sz = sizeof(struct mntkit_opts), __VA_ARGS__ }
 
 /* ---- Conveniences: one mount ---- */
@@ -658,7 +682,9 @@ struct mntkit_watch_opts {
 	uint32_t rescan_ms;
 };
 
-#define MNTKIT_WATCH_OPTS(name, ...)                                           \
+/* MNTKIT_WATCH_OPTS(name) or MNTKIT_WATCH_OPTS(name, .field = value, ...) */
+#define MNTKIT_WATCH_OPTS(...) MNTKIT__WATCH_OPTS(__VA_ARGS__, )
+#define MNTKIT__WATCH_OPTS(name, ...)                                          \
 	struct mntkit_watch_opts name = { .sz = sizeof(struct mntkit_watch_opts), \
 					  __VA_ARGS__ }
 

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tests/cli/header.sh - <mntkit.h> is usable as callers compile: ISO C99
+# and C11 with -pedantic, and C++ (11 and 20) with -pedantic, all with
+# -Wall -Wextra -Werror, under gcc/g++ and clang/clang++ where installed;
+# a C++ program links against the library (extern "C") and runs.
+#
+# Usage: bash tests/cli/header.sh ABS_BUILDDIR
+
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+INC="$SRCDIR/include"
+
+# Every macro form and a few calls: the one-argument MNTKIT_OPTS() is the
+# form that ISO C99 once refused.
+cat >"$CLI_TMP/h.c" <<'EOF'
+#include <mntkit.h>
+#include <stdio.h>
+
+int main(void)
+{
+	MNTKIT_OPTS(own);
+	MNTKIT_OPTS(other, .pid = 1);
+	MNTKIT_WATCH_OPTS(wo);
+	MNTKIT_WATCH_OPTS(wo2, .mask = MNTKIT_STATMOUNT_MNT_BASIC,
+			  .flags = MNTKIT_WATCH_INITIAL);
+	struct mntkit_statmount sm = { 0 };
+
+	printf("%zu %d %zu %u %zu %u\n", own.sz, (int)other.pid, wo.sz,
+	       wo2.flags, sizeof(sm), (unsigned)MNTKIT_STATMOUNT_FIXED_SIZE);
+	return mntkit_backend_name(mntkit_backend()) ? 0 : 1;
+}
+EOF
+
+# C++ before C++20 has no designated initializers: the way mntkit.h
+# documents for it.
+cat >"$CLI_TMP/h.cc" <<'EOF'
+#include <mntkit.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+int main()
+{
+	struct mntkit_opts o{};
+	struct mntkit_statmount *sm = nullptr;
+	const char *s = nullptr;
+	uint64_t root = 0;
+
+	o.sz = sizeof(o);
+	if (mntkit_root_id(&o, 0, &root) < 0 ||
+	    mntkit_stat(root, MNTKIT_STATMOUNT_MNT_POINT, &o, &sm) < 0 ||
+	    mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &s) < 0 ||
+	    std::strcmp(s, "/") != 0)
+		return 1;
+	std::printf("%s %zu\n", mntkit_backend_name(mntkit_backend()),
+		    sizeof(struct mntkit_statmount));
+	std::free(sm);
+	return 0;
+}
+EOF
+
+# $1 case, $2 compiler, $3.. flags: compile only
+compile_case() {
+	local name=$1 cc=$2 src
+	shift 2
+	case $name in *cxx*) src=$CLI_TMP/h.cc ;; *) src=$CLI_TMP/h.c ;; esac
+	if ! have_cmd "$cc"; then
+		skip "$name" "$cc is not installed"
+		return
+	fi
+	if "$cc" "$@" -Wall -Wextra -Werror -I"$INC" -c -o "$CLI_TMP/h.o" \
+		"$src" 2>"$ERR"; then
+		pass "$name"
+	else
+		fail "$name" "$cc $*: $(head -n 3 "$ERR")"
+	fi
+}
+
+compile_case c99_pedantic_gcc gcc -std=c99 -pedantic
+compile_case c11_pedantic_gcc gcc -std=c11 -pedantic
+compile_case c99_pedantic_clang clang -std=c99 -pedantic
+compile_case c11_pedantic_clang clang -std=c11 -pedantic
+compile_case cxx11_pedantic_gxx g++ -std=c++11 -pedantic
+compile_case cxx20_pedantic_gxx g++ -std=c++20 -pedantic
+compile_case cxx11_pedantic_clangxx clang++ -std=c++11 -pedantic
+compile_case cxx20_pedantic_clangxx clang++ -std=c++20 -pedantic
+
+# link and run: the library's symbols are C symbols to a C++ caller
+LIB="$BUILDDIR/lib/libmntkit.so"
+if ! have_cmd g++; then
+	skip cxx_links_and_runs "g++ is not installed"
+elif [ ! -e "$LIB" ]; then
+	fail cxx_links_and_runs "$LIB missing"
+else
+	san=()
+	# a sanitizer build's library needs the runtimes in the program
+	if nm -D "$LIB" 2>/dev/null | grep -q '__asan_init'; then
+		san=(-fsanitize=address,undefined)
+	fi
+	if ! g++ -std=c++11 "${san[@]}" -I"$INC" -o "$CLI_TMP/hxx" \
+		"$CLI_TMP/h.cc" -L"$BUILDDIR/lib" -lmntkit 2>"$ERR"; then
+		fail cxx_links_and_runs "g++ link: $(head -n 3 "$ERR")"
+	else
+		run env LD_LIBRARY_PATH="$BUILDDIR/lib" ASAN_OPTIONS=detect_leaks=0 \
+			"$CLI_TMP/hxx"
+		if [ "$RC" = 0 ] && grep -Eq '^(native|mountinfo) 512$' "$OUT"; then
+			pass cxx_links_and_runs
+		else
+			fail cxx_links_and_runs "exit $RC: $(cat "$OUT" "$ERR")"
+		fi
+	fi
+fi
+
+cli_done
