@@ -28,6 +28,27 @@
 #                          exit 0 PASS, 77 SKIP, else FAIL; the reason is
 #                          the script's last output line. The script can
 #                          `from mntcli import *` (below).
+#   expect_help NAME CMD USAGE OPTION...
+#                          asserts CMD --help exits 0, stderr empty, first
+#                          line matching the grep pattern USAGE, and every
+#                          OPTION named
+#   expect_version NAME CMD
+#                          asserts CMD -V prints "$CLI_PROG (mntkit) V",
+#                          V the version in meson.build
+#   expect_write_error NAME CMD...
+#                          asserts CMD with stdout on /dev/full exits 1
+#                          with one stderr line "$CLI_PROG: write error: ..."
+#                          (SKIP without /dev/full)
+#   mount_tree PREFIX DIR...
+#                          the test mount tree of statmnt's and lsmnt's
+#                          namespace cases, in $T (exported)
+#   start_other_ns SOURCE  a second mount namespace with a tmpfs SOURCE on
+#                          $T/o; sets and exports OTHER_PID
+#   stop_bg PID            kills and reaps a background process
+#   cli_main SETUP WHY "${2:-}"
+#                          the main part of a tool's script: runs the cases
+#                          of $plain_cases, then those of $ns_cases in a
+#                          private mount namespace
 #   is_root, have_cmd CMD, can_unshare_mount
 #
 # The Python module mntcli gives independent sources of truth (the kernel
@@ -148,6 +169,158 @@ py_case() {
 	77) skip "$name" "$(printf '%s\n' "$out" | tail -n 1)" ;;
 	*) fail "$name" "$(printf '%s\n' "$out" | tail -n 1)" ;;
 	esac
+}
+
+# expect_help NAME CMD USAGE OPTION... (see above)
+expect_help() {
+	local name=$1 cmd=$2 usage=$3 opt
+	shift 3
+	run "$cmd" --help
+	if [ "$RC" != 0 ] || [ -s "$ERR" ]; then
+		fail "$name" "exit $RC, stderr: $(cat "$ERR")"
+		return
+	elif ! head -n 1 "$OUT" | grep -q "$usage"; then
+		fail "$name" "no usage line: $(head -n 1 "$OUT")"
+		return
+	fi
+	for opt; do
+		if ! grep -q -- "$opt" "$OUT"; then
+			fail "$name" "options not described"
+			return
+		fi
+	done
+	pass "$name"
+}
+
+# expect_version NAME CMD (see above)
+expect_version() {
+	local name=$1 want
+	want=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" \
+		"$SRCDIR/meson.build" | head -n 1)
+	run "$2" -V
+	if [ "$RC" != 0 ] || [ "$(cat "$OUT")" != "$CLI_PROG (mntkit) $want" ]; then
+		fail "$name" "exit $RC, got '$(cat "$OUT")', want version $want"
+	else
+		pass "$name"
+	fi
+}
+
+# expect_write_error NAME CMD... (see above)
+expect_write_error() {
+	local name=$1 rc
+	shift
+	if [ ! -w /dev/full ]; then
+		skip "$name" "no /dev/full"
+		return
+	fi
+	"$@" >/dev/full 2>"$ERR"
+	rc=$?
+	if [ "$rc" != 1 ] || ! grep -q "^$CLI_PROG: write error: " "$ERR" ||
+		[ "$(wc -l <"$ERR")" != 1 ]; then
+		fail "$name" "exit $rc, stderr: $(cat "$ERR")"
+	else
+		pass "$name"
+	fi
+}
+
+# mount_tree PREFIX DIR...: the mounts statmnt's and lsmnt's namespace
+# cases share. T=$CLI_TMP/t (exported) gets a tmpfs PREFIX-top
+# (size=1m,mode=750) with the directories a b c n p q u and DIR...
+# (names below $T), and in it: a tmpfs PREFIX-a (size=512k,nr_inodes=64)
+# on a with a tmpfs PREFIX-deep on a/sub/x; a bind of a/sub on b; a
+# read-only bind of a on c; a tmpfs PREFIX-n (nosuid,nodev,noexec,
+# noatime) on n; a shared tmpfs PREFIX-p on p with a slave bind of it on
+# q; an unbindable tmpfs PREFIX-u on u. Returns 1 if a step fails.
+mount_tree() {
+	local prefix=$1 d dirs=()
+	shift
+	T=$CLI_TMP/t
+	export T
+	for d in a b c n p q u "$@"; do
+		dirs+=("$T/$d")
+	done
+	mkdir -p "$T" || return 1
+	mount -t tmpfs -o size=1m,mode=750 "$prefix-top" "$T" || return 1
+	mkdir "${dirs[@]}" || return 1
+	mount -t tmpfs -o size=512k,nr_inodes=64 "$prefix-a" "$T/a" &&
+		mkdir -p "$T/a/sub/x" &&
+		mount -t tmpfs "$prefix-deep" "$T/a/sub/x" &&
+		mount --bind "$T/a/sub" "$T/b" &&
+		mount --bind "$T/a" "$T/c" &&
+		mount -o remount,bind,ro "$T/c" &&
+		mount -t tmpfs -o nosuid,nodev,noexec,noatime "$prefix-n" "$T/n" &&
+		mount -t tmpfs "$prefix-p" "$T/p" &&
+		mount --make-shared "$T/p" &&
+		mount --bind "$T/p" "$T/q" &&
+		mount --make-slave "$T/q" &&
+		mount -t tmpfs "$prefix-u" "$T/u" &&
+		mount --make-unbindable "$T/u"
+}
+
+# start_other_ns SOURCE: in the background, a process in a new private
+# mount namespace that mounts a tmpfs named SOURCE on $T/o (which must
+# exist) and sleeps. Sets and exports OTHER_PID, its PID (end it with
+# stop_bg), and waits up to 5 s for the mount to show in its mountinfo;
+# returns non-zero if it does not.
+start_other_ns() {
+	# shellcheck disable=SC2016 # $T and $1 are expanded by the inner shell
+	unshare -m --propagation private sh -c \
+		'mount -t tmpfs "$1" "$T/o" && exec sleep 120' sh "$1" &
+	OTHER_PID=$!
+	export OTHER_PID
+	for _ in $(seq 100); do
+		grep -q -- "$1" "/proc/$OTHER_PID/mountinfo" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q -- "$1" "/proc/$OTHER_PID/mountinfo" 2>/dev/null
+}
+
+# stop_bg PID: end a background process the test started, and reap it
+stop_bg() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+# cli_main SETUP WHY [--in-ns]: the main part of the script of the tool
+# $CLI_PROG, after its cases; call it as cli_main SETUP WHY "${2:-}". The
+# cases are the functions named in $plain_cases and $ns_cases, c_NAME
+# for the case NAME. If $BUILDDIR/tools/$CLI_PROG is missing that is one
+# failure. Otherwise the plain cases run, then the script runs itself
+# again in a private mount namespace (unshare -m) with --in-ns: there
+# the function SETUP makes the test mounts and the namespace cases run,
+# or each of them fails with the reason WHY if SETUP fails. Without
+# root and unshare the namespace cases SKIP. Ends the script.
+# shellcheck disable=SC2154 # the script sets plain_cases and ns_cases
+cli_main() {
+	local cli_setup=$1 cli_why=$2 cli_c
+	if [ ! -x "$BUILDDIR/tools/$CLI_PROG" ]; then
+		fail "${CLI_PROG}_built" "no executable $BUILDDIR/tools/$CLI_PROG"
+		cli_done
+	fi
+	if [ "${3:-}" = --in-ns ]; then
+		if ! "$cli_setup"; then
+			for cli_c in $ns_cases; do
+				fail "${cli_c#c_}" "$cli_why"
+			done
+			cli_done
+		fi
+		for cli_c in $ns_cases; do
+			"$cli_c"
+		done
+		cli_done
+	fi
+	for cli_c in $plain_cases; do
+		"$cli_c"
+	done
+	if can_unshare_mount; then
+		CLI_TMP_INHERIT=1 unshare -m --propagation private \
+			bash "$0" "$BUILDDIR" --in-ns || cli_failed=1
+	else
+		for cli_c in $ns_cases; do
+			skip "${cli_c#c_}" "needs root and a private mount namespace (unshare -m)"
+		done
+	fi
+	cli_done
 }
 
 cli_write_py() {

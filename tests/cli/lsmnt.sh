@@ -14,7 +14,7 @@
 # case mounts and unmounts in a loop while lsmnt lists again and again.
 # The namespace cases need root; without it they say SKIP.
 
-# The cases are called through $plain_cases and $ns_cases:
+# cli_main (lib.sh) calls the cases through $plain_cases and $ns_cases:
 # shellcheck disable=SC2317
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -94,29 +94,11 @@ PY
 # ---- cases that need no mounts (the host's table, read only) ----
 
 c_help() {
-	run "$LSMNT" --help
-	if [ "$RC" != 0 ] || [ -s "$ERR" ]; then
-		fail help "exit $RC, stderr: $(cat "$ERR")"
-	elif ! head -n 1 "$OUT" | grep -q '^usage: lsmnt '; then
-		fail help "no usage line: $(head -n 1 "$OUT")"
-	elif ! grep -q -- '--all-namespaces' "$OUT" ||
-		! grep -q -- '--submounts' "$OUT"; then
-		fail help "options not described"
-	else
-		pass help
-	fi
+	expect_help help "$LSMNT" '^usage: lsmnt ' --all-namespaces --submounts
 }
 
 c_version() {
-	local want
-	want=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" \
-		"$SRCDIR/meson.build" | head -n 1)
-	run "$LSMNT" -V
-	if [ "$RC" != 0 ] || [ "$(cat "$OUT")" != "lsmnt (mntkit) $want" ]; then
-		fail version "exit $RC, got '$(cat "$OUT")'"
-	else
-		pass version
-	fi
+	expect_version version "$LSMNT"
 }
 
 c_host_json() {
@@ -298,19 +280,7 @@ c_errors() {
 }
 
 c_write_error() {
-	local rc
-	if [ ! -w /dev/full ]; then
-		skip write_error "no /dev/full"
-		return
-	fi
-	"$LSMNT" -J >/dev/full 2>"$ERR"
-	rc=$?
-	if [ "$rc" != 1 ] || ! grep -q '^lsmnt: write error: ' "$ERR" ||
-		[ "$(wc -l <"$ERR")" != 1 ]; then
-		fail write_error "exit $rc, stderr: $(cat "$ERR")"
-	else
-		pass write_error
-	fi
+	expect_write_error write_error "$LSMNT" -J
 }
 
 c_ns_privilege() {
@@ -328,8 +298,7 @@ c_ns_privilege() {
 	sleep 0.2
 	expect_error ns_privilege "CAP_SYS_ADMIN" - setpriv --inh-caps=-all \
 		--ambient-caps=-all --bounding-set=-all -- "$LSMNT" --ns "pid:$pid"
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	stop_bg "$pid"
 }
 
 c_backend_mountinfo() {
@@ -366,25 +335,7 @@ CTRL=$'c\x01\x7f\r\b\f\xc2\x85\xe2\x80\x8bz'
 export WEIRD CTRL
 
 setup_tree() {
-	T=$CLI_TMP/t
-	export T
-	mkdir -p "$T" || return 1
-	mount -t tmpfs -o size=1m,mode=750 lsmnt-top "$T" || return 1
-	mkdir "$T/a" "$T/b" "$T/c" "$T/n" "$T/p" "$T/q" "$T/u" "$T/s" \
-		"$T/d" "$T/o" "$T/ro" "$T/$WEIRD" "$T/$CTRL" "$T/ütf" || return 1
-	mount -t tmpfs -o size=512k,nr_inodes=64 lsmnt-a "$T/a" &&
-		mkdir -p "$T/a/sub/x" &&
-		mount -t tmpfs lsmnt-deep "$T/a/sub/x" &&
-		mount --bind "$T/a/sub" "$T/b" &&
-		mount --bind "$T/a" "$T/c" &&
-		mount -o remount,bind,ro "$T/c" &&
-		mount -t tmpfs -o nosuid,nodev,noexec,noatime lsmnt-n "$T/n" &&
-		mount -t tmpfs lsmnt-p "$T/p" &&
-		mount --make-shared "$T/p" &&
-		mount --bind "$T/p" "$T/q" &&
-		mount --make-slave "$T/q" &&
-		mount -t tmpfs lsmnt-u "$T/u" &&
-		mount --make-unbindable "$T/u" &&
+	mount_tree lsmnt s d o ro "$WEIRD" "$CTRL" ütf &&
 		mount -t tmpfs -o sync,dirsync,lazytime lsmnt-sync "$T/s" &&
 		mount -t tmpfs lsmnt-d1 "$T/d" &&
 		mount -t tmpfs lsmnt-d2 "$T/d" &&
@@ -523,16 +474,8 @@ PY
 }
 
 c_ns_other() {
-	local pid
-	# shellcheck disable=SC2016 # $T is expanded by the inner shell
-	unshare -m --propagation private sh -c \
-		'mount -t tmpfs lsmnt-other "$T/o" && exec sleep 60' &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q lsmnt-other "/proc/$pid/mountinfo" 2>/dev/null && break
-		sleep 0.05
-	done
-	OTHER_PID=$pid py_case ns_other <<'PY'
+	start_other_ns lsmnt-other
+	py_case ns_other <<'PY'
 from lsmntcmp import *
 need_findmnt()
 pid, T = os.environ["OTHER_PID"], os.environ["T"]
@@ -563,8 +506,7 @@ runs = [x for i, x in enumerate(got) if i == 0 or got[i - 1] != x]
 expect(rc == 0 and {nsid, ns_id()} <= set(got), "--order tree: %r" % err)
 expect(len(runs) == len(set(runs)), "--order tree: a namespace split up")
 PY
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	stop_bg "$OTHER_PID"
 }
 
 c_ns_churn() {
@@ -609,8 +551,7 @@ while time.monotonic() < end:
                        "half a record: %r" % l)
 expect(n >= 20, "only %d runs" % n)
 PY
-	kill "$churn_pid" 2>/dev/null
-	wait "$churn_pid" 2>/dev/null
+	stop_bg "$churn_pid"
 }
 
 # findmnt orders a mount's children by the old (reused) mount ID; make
@@ -641,34 +582,4 @@ ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_columns c_ns_idmap c_ns_other
 
 # ---- main ----
 
-if [ ! -x "$LSMNT" ]; then
-	fail lsmnt_built "no executable $LSMNT"
-	cli_done
-fi
-
-if [ "${2:-}" = --in-ns ]; then
-	if ! setup_tree; then
-		for c in $ns_cases; do
-			fail "${c#c_}" "could not build the test mount tree"
-		done
-		cli_done
-	fi
-	for c in $ns_cases; do
-		"$c"
-	done
-	cli_done
-fi
-
-for c in $plain_cases; do
-	"$c"
-done
-
-if can_unshare_mount; then
-	CLI_TMP_INHERIT=1 unshare -m --propagation private \
-		bash "$0" "$BUILDDIR" --in-ns || cli_failed=1
-else
-	for c in $ns_cases; do
-		skip "${c#c_}" "needs root and a private mount namespace (unshare -m)"
-	done
-fi
-cli_done
+cli_main setup_tree "could not build the test mount tree" "${2:-}"

@@ -9,7 +9,7 @@
 # cases that mount run in a private mount namespace (this script runs
 # itself there with --in-ns) and need root; without it they say SKIP.
 
-# The cases are called through $plain_cases and $ns_cases:
+# cli_main (lib.sh) calls the cases through $plain_cases and $ns_cases:
 # shellcheck disable=SC2317
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -86,33 +86,26 @@ class Watch:
 
 def sh(*cmd):
     subprocess.run(cmd, check=True)
+
+
+def wait_exit(p, what):
+    """p's exit status; if it has not exited within 5 s, kill it and fail
+    with the message what."""
+    try:
+        return p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        expect(False, what)
 PY
 
 # ---- cases that need no mounts ----
 
 c_help() {
-	run "$MNTWATCH" --help
-	if [ "$RC" != 0 ] || [ -s "$ERR" ]; then
-		fail help "exit $RC, stderr: $(cat "$ERR")"
-	elif ! head -n 1 "$OUT" | grep -q '^usage: mntwatch '; then
-		fail help "no usage line: $(head -n 1 "$OUT")"
-	elif ! grep -q -- '--source' "$OUT" || ! grep -q -- '--initial' "$OUT"; then
-		fail help "options not described"
-	else
-		pass help
-	fi
+	expect_help help "$MNTWATCH" '^usage: mntwatch ' --source --initial
 }
 
 c_version() {
-	local want
-	want=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" \
-		"$SRCDIR/meson.build" | head -n 1)
-	run "$MNTWATCH" -V
-	if [ "$RC" != 0 ] || [ "$(cat "$OUT")" != "mntwatch (mntkit) $want" ]; then
-		fail version "exit $RC, got '$(cat "$OUT")', want version $want"
-	else
-		pass version
-	fi
+	expect_version version "$MNTWATCH"
 }
 
 c_bad_args() {
@@ -199,11 +192,7 @@ for args in (["-p", "/nonexistent/prefix"], ["--initial"]):
     if "--initial" in args:
         p.stdout.read(1)
     p.stdout.close()
-    try:
-        rc = p.wait(5)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        expect(False, "mntwatch %s did not exit when stdout closed" % args)
+    rc = wait_exit(p, "mntwatch %s did not exit when stdout closed" % args)
     err = p.stderr.read().decode()
     expect(rc == 0 and err == "", "%s: exit %d: %s" % (args, rc, err))
 PY
@@ -218,11 +207,7 @@ for sig in (signal.SIGINT, signal.SIGTERM):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(0.3)
     p.send_signal(sig)
-    try:
-        rc = p.wait(5)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        expect(False, "no exit on signal %d" % sig)
+    rc = wait_exit(p, "no exit on signal %d" % sig)
     err = p.stderr.read().decode()
     expect(rc == 0 and err == "", "signal %d: exit %d: %s" % (sig, rc, err))
 PY
@@ -340,16 +325,9 @@ PY
 }
 
 c_ns_other() {
-	local pid
-	# shellcheck disable=SC2016 # $T is expanded by the inner shell
-	unshare -m --propagation private sh -c \
-		'mkdir -p "$T/o" && mount -t tmpfs mntwatch-other "$T/o" && exec sleep 60' &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q mntwatch-other "/proc/$pid/mountinfo" 2>/dev/null && break
-		sleep 0.05
-	done
-	OTHER_PID=$pid py_case ns_other <<'PY'
+	mkdir -p "$T/o"
+	start_other_ns mntwatch-other
+	py_case ns_other <<'PY'
 from mwcli import *
 T, pid = os.environ["T"], os.environ["OTHER_PID"]
 w = Watch(T + "/o", "--ns", "pid:" + pid, "-p", T + "/o")
@@ -364,8 +342,7 @@ expect(len(l) == 1 and l[0].split(" ")[0] == "attach" and
        l[0].split(" ")[2] == T + "/o/in" and l[0].split(" ")[4] == "theirs",
        "got %r" % l)
 PY
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	stop_bg "$OTHER_PID"
 }
 
 ns_cases="c_events_poll c_events_fanotify c_filters_json c_change_json
@@ -373,34 +350,4 @@ ns_cases="c_events_poll c_events_fanotify c_filters_json c_change_json
 
 # ---- main ----
 
-if [ ! -x "$MNTWATCH" ]; then
-	fail mntwatch_built "no executable $MNTWATCH"
-	cli_done
-fi
-
-if [ "${2:-}" = --in-ns ]; then
-	if ! setup_ns; then
-		for c in $ns_cases; do
-			fail "${c#c_}" "could not mount the test tmpfs"
-		done
-		cli_done
-	fi
-	for c in $ns_cases; do
-		"$c"
-	done
-	cli_done
-fi
-
-for c in $plain_cases; do
-	"$c"
-done
-
-if can_unshare_mount; then
-	CLI_TMP_INHERIT=1 unshare -m --propagation private \
-		bash "$0" "$BUILDDIR" --in-ns || cli_failed=1
-else
-	for c in $ns_cases; do
-		skip "${c#c_}" "needs root and a private mount namespace (unshare -m)"
-	done
-fi
-cli_done
+cli_main setup_ns "could not mount the test tmpfs" "${2:-}"

@@ -10,7 +10,7 @@
 # namespace (unshare -m --propagation private; this script runs itself
 # there with --in-ns) and need root; without it they say SKIP.
 
-# The cases are called through $plain_cases and $ns_cases:
+# cli_main (lib.sh) calls the cases through $plain_cases and $ns_cases:
 # shellcheck disable=SC2317
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,28 +23,12 @@ export STATMNT
 # ---- cases that need no mounts ----
 
 c_help() {
-	run "$STATMNT" --help
-	if [ "$RC" != 0 ] || [ -s "$ERR" ]; then
-		fail help "exit $RC, stderr: $(cat "$ERR")"
-	elif ! head -n 1 "$OUT" | grep -q '^usage: statmnt \[-l|-r\] \[-u\]'; then
-		fail help "no usage line: $(head -n 1 "$OUT")"
-	elif ! grep -q -- '--mask' "$OUT" || ! grep -q -- '--ns' "$OUT"; then
-		fail help "options not described"
-	else
-		pass help
-	fi
+	expect_help help "$STATMNT" '^usage: statmnt \[-l|-r\] \[-u\]' \
+		--mask --ns
 }
 
 c_version() {
-	local want
-	want=$(sed -n "s/^ *version *: *'\([0-9.]*\)'.*/\1/p" \
-		"$SRCDIR/meson.build" | head -n 1)
-	run "$STATMNT" -V
-	if [ "$RC" != 0 ] || [ "$(cat "$OUT")" != "statmnt (mntkit) $want" ]; then
-		fail version "exit $RC, got '$(cat "$OUT")', want version $want"
-	else
-		pass version
-	fi
+	expect_version version "$STATMNT"
 }
 
 c_root_ids() {
@@ -266,18 +250,7 @@ c_errors() {
 }
 
 c_write_error() {
-	local rc
-	if [ ! -w /dev/full ]; then
-		skip write_error "no /dev/full"
-		return
-	fi
-	"$STATMNT" / >/dev/full 2>"$ERR"
-	rc=$?
-	if [ "$rc" != 1 ] || ! grep -q '^statmnt: write error: ' "$ERR"; then
-		fail write_error "exit $rc, stderr: $(cat "$ERR")"
-	else
-		pass write_error
-	fi
+	expect_write_error write_error "$STATMNT" /
 }
 
 c_u_without_cap() {
@@ -414,25 +387,7 @@ WEIRD=$'we ird\ttab\nnl\\bs-\xc3\xa9-\xff'
 export WEIRD
 
 setup_tree() {
-	T=$CLI_TMP/t
-	export T
-	mkdir -p "$T" || return 1
-	mount -t tmpfs -o size=1m,mode=750 mntkit-top "$T" || return 1
-	mkdir "$T/a" "$T/b" "$T/c" "$T/n" "$T/p" "$T/q" "$T/u" "$T/o" \
-		"$T/$WEIRD" || return 1
-	mount -t tmpfs -o size=512k,nr_inodes=64 mntkit-a "$T/a" &&
-		mkdir -p "$T/a/sub/x" &&
-		mount -t tmpfs mntkit-deep "$T/a/sub/x" &&
-		mount --bind "$T/a/sub" "$T/b" &&
-		mount --bind "$T/a" "$T/c" &&
-		mount -o remount,bind,ro "$T/c" &&
-		mount -t tmpfs -o nosuid,nodev,noexec,noatime mntkit-n "$T/n" &&
-		mount -t tmpfs mntkit-p "$T/p" &&
-		mount --make-shared "$T/p" &&
-		mount --bind "$T/p" "$T/q" &&
-		mount --make-slave "$T/q" &&
-		mount -t tmpfs mntkit-u "$T/u" &&
-		mount --make-unbindable "$T/u" &&
+	mount_tree mntkit o "$WEIRD" &&
 		mount -t tmpfs "mntkit src" "$T/$WEIRD"
 }
 
@@ -692,22 +647,12 @@ PY
 }
 
 c_ns_other() {
-	local pid
-	# shellcheck disable=SC2016 # $T is expanded by the inner shell
-	unshare -m --propagation private sh -c \
-		'mount -t tmpfs mntkit-other "$T/o" && exec sleep 120' &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q mntkit-other "/proc/$pid/mountinfo" 2>/dev/null && break
-		sleep 0.05
-	done
-	if ! grep -q mntkit-other "/proc/$pid/mountinfo" 2>/dev/null; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+	if ! start_other_ns mntkit-other; then
+		stop_bg "$OTHER_PID"
 		fail ns_other "could not make a second namespace"
 		return
 	fi
-	OTHER_PID=$pid py_case ns_other <<'PY'
+	py_case ns_other <<'PY'
 from mntcli import *
 import json
 T, pid = os.environ["T"], os.environ["OTHER_PID"]
@@ -740,8 +685,7 @@ expect(rc == 1 and out == "" and "no such mount" in err and str(ouniq) in err,
 rc, out, err = tool("statmnt", "--ns", str(nsid), T + "/o")
 expect(rc == 1 and out == "" and err.count("\n") == 1 and "--ns" in err, "path with --ns ID: %r" % err)
 PY
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	stop_bg "$OTHER_PID"
 }
 
 c_u_in_chroot() {
@@ -823,34 +767,4 @@ ns_cases="c_tree_ids c_tree_vs_mountinfo c_tree_vs_findmnt c_tmpfs_options
 
 # ---- main ----
 
-if [ ! -x "$STATMNT" ]; then
-	fail statmnt_built "no executable $STATMNT"
-	cli_done
-fi
-
-if [ "${2:-}" = --in-ns ]; then
-	if ! setup_tree; then
-		for c in $ns_cases; do
-			fail "${c#c_}" "could not build the test mount tree"
-		done
-		cli_done
-	fi
-	for c in $ns_cases; do
-		"$c"
-	done
-	cli_done
-fi
-
-for c in $plain_cases; do
-	"$c"
-done
-
-if can_unshare_mount; then
-	CLI_TMP_INHERIT=1 unshare -m --propagation private \
-		bash "$0" "$BUILDDIR" --in-ns || cli_failed=1
-else
-	for c in $ns_cases; do
-		skip "${c#c_}" "needs root and a private mount namespace (unshare -m)"
-	done
-fi
-cli_done
+cli_main setup_tree "could not build the test mount tree" "${2:-}"
