@@ -1720,7 +1720,8 @@ static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
 		}
 		r.sm->size = (uint32_t)size;
 		memcpy(out, r.sm, MNTKIT_STATMOUNT_FIXED_SIZE);
-		memcpy(out->str, r.str, r.len);
+		if (r.len) /* r.str is NULL until a string was put */
+			memcpy(out->str, r.str, r.len);
 		ret = each(ctx, ids[k], out);
 	}
 	if (r.cap > SCRATCH_KEEP) {
