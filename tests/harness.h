@@ -50,6 +50,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define T_MAX_CASES  256
@@ -293,6 +294,17 @@ static inline int t_contains_u64(const uint64_t *v, size_t n, uint64_t x)
 	return 0;
 }
 
+/* the @n IDs of @got must be the @m IDs of @want, in the same order */
+static inline void t_expect_ids(const uint64_t *got, size_t n,
+				const uint64_t *want, size_t m, const char *what)
+{
+	T_ASSERTF(n == m, "%s: %zu IDs, expected %zu", what, n, m);
+	for (size_t i = 0; i < n; i++)
+		T_ASSERTF(got[i] == want[i],
+			  "%s: [%zu] %#" PRIx64 ", expected %#" PRIx64, what, i,
+			  got[i], want[i]);
+}
+
 /* xorshift64*: a seeded PRNG, the same sequence on every run */
 static inline uint64_t t_rand(uint64_t *state)
 {
@@ -380,6 +392,24 @@ struct t_req {
 	uint64_t mnt_ns_id;
 };
 
+#define T_STATMOUNT_MNT_BASIC 0x2U
+
+/* the head of the kernel's struct statmount, under our own name */
+struct t_sm_head {
+	uint32_t size;
+	uint32_t mnt_opts;
+	uint64_t mask;
+	uint32_t sb_dev_major;
+	uint32_t sb_dev_minor;
+	uint64_t sb_magic;
+	uint32_t sb_flags;
+	uint32_t fs_type;
+	uint64_t mnt_id;
+	uint64_t mnt_parent_id;
+	uint32_t mnt_id_old;
+	uint32_t mnt_parent_id_old;
+};
+
 static inline long t_sys_statmount(const void *req, void *buf, size_t size,
 				   unsigned int flags)
 {
@@ -407,9 +437,12 @@ static inline int t_mount_setattr(int dirfd, const char *path,
 }
 
 /*
- * statx() the mount IDs of a path: *uniq from STATX_MNT_ID_UNIQUE (skips
- * the case when the kernel has none), *old from STATX_MNT_ID. Either
- * pointer may be NULL.
+ * statx() the mount IDs of a path: *uniq from STATX_MNT_ID_UNIQUE, or,
+ * where the kernel has no unique mount IDs (before Linux 6.8), the old ID
+ * of STATX_MNT_ID - the ID mntkit names every mount by there; *old from
+ * STATX_MNT_ID. Either pointer may be NULL. Cases that need real unique
+ * IDs or the native system calls say so (t_require_statmount(),
+ * t_have_unique_ids()).
  */
 static inline void t_statx_ids(int dirfd, const char *path, int flags,
 			       uint64_t *uniq, uint64_t *old)
@@ -420,9 +453,10 @@ static inline void t_statx_ids(int dirfd, const char *path, int flags,
 		memset(&stx, 0, sizeof(stx));
 		if (statx(dirfd, path, flags, T_STATX_MNT_ID_UNIQUE, &stx))
 			t_fail("statx(%s): %s", path, strerror(errno));
-		if (!(stx.stx_mask & T_STATX_MNT_ID_UNIQUE))
-			t_skip("statx has no STATX_MNT_ID_UNIQUE");
-		*uniq = stx.stx_mnt_id;
+		if (stx.stx_mask & T_STATX_MNT_ID_UNIQUE)
+			*uniq = stx.stx_mnt_id;
+		else
+			t_statx_ids(dirfd, path, flags, NULL, uniq);
 	}
 	if (old) {
 		memset(&stx, 0, sizeof(stx));
@@ -434,6 +468,25 @@ static inline void t_statx_ids(int dirfd, const char *path, int flags,
 	}
 }
 
+/* does the kernel have unique mount IDs (STATX_MNT_ID_UNIQUE)? */
+static inline int t_have_unique_ids(void)
+{
+	struct statx stx;
+
+	memset(&stx, 0, sizeof(stx));
+	if (statx(AT_FDCWD, "/", 0, T_STATX_MNT_ID_UNIQUE, &stx))
+		t_fail("statx(/): %s", strerror(errno));
+	return !!(stx.stx_mask & T_STATX_MNT_ID_UNIQUE);
+}
+
+/* skip unless the kernel has unique mount IDs */
+static inline void t_require_unique_ids(void)
+{
+	if (!t_have_unique_ids())
+		t_skip("statx has no STATX_MNT_ID_UNIQUE: no unique mount IDs");
+}
+
+/* the mount ID of @path: unique, or old without unique IDs (see above) */
 static inline uint64_t t_uid(const char *path)
 {
 	uint64_t id;
@@ -505,11 +558,13 @@ static inline void *t_sm_raw(uint64_t id, uint64_t mask)
 	return t_sm_raw_ns(id, mask, 0, 0);
 }
 
-/* a raw statmount that must succeed */
+/* a raw statmount that must succeed (skips without statmount(2)) */
 static inline void *t_sm(uint64_t id, uint64_t mask)
 {
 	void *p = t_sm_raw(id, mask);
 
+	if (!p && errno == ENOSYS)
+		t_skip("kernel has no statmount(2)");
 	if (!p)
 		t_fail("raw statmount(%#" PRIx64 ", %#" PRIx64 "): %s", id,
 		       mask, strerror(errno));
@@ -565,10 +620,13 @@ static inline ssize_t t_lm_raw_ns(uint64_t start, unsigned int flags,
 	return (ssize_t)n;
 }
 
+/* a raw listing that must succeed (skips without listmount(2)) */
 static inline size_t t_lm(uint64_t start, unsigned int flags, uint64_t **out)
 {
 	ssize_t n = t_lm_raw_ns(start, flags, 0, 0, out);
 
+	if (n < 0 && errno == ENOSYS)
+		t_skip("kernel has no listmount(2)");
 	if (n < 0)
 		t_fail("raw listmount(%#" PRIx64 "): %s", start,
 		       strerror(errno));
@@ -811,7 +869,7 @@ static inline void t_mount(const char *src, const char *tgt, const char *type,
 		       strerror(errno));
 }
 
-/* mkdir @tgt and mount a tmpfs there; returns its unique mount ID */
+/* mkdir @tgt and mount a tmpfs there; returns its mount ID (t_uid()) */
 static inline uint64_t t_tmpfs(const char *tgt, unsigned long flags,
 			       const char *data)
 {
@@ -820,7 +878,7 @@ static inline uint64_t t_tmpfs(const char *tgt, unsigned long flags,
 	return t_uid(tgt);
 }
 
-/* bind mount (recursive with @rec); returns the new mount's unique ID */
+/* bind mount (recursive with @rec); returns the new mount's t_uid() */
 static inline uint64_t t_bind(const char *src, const char *tgt, int rec)
 {
 	t_mkdir(tgt);
@@ -945,7 +1003,7 @@ static inline int t_idmap_mount_try(const char *src, const char *tgt,
 	return 0;
 }
 
-/* the same, skipping when impossible; returns the new mount's unique ID */
+/* the same, skipping when impossible; returns the new mount's t_uid() */
 static inline uint64_t t_idmap_mount(const char *src, const char *tgt,
 				     int userns_fd)
 {
@@ -1036,6 +1094,191 @@ static inline void t_write_full(int fd, const void *buf, size_t n)
 		p += r;
 		n -= (size_t)r;
 	}
+}
+
+/* seconds of CLOCK_MONOTONIC */
+static inline double t_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * A child of the case in a private mount namespace of its own, held there
+ * (so that the namespace lives) until t_ns_child_stop().
+ */
+struct t_ns_child {
+	pid_t pid;
+	int done;  /* closing it lets the child exit */
+	int ns_fd; /* /proc/PID/ns/mnt */
+};
+
+/*
+ * Fork the child: it moves into a private mount namespace (t_private_ns()),
+ * runs @fill on a zeroed @rep of @size bytes there and sends it back into
+ * the case's @rep. A child that fails or skips before it sent its report
+ * ends the case with its own reason.
+ */
+static inline void t_ns_child_start(struct t_ns_child *c,
+				    void (*fill)(void *rep), void *rep,
+				    size_t size)
+{
+	int pfd[2], done[2];
+	char *p = rep;
+
+	if (pipe(pfd) || pipe(done))
+		t_fail("pipe: %s", strerror(errno));
+	c->pid = fork();
+	if (c->pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (c->pid == 0) {
+		char ch;
+
+		close(pfd[0]);
+		close(done[1]);
+		t_private_ns();
+		memset(rep, 0, size);
+		fill(rep);
+		t_write_full(pfd[1], rep, size);
+		/* stay until the case is done */
+		while (read(done[0], &ch, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(pfd[1]);
+	close(done[0]);
+	c->done = done[1];
+	while (size) {
+		ssize_t r = read(pfd[0], p, size);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			/* the child failed: its reason stands */
+			t_wait_child(c->pid, "namespace child");
+			t_fail("namespace child sent no report");
+		}
+		p += r;
+		size -= (size_t)r;
+	}
+	close(pfd[0]);
+	c->ns_fd = open(t_path("/proc/%d/ns/mnt", (int)c->pid),
+			O_RDONLY | O_CLOEXEC);
+	if (c->ns_fd < 0)
+		t_fail("open /proc/%d/ns/mnt: %s", (int)c->pid,
+		       strerror(errno));
+}
+
+/* let the child of t_ns_child_start() exit, and reap it */
+static inline void t_ns_child_stop(struct t_ns_child *c)
+{
+	close(c->done);
+	close(c->ns_fd);
+	t_wait_child(c->pid, "namespace child");
+}
+
+/*
+ * Churn: a child of the case that mounts and unmounts tmpfs, nested, in
+ * the case's namespace for @secs seconds, as fast as it can: @dir/I and
+ * @dir/I/n for I = 0..7 in turn (with @stack, a third tmpfs stacked on
+ * @dir/5/n), then odd rounds detach both at once, even rounds the inner
+ * one first. t_churn_end() waits for it.
+ */
+struct t_churn {
+	pid_t pid;
+	int fd; /* the round count comes through it */
+};
+
+static inline void t_churn_start(struct t_churn *c, const char *dir,
+				 double secs, int stack)
+{
+	int pfd[2];
+
+	if (pipe(pfd))
+		t_fail("pipe: %s", strerror(errno));
+	c->pid = fork();
+	if (c->pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (c->pid == 0) {
+		uint64_t count = 0;
+		char p[PATH_MAX], q[PATH_MAX];
+		double end = t_now() + secs;
+
+		close(pfd[0]);
+		for (int i = 0; t_now() < end; i = (i + 1) % 8) {
+			snprintf(p, sizeof(p), "%s/%d", dir, i);
+			snprintf(q, sizeof(q), "%s/%d/n", dir, i);
+			mkdir(p, 0755);
+			if (mount("c", p, "tmpfs", 0, NULL))
+				_exit(3);
+			mkdir(q, 0755);
+			if (mount("c", q, "tmpfs", 0, NULL))
+				_exit(3);
+			if (stack && i == 5 && mount("s", q, "tmpfs", 0, NULL))
+				_exit(3);
+			if (i % 2 && umount2(p, MNT_DETACH))
+				_exit(4);
+			if (!(i % 2) &&
+			    (umount2(q, MNT_DETACH) || umount2(p, MNT_DETACH)))
+				_exit(4);
+			count++;
+		}
+		t_write_full(pfd[1], &count, sizeof(count));
+		_exit(0);
+	}
+	close(pfd[1]);
+	c->fd = pfd[0];
+}
+
+/* wait for the churn child, which must have made more than 10 rounds */
+static inline void t_churn_end(struct t_churn *c, const char *what)
+{
+	uint64_t count;
+
+	t_read_full(c->fd, &count, sizeof(count));
+	close(c->fd);
+	t_wait_child(c->pid, "churn child");
+	t_log("%s: %" PRIu64 " churn rounds\n", what, count);
+	T_ASSERTF(count > 10, "%s: only %" PRIu64 " churn rounds", what,
+		  count);
+}
+
+/* ---- capabilities and the namespace's root ---- */
+
+/* capset(2) without libcap: drop CAP_SYS_ADMIN from the effective set */
+static inline void t_drop_sys_admin(void)
+{
+	struct {
+		uint32_t version;
+		int pid;
+	} h = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
+	struct {
+		uint32_t effective, permitted, inheritable;
+	} d[2];
+
+	memset(d, 0, sizeof(d));
+	T_OK(syscall(SYS_capget, &h, d));
+	d[0].effective &= ~(1U << 21); /* CAP_SYS_ADMIN */
+	T_OK(syscall(SYS_capset, &h, d));
+}
+
+/* the namespace's true root: follow the parents up from "/" (raw) */
+static inline uint64_t t_true_root(void)
+{
+	uint64_t id = t_uid("/");
+
+	for (int i = 0; i < 1000; i++) {
+		const struct t_sm_head *sm = t_sm(id, T_STATMOUNT_MNT_BASIC);
+		uint64_t parent = sm->mnt_parent_id;
+
+		free((void *)sm);
+		if (parent == id)
+			return id;
+		id = parent;
+	}
+	t_fail("no root above /");
 }
 
 /* ---- the runner ---- */

@@ -165,8 +165,7 @@ T_CASE(feature_flags_match_probes)
 	uint32_t mine;
 
 	clean_env();
-	t_require_statmount();
-	mine = my_probe();
+	mine = my_probe(); /* on any kernel: all it has, or nothing */
 	memset(&f, 0, sizeof(f));
 	f.size = sizeof(f);
 	T_EQ_I(mntkit_get_features(&f), 0);

@@ -14,11 +14,17 @@
 #include "harness.h"
 #include "tree.h"
 
+/* the test tree in a private namespace (no system call needed) */
+static void setup_tree(struct t_tree *t)
+{
+	t_private_ns();
+	t_tree_build(t);
+}
+
 static void setup(struct t_tree *t)
 {
 	t_require_statmount();
-	t_private_ns();
-	t_tree_build(t);
+	setup_tree(t);
 }
 
 /* ---- mntkit_stat / mntkit_stat_buf ---- */
@@ -196,16 +202,6 @@ static size_t lib_list(uint64_t start, unsigned int flags, uint64_t **ids)
 	return (size_t)n;
 }
 
-static void expect_same(const uint64_t *got, size_t n, const uint64_t *want,
-			size_t m, const char *what)
-{
-	T_ASSERTF(n == m, "%s: %zu IDs, expected %zu", what, n, m);
-	for (size_t i = 0; i < n; i++)
-		T_ASSERTF(got[i] == want[i],
-			  "%s: [%zu] %#" PRIx64 ", expected %#" PRIx64, what, i,
-			  got[i], want[i]);
-}
-
 T_CASE(list_default_and_reverse_equal_raw)
 {
 	struct t_tree t;
@@ -223,7 +219,7 @@ T_CASE(list_default_and_reverse_equal_raw)
 		for (unsigned int rev = 0; rev < 2; rev++) {
 			m = t_lm(s[i], rev, &want);
 			n = lib_list(s[i], rev ? MNTKIT_LIST_REVERSE : 0, &got);
-			expect_same(got, n, want, m,
+			t_expect_ids(got, n, want, m,
 				    rev ? "reverse" : "default");
 			free(got);
 			free(want);
@@ -274,7 +270,7 @@ T_CASE(list_children)
 				want[m++] = v[i].id;
 		t_sort_u64(want, m);
 		n = lib_list(top, MNTKIT_LIST_CHILDREN, &got);
-		expect_same(got, n, want, m, "children");
+		t_expect_ids(got, n, want, m, "children");
 		free(got);
 		/* descending with REVERSE */
 		n = lib_list(top, MNTKIT_LIST_CHILDREN | MNTKIT_LIST_REVERSE,
@@ -354,7 +350,7 @@ T_CASE(list_tree)
 					     (rev ? MNTKIT_LIST_REVERSE : 0),
 				     &got);
 			check_dfs_shape(v, all, got, n, top, rev);
-			expect_same(got, n, want, m,
+			t_expect_ids(got, n, want, m,
 				    rev ? "tree reverse" : "tree");
 			free(got);
 		}
@@ -387,11 +383,11 @@ T_CASE(list_tree_from_root)
 	m = dfs(v, all, root, 0, want, 1);
 	T_EQ_U(m, all);
 	n = lib_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, &got);
-	expect_same(got, n, want, m, "tree from LSMT_ROOT");
+	t_expect_ids(got, n, want, m, "tree from LSMT_ROOT");
 	free(got);
 	/* the root's ID as a start: the same without the root */
 	n = lib_list(root, MNTKIT_LIST_TREE, &got);
-	expect_same(got, n, want + 1, m - 1, "tree from the root's ID");
+	t_expect_ids(got, n, want + 1, m - 1, "tree from the root's ID");
 	free(got);
 	free(want);
 	free(v);
@@ -447,16 +443,16 @@ T_CASE(list_many_mounts)
 	}
 	m = t_lm(MNTKIT_LSMT_ROOT, 0, &want);
 	n = lib_list(MNTKIT_LSMT_ROOT, 0, &got);
-	expect_same(got, n, want, m, "default");
+	t_expect_ids(got, n, want, m, "default");
 	free(got);
 	free(want);
 	m = t_lm(many, 0, &want);
 	T_EQ_U(m, 1500);
 	n = lib_list(many, MNTKIT_LIST_CHILDREN, &got);
-	expect_same(got, n, want, m, "children");
+	t_expect_ids(got, n, want, m, "children");
 	free(got);
 	n = lib_list(many, MNTKIT_LIST_TREE, &got);
-	expect_same(got, n, want, m, "tree");
+	t_expect_ids(got, n, want, m, "tree");
 	free(got);
 	n = lib_list(many, MNTKIT_LIST_REVERSE, &got);
 	T_EQ_U(n, m);
@@ -537,44 +533,6 @@ T_CASE(stat_path)
 
 /* ---- the root ---- */
 
-/* capset(2) without libcap: drop CAP_SYS_ADMIN from the effective set */
-struct t_cap_hdr {
-	uint32_t version;
-	int pid;
-};
-
-struct t_cap_data {
-	uint32_t effective, permitted, inheritable;
-};
-
-static void drop_sys_admin(void)
-{
-	struct t_cap_hdr h = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
-	struct t_cap_data d[2];
-
-	memset(d, 0, sizeof(d));
-	T_OK(syscall(SYS_capget, &h, d));
-	d[0].effective &= ~(1U << 21); /* CAP_SYS_ADMIN */
-	T_OK(syscall(SYS_capset, &h, d));
-}
-
-/* the namespace's true root: follow the parents up from "/" (raw) */
-static uint64_t true_root(void)
-{
-	uint64_t id = t_uid("/");
-
-	for (int i = 0; i < 1000; i++) {
-		struct mntkit_statmount *sm = t_sm(id, 0x2);
-		uint64_t parent = sm->mnt_parent_id;
-
-		free(sm);
-		if (parent == id)
-			return id;
-		id = parent;
-	}
-	t_fail("no root above /");
-}
-
 T_CASE(root_id)
 {
 	struct t_tree t;
@@ -583,7 +541,7 @@ T_CASE(root_id)
 
 	setup(&t);
 	root = t_uid("/");
-	ns_root = true_root();
+	ns_root = t_true_root();
 	T_EQ_I(mntkit_root_id(NULL, 0, &id), 0);
 	T_EQ_U(id, root);
 	T_EQ_I(mntkit_root_id(NULL, 1, &id), 0);
@@ -601,7 +559,7 @@ T_CASE(root_id)
 		T_EQ_I(mntkit_root_id(NULL, 1, &id), 0);
 		T_EQ_U(id, ns_root);
 		/* without CAP_SYS_ADMIN the true root is out of reach */
-		drop_sys_admin();
+		t_drop_sys_admin();
 		T_EQ_I(mntkit_root_id(NULL, 0, &id), 0);
 		T_EQ_U(id, t.id[T_A]);
 		T_NEG(mntkit_root_id(NULL, 1, &id), EPERM);
@@ -611,14 +569,6 @@ T_CASE(root_id)
 }
 
 /* ---- mounts that vanish while listing ---- */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const unsigned int churn_modes[] = {
 	MNTKIT_LIST_TREE,
@@ -640,16 +590,19 @@ static const unsigned int churn_modes[] = {
 static void vanishing(enum mntkit_backend b)
 {
 	struct t_tree t;
-	uint64_t *ids, *before[NMODES], churned = 0, listed = 0, stats = 0;
+	uint64_t *ids, *before[NMODES], listed = 0, stats = 0;
 	uint64_t enoent = 0;
 	struct mntkit_statmount *buf = NULL;
 	size_t size = 0, nbefore[NMODES];
+	struct t_churn ch;
 	char *churn;
-	int pfd[2];
-	pid_t pid;
 	double end;
 
-	setup(&t);
+	/* the mountinfo backend needs no system call: on old kernels too */
+	if (b == MNTKIT_BACKEND_NATIVE)
+		setup(&t);
+	else
+		setup_tree(&t);
 	if (mntkit_set_backend(b))
 		t_fail("mntkit_set_backend(%d): %s", (int)b, strerror(errno));
 	churn = t_path("%s/churn", t.dir);
@@ -667,39 +620,9 @@ static void vanishing(enum mntkit_backend b)
 		T_ASSERTF(n > 0, "mntkit_list: %s", strerror(errno));
 		nbefore[k] = (size_t)n;
 	}
-	T_OK(pipe(pfd));
-	pid = fork();
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		/* mount and unmount, nested, as fast as possible */
-		uint64_t count = 0;
-		char p[PATH_MAX], q[PATH_MAX];
-
-		close(pfd[0]);
-		end = now() + 1.5;
-		for (int i = 0; now() < end; i = (i + 1) % 8) {
-			snprintf(p, sizeof(p), "%s/%d", churn, i);
-			snprintf(q, sizeof(q), "%s/%d/n", churn, i);
-			mkdir(p, 0755);
-			if (mount("c", p, "tmpfs", 0, NULL))
-				_exit(3);
-			mkdir(q, 0755);
-			if (mount("c", q, "tmpfs", 0, NULL))
-				_exit(3);
-			/* odd: detach both at once; even: the child first */
-			if (i % 2 && umount2(p, MNT_DETACH))
-				_exit(4);
-			if (!(i % 2) &&
-			    (umount2(q, MNT_DETACH) || umount2(p, MNT_DETACH)))
-				_exit(4);
-			count++;
-		}
-		t_write_full(pfd[1], &count, sizeof(count));
-		_exit(0);
-	}
-	close(pfd[1]);
-	end = now() + 1.4;
-	while (now() < end) {
+	t_churn_start(&ch, churn, 1.5, 0);
+	end = t_now() + 1.4;
+	while (t_now() < end) {
 		for (size_t k = 0; k < NMODES; k++) {
 			uint64_t start = churn_modes[k] == MNTKIT_LIST_CHILDREN
 						 ? t.scratch
@@ -748,12 +671,11 @@ static void vanishing(enum mntkit_backend b)
 			free(ids);
 		}
 	}
-	t_read_full(pfd[0], &churned, sizeof(churned));
-	t_wait_child(pid, "churn child");
-	t_log("vanishing(%s): %" PRIu64 " churn cycles, %" PRIu64
-	      " listings, %" PRIu64 " stats (%" PRIu64 " ENOENT)\n",
-	      mntkit_backend_name(b), churned, listed, stats, enoent);
-	T_ASSERT(churned > 10 && listed > 10);
+	t_churn_end(&ch, t_path("vanishing(%s)", mntkit_backend_name(b)));
+	t_log("vanishing(%s): %" PRIu64 " listings, %" PRIu64
+	      " stats (%" PRIu64 " ENOENT)\n",
+	      mntkit_backend_name(b), listed, stats, enoent);
+	T_ASSERT(listed > 10);
 	for (size_t k = 0; k < NMODES; k++)
 		free(before[k]);
 	free(buf);

@@ -12,131 +12,35 @@
 #include "harness.h"
 #include "tree.h"
 
-#define MAX_IDS 4096
+#define MAX_IDS T_NS_MAX_IDS
 
-struct report {
-	uint64_t ns_id; /* NS_GET_MNTNS_ID inside the child */
-	uint64_t root;	/* statx("/") inside the child */
-	uint64_t tree[T_NMOUNTS];
-	uint64_t scratch;
-	uint64_t n; /* listmount(LSMT_ROOT) count */
-	uint64_t ids[MAX_IDS];
-	uint64_t olds[MAX_IDS]; /* their old IDs, sorted */
-};
-
-struct child {
-	pid_t pid;
-	int done;  /* closing it lets the child exit */
-	int ns_fd; /* /proc/PID/ns/mnt */
-	struct report rep;
-};
-
-static void start_child(struct child *c)
+/* the child with the test tree in its own namespace (see tree.h) */
+static void start_child(struct t_ns_tree *c)
 {
-	int rep[2], done[2];
-
 	t_require_statmount();
 	t_require_root();
-	T_OK(pipe(rep));
-	T_OK(pipe(done));
-	c->pid = fork();
-	T_ASSERT(c->pid >= 0);
-	if (c->pid == 0) {
-		struct report *r = t_xcalloc(1, sizeof(*r));
-		struct t_tree t;
-		uint64_t *ids;
-		size_t n;
-		char ch;
-
-		close(rep[0]);
-		close(done[1]);
-		t_private_ns();
-		t_tree_build(&t);
-		r->ns_id = t_ns_id(0);
-		r->root = t_uid("/");
-		memcpy(r->tree, t.id, sizeof(r->tree));
-		r->scratch = t.scratch;
-		n = t_lm(MNTKIT_LSMT_ROOT, 0, &ids);
-		T_ASSERT(n <= MAX_IDS);
-		r->n = n;
-		memcpy(r->ids, ids, n * 8);
-		for (size_t i = 0; i < n; i++) {
-			struct mntkit_statmount *sm = t_sm(ids[i], 0x2);
-
-			r->olds[i] = sm->mnt_id_old;
-			free(sm);
-		}
-		t_sort_u64(r->olds, n);
-		t_write_full(rep[1], r, sizeof(*r));
-		/* stay until the parent is done */
-		while (read(done[0], &ch, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(rep[1]);
-	close(done[0]);
-	c->done = done[1];
-	{
-		char *p = (char *)&c->rep;
-		size_t left = sizeof(c->rep);
-
-		while (left) {
-			ssize_t r = read(rep[0], p, left);
-
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				/* the child failed: its reason stands */
-				t_wait_child(c->pid, "namespace child");
-				t_fail("namespace child sent no report");
-			}
-			p += r;
-			left -= (size_t)r;
-		}
-	}
-	close(rep[0]);
-	c->ns_fd = open(t_path("/proc/%d/ns/mnt", (int)c->pid),
-			O_RDONLY | O_CLOEXEC);
-	T_ASSERT(c->ns_fd >= 0);
-	T_ASSERT(c->rep.ns_id != t_ns_id(0));
-	T_EQ_U(t_ns_id(c->pid), c->rep.ns_id);
-}
-
-static void stop_child(struct child *c)
-{
-	close(c->done);
-	close(c->ns_fd);
-	t_wait_child(c->pid, "namespace child");
-}
-
-static void same_ids(const uint64_t *got, size_t n, const uint64_t *want,
-		     size_t m, const char *what)
-{
-	T_ASSERTF(n == m, "%s: %zu IDs, the child has %zu", what, n, m);
-	for (size_t i = 0; i < n; i++)
-		T_ASSERTF(got[i] == want[i],
-			  "%s: [%zu] %#" PRIx64 " != %#" PRIx64, what, i,
-			  got[i], want[i]);
+	t_ns_tree_start(c);
+	T_EQ_U(t_ns_id(c->ch.pid), c->rep.ns_id);
 }
 
 T_CASE(ns_ids)
 {
-	struct child c;
+	struct t_ns_tree c;
 	uint64_t id = 0;
 	int fd;
 
 	start_child(&c);
-	T_EQ_I(mntkit_ns_id_from_fd(c.ns_fd, &id), 0);
+	T_EQ_I(mntkit_ns_id_from_fd(c.ch.ns_fd, &id), 0);
 	T_EQ_U(id, c.rep.ns_id);
 	id = 0;
-	T_EQ_I(mntkit_ns_id_from_pid(c.pid, &id), 0);
+	T_EQ_I(mntkit_ns_id_from_pid(c.ch.pid, &id), 0);
 	T_EQ_U(id, c.rep.ns_id);
 	T_EQ_I(mntkit_ns_id_from_pid(0, &id), 0);
 	T_EQ_U(id, t_ns_id(0));
 	T_EQ_I(mntkit_ns_id_from_pid(getpid(), &id), 0);
 	T_EQ_U(id, t_ns_id(0));
 
-	fd = mntkit_ns_open_pid(c.pid);
+	fd = mntkit_ns_open_pid(c.ch.pid);
 	T_ASSERTF(fd >= 0, "mntkit_ns_open_pid: %s", strerror(-fd));
 	T_ASSERT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	T_EQ_I(mntkit_ns_id_from_fd(fd, &id), 0);
@@ -147,7 +51,7 @@ T_CASE(ns_ids)
 	T_EQ_I(mntkit_ns_id_from_fd(fd, &id), 0);
 	T_EQ_U(id, t_ns_id(0));
 	close(fd);
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 T_CASE(ns_id_errors)
@@ -170,7 +74,7 @@ T_CASE(ns_id_errors)
 /* listmount and statmount by mnt_ns_id in a VER1 request */
 T_CASE(abi_by_ns_id)
 {
-	struct child c;
+	struct t_ns_tree c;
 	struct mntkit_mnt_id_req r;
 	uint64_t *ids = t_xcalloc(MAX_IDS, 8);
 	ssize_t n;
@@ -182,7 +86,7 @@ T_CASE(abi_by_ns_id)
 	r.mnt_ns_id = c.rep.ns_id;
 	n = mntkit_listmount(&r, ids, MAX_IDS, 0);
 	T_ASSERTF(n >= 0, "%s", strerror(errno));
-	same_ids(ids, (size_t)n, c.rep.ids, c.rep.n, "listmount by ns id");
+	t_expect_ids(ids, (size_t)n, c.rep.ids, c.rep.n, "listmount by ns id");
 	for (ssize_t i = 0; i < n; i++) {
 		struct mntkit_statmount *sm = t_xcalloc(1, 65536), *raw;
 
@@ -212,13 +116,13 @@ T_CASE(abi_by_ns_id)
 			ENOENT);
 	}
 	free(ids);
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 /* the same by mnt_ns_fd (a VER0 field) */
 T_CASE(abi_by_ns_fd)
 {
-	struct child c;
+	struct t_ns_tree c;
 	struct mntkit_mnt_id_req r;
 	uint64_t *ids = t_xcalloc(MAX_IDS, 8);
 	ssize_t n;
@@ -226,13 +130,13 @@ T_CASE(abi_by_ns_fd)
 	start_child(&c);
 	memset(&r, 0, sizeof(r));
 	r.size = MNTKIT_MNT_ID_REQ_SIZE_VER0;
-	r.mnt_ns_fd = (uint32_t)c.ns_fd;
+	r.mnt_ns_fd = (uint32_t)c.ch.ns_fd;
 	r.mnt_id = MNTKIT_LSMT_ROOT;
 	n = mntkit_listmount(&r, ids, MAX_IDS, 0);
 	if (n < 0 && errno == EINVAL && t_sys_listmount(&r, ids, 1, 0) < 0)
 		t_skip("kernel has no mnt_ns_fd requests");
 	T_ASSERTF(n >= 0, "%s", strerror(errno));
-	same_ids(ids, (size_t)n, c.rep.ids, c.rep.n, "listmount by ns fd");
+	t_expect_ids(ids, (size_t)n, c.rep.ids, c.rep.n, "listmount by ns fd");
 	/* in pages of two */
 	{
 		size_t k = 0;
@@ -247,7 +151,7 @@ T_CASE(abi_by_ns_fd)
 			k += (size_t)got;
 			r.param = ids[k - 1];
 		}
-		same_ids(ids, k, c.rep.ids, c.rep.n, "pages by ns fd");
+		t_expect_ids(ids, k, c.rep.ids, c.rep.n, "pages by ns fd");
 	}
 	for (int i = 0; i < T_NMOUNTS; i++) {
 		struct mntkit_statmount *sm = t_xcalloc(1, 65536), *raw;
@@ -257,18 +161,18 @@ T_CASE(abi_by_ns_fd)
 		T_EQ_I(mntkit_statmount(&r, sm, 65536, 0), 0);
 		T_EQ_U(sm->mnt_ns_id, c.rep.ns_id);
 		raw = t_sm_raw_ns(c.rep.tree[i], MNTKIT_STATMOUNT_ALL, 0,
-				  (uint32_t)c.ns_fd);
+				  (uint32_t)c.ch.ns_fd);
 		T_ASSERT(raw);
 		T_ASSERT(!memcmp(sm, raw, raw->size));
 		free(raw);
 		free(sm);
 	}
 	free(ids);
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 /* the conveniences through struct mntkit_opts, each way */
-static void check_opts(struct child *c, const struct mntkit_opts *o,
+static void check_opts(struct t_ns_tree *c, const struct mntkit_opts *o,
 		       const char *what)
 {
 	struct mntkit_statmount *sm = NULL;
@@ -277,7 +181,7 @@ static void check_opts(struct child *c, const struct mntkit_opts *o,
 
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, o, &ids);
 	T_ASSERTF(n >= 0, "%s: mntkit_list: %s", what, strerror(errno));
-	same_ids(ids, (size_t)n, c->rep.ids, c->rep.n, what);
+	t_expect_ids(ids, (size_t)n, c->rep.ids, c->rep.n, what);
 	free(ids);
 	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_REVERSE, o, &ids);
 	T_ASSERT(n >= 0 && (size_t)n == c->rep.n);
@@ -322,7 +226,7 @@ static void check_opts(struct child *c, const struct mntkit_opts *o,
 
 T_CASE(opts_mnt_ns_id)
 {
-	struct child c;
+	struct t_ns_tree c;
 
 	start_child(&c);
 	{
@@ -330,33 +234,33 @@ T_CASE(opts_mnt_ns_id)
 
 		check_opts(&c, &o, "opts.mnt_ns_id");
 	}
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 T_CASE(opts_mnt_ns_fd)
 {
-	struct child c;
+	struct t_ns_tree c;
 
 	start_child(&c);
 	{
-		MNTKIT_OPTS(o, .mnt_ns_fd = c.ns_fd);
+		MNTKIT_OPTS(o, .mnt_ns_fd = c.ch.ns_fd);
 
 		check_opts(&c, &o, "opts.mnt_ns_fd");
 	}
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 T_CASE(opts_pid)
 {
-	struct child c;
+	struct t_ns_tree c;
 
 	start_child(&c);
 	{
-		MNTKIT_OPTS(o, .pid = c.pid);
+		MNTKIT_OPTS(o, .pid = c.ch.pid);
 
 		check_opts(&c, &o, "opts.pid");
 	}
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 T_CASE(opts_own_namespace)
@@ -370,28 +274,29 @@ T_CASE(opts_own_namespace)
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &a);
 	T_ASSERT(n > 0);
 	m = mntkit_list(MNTKIT_LSMT_ROOT, 0, &empty, &b);
-	same_ids(b, (size_t)m, a, (size_t)n, "empty opts");
+	t_expect_ids(b, (size_t)m, a, (size_t)n, "empty opts");
 	free(b);
 	self.pid = getpid();
 	m = mntkit_list(MNTKIT_LSMT_ROOT, 0, &self, &b);
-	same_ids(b, (size_t)m, a, (size_t)n, "opts.pid = self");
+	t_expect_ids(b, (size_t)m, a, (size_t)n, "opts.pid = self");
 	free(b);
 	free(a);
 }
 
 T_CASE(opts_two_fields_einval)
 {
-	struct child c;
+	struct t_ns_tree c;
 	struct mntkit_statmount *sm;
 	uint64_t *ids, id;
 
 	start_child(&c);
 	{
-		MNTKIT_OPTS(a, .mnt_ns_id = c.rep.ns_id, .mnt_ns_fd = c.ns_fd);
-		MNTKIT_OPTS(b, .mnt_ns_id = c.rep.ns_id, .pid = c.pid);
-		MNTKIT_OPTS(d, .mnt_ns_fd = c.ns_fd, .pid = c.pid);
-		MNTKIT_OPTS(e, .mnt_ns_id = c.rep.ns_id, .mnt_ns_fd = c.ns_fd,
-			    .pid = c.pid);
+		MNTKIT_OPTS(a, .mnt_ns_id = c.rep.ns_id,
+			    .mnt_ns_fd = c.ch.ns_fd);
+		MNTKIT_OPTS(b, .mnt_ns_id = c.rep.ns_id, .pid = c.ch.pid);
+		MNTKIT_OPTS(d, .mnt_ns_fd = c.ch.ns_fd, .pid = c.ch.pid);
+		MNTKIT_OPTS(e, .mnt_ns_id = c.rep.ns_id, .mnt_ns_fd = c.ch.ns_fd,
+			    .pid = c.ch.pid);
 		const struct mntkit_opts *bad[] = {&a, &b, &d, &e};
 
 		for (size_t i = 0; i < 4; i++) {
@@ -404,7 +309,7 @@ T_CASE(opts_two_fields_einval)
 			T_NEG(mntkit_root_id(bad[i], 0, &id), EINVAL);
 		}
 	}
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 T_CASE(opts_bad_namespace)
@@ -448,13 +353,13 @@ T_CASE(opts_bad_namespace)
 /* the child's namespace by pid is not ours */
 T_CASE(opts_pid_differs_from_own)
 {
-	struct child c;
+	struct t_ns_tree c;
 	uint64_t *ids;
 	ssize_t n;
 
 	start_child(&c);
 	{
-		MNTKIT_OPTS(o, .pid = c.pid);
+		MNTKIT_OPTS(o, .pid = c.ch.pid);
 
 		n = mntkit_list(MNTKIT_LSMT_ROOT, 0, &o, &ids);
 		T_ASSERT(n >= 0 && (size_t)n == c.rep.n);
@@ -467,12 +372,12 @@ T_CASE(opts_pid_differs_from_own)
 				!t_contains_u64(c.rep.tree, T_NMOUNTS, ids[i]));
 		free(ids);
 	}
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 /* the mountinfo backend reads the child's namespace the same way */
-static void check_opts_emulated(struct child *c, const struct mntkit_opts *o,
-				const char *what)
+static void check_opts_emulated(struct t_ns_tree *c,
+				const struct mntkit_opts *o, const char *what)
 {
 	uint64_t *ids;
 	ssize_t n;
@@ -501,7 +406,7 @@ static void check_opts_emulated(struct child *c, const struct mntkit_opts *o,
 
 T_CASE(opts_mountinfo_backend)
 {
-	struct child c;
+	struct t_ns_tree c;
 	uint64_t *ids;
 	ssize_t n;
 
@@ -512,12 +417,12 @@ T_CASE(opts_mountinfo_backend)
 		t_skip("the mountinfo emulation answers ENOSYS");
 	free(n > 0 ? ids : NULL);
 	{
-		MNTKIT_OPTS(o, .pid = c.pid);
+		MNTKIT_OPTS(o, .pid = c.ch.pid);
 
 		check_opts_emulated(&c, &o, "mountinfo, opts.pid");
 	}
 	{
-		MNTKIT_OPTS(o, .mnt_ns_fd = c.ns_fd);
+		MNTKIT_OPTS(o, .mnt_ns_fd = c.ch.ns_fd);
 
 		check_opts_emulated(&c, &o, "mountinfo, opts.mnt_ns_fd");
 	}
@@ -526,7 +431,7 @@ T_CASE(opts_mountinfo_backend)
 
 		check_opts_emulated(&c, &o, "mountinfo, opts.mnt_ns_id");
 	}
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 int main(int argc, char **argv)

@@ -44,13 +44,18 @@ static void use_backend(enum mntkit_backend b)
 		       strerror(errno));
 }
 
-/* skip unless the kernel has the system calls and @b answers */
+/*
+ * skip unless @b answers: the native backend needs the system calls; the
+ * mountinfo one is checked against its own ABI entry points and mountinfo
+ * (on an old kernel too, where it names mounts by their old IDs)
+ */
 static void require_backend(enum mntkit_backend b)
 {
 	uint64_t *ids = NULL;
 	ssize_t n;
 
-	t_require_statmount();
+	if (b == NATIVE)
+		t_require_statmount();
 	use_backend(b);
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
 	if (n == -ENOSYS)
@@ -647,44 +652,6 @@ T_CASE(table_changes_mountinfo)
 
 /* ---- chroot: the reachable table, and the whole one above it ---- */
 
-/* capset(2) without libcap: drop CAP_SYS_ADMIN from the effective set */
-struct cap_hdr {
-	uint32_t version;
-	int pid;
-};
-
-struct cap_data {
-	uint32_t effective, permitted, inheritable;
-};
-
-static void drop_sys_admin(void)
-{
-	struct cap_hdr h = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
-	struct cap_data d[2];
-
-	memset(d, 0, sizeof(d));
-	T_OK(syscall(SYS_capget, &h, d));
-	d[0].effective &= ~(1U << 21); /* CAP_SYS_ADMIN */
-	T_OK(syscall(SYS_capset, &h, d));
-}
-
-/* the namespace's true root: follow the parents up from "/" (raw) */
-static uint64_t true_root(void)
-{
-	uint64_t id = t_uid("/");
-
-	for (int i = 0; i < 1000; i++) {
-		struct mntkit_statmount *sm = t_sm(id, 0x2);
-		uint64_t parent = sm->mnt_parent_id;
-
-		free(sm);
-		if (parent == id)
-			return id;
-		id = parent;
-	}
-	t_fail("no root above /");
-}
-
 T_CASE(table_chroot_native)
 {
 	struct t_tree tr;
@@ -693,7 +660,7 @@ T_CASE(table_chroot_native)
 	pid_t pid;
 
 	setup(&tr, NATIVE);
-	ns_root = true_root();
+	ns_root = t_true_root();
 	/* the whole namespace, as the kernel lists it from its root */
 	nall = t_lm(ns_root, 0, &all) + 1;
 	free(all);
@@ -746,7 +713,7 @@ T_CASE(table_chroot_native)
 			mntkit_table_free(t);
 		}
 		/* without CAP_SYS_ADMIN: the chroot's table only */
-		drop_sys_admin();
+		t_drop_sys_admin();
 		t = table_new(NULL, 0, 0);
 		T_EQ_U(n_of(t), 5);
 		mntkit_table_free(t);
@@ -769,7 +736,7 @@ T_CASE(table_unreachable_native)
 	pid_t pid;
 
 	setup(&tr, NATIVE);
-	ns_root = true_root();
+	ns_root = t_true_root();
 	t = table_new(NULL, MNTKIT_STATMOUNT_MNT_POINT,
 		      MNTKIT_TABLE_UNREACHABLE);
 	T_EQ_U(check_shape(t), 1);
@@ -780,7 +747,7 @@ T_CASE(table_unreachable_native)
 	pid = fork();
 	T_ASSERT(pid >= 0);
 	if (pid == 0) {
-		drop_sys_admin();
+		t_drop_sys_admin();
 		t = (void *)1;
 		if (ns_root == t_uid("/")) {
 			T_EQ_I(mntkit_table_new(NULL, 0,
@@ -838,7 +805,7 @@ T_CASE(table_chroot_mountinfo)
 		pid = fork();
 		T_ASSERT(pid >= 0);
 		if (pid == 0) {
-			drop_sys_admin();
+			t_drop_sys_admin();
 			t = table_new(NULL, 0, 0);
 			T_EQ_U(check_shape(t), 1);
 			check_records(t, MOUNTINFO, &here, T_LSMT_ROOT, 0);
@@ -852,7 +819,7 @@ T_CASE(table_chroot_mountinfo)
 		T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t),
 		      ENOENT);
 		T_NULL(t);
-		drop_sys_admin();
+		t_drop_sys_admin();
 		t = (void *)1;
 		T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t),
 		      ENOENT);
@@ -890,7 +857,7 @@ T_CASE(table_unreachable_mountinfo)
 	struct mntkit_table *t;
 
 	setup(&tr, MOUNTINFO);
-	if (true_root() == t_uid("/")) {
+	if (t_true_root() == t_uid("/")) {
 		/* "/" is the namespace's root: nothing is above it */
 		t = table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE);
 		check_all(t, MOUNTINFO, &here, 0);
@@ -904,114 +871,29 @@ T_CASE(table_unreachable_mountinfo)
 
 /* ---- a foreign namespace ---- */
 
-#define MAX_IDS 4096
-
-struct report {
-	uint64_t ns_id;
-	uint64_t root;
-	uint64_t tree[T_NMOUNTS];
-	uint64_t scratch;
-	uint64_t n;
-	uint64_t ids[MAX_IDS];
-};
-
-struct child {
-	pid_t pid;
-	int done;
-	int ns_fd;
-	struct report rep;
-};
-
-/* a child in a new namespace with the test tree, reporting its listing */
-static void start_child(struct child *c)
-{
-	int rep[2], done[2];
-
-	T_OK(pipe(rep));
-	T_OK(pipe(done));
-	c->pid = fork();
-	T_ASSERT(c->pid >= 0);
-	if (c->pid == 0) {
-		struct report *r = t_xcalloc(1, sizeof(*r));
-		struct t_tree t;
-		uint64_t *ids;
-		size_t n;
-		char ch;
-
-		close(rep[0]);
-		close(done[1]);
-		t_private_ns();
-		t_tree_build(&t);
-		r->ns_id = t_ns_id(0);
-		r->root = t_uid("/");
-		memcpy(r->tree, t.id, sizeof(r->tree));
-		r->scratch = t.scratch;
-		n = t_lm(MNTKIT_LSMT_ROOT, 0, &ids);
-		T_ASSERT(n <= MAX_IDS);
-		r->n = n;
-		memcpy(r->ids, ids, n * 8);
-		t_write_full(rep[1], r, sizeof(*r));
-		while (read(done[0], &ch, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(rep[1]);
-	close(done[0]);
-	c->done = done[1];
-	{
-		char *p = (char *)&c->rep;
-		size_t left = sizeof(c->rep);
-
-		while (left) {
-			ssize_t r = read(rep[0], p, left);
-
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				t_wait_child(c->pid, "namespace child");
-				t_fail("namespace child sent no report");
-			}
-			p += r;
-			left -= (size_t)r;
-		}
-	}
-	close(rep[0]);
-	c->ns_fd = open(t_path("/proc/%d/ns/mnt", (int)c->pid),
-			O_RDONLY | O_CLOEXEC);
-	T_ASSERT(c->ns_fd >= 0);
-	T_ASSERT(c->rep.ns_id != t_ns_id(0));
-}
-
-static void stop_child(struct child *c)
-{
-	close(c->done);
-	close(c->ns_fd);
-	t_wait_child(c->pid, "namespace child");
-}
-
 static void foreign_suite(enum mntkit_backend b)
 {
-	struct child c;
+	struct t_ns_tree c;
 	uint64_t own_root;
 
 	require_backend(b);
 	t_require_root();
-	start_child(&c);
+	t_ns_tree_start(&c);
 	use_backend(b);
 	own_root = t_uid("/");
 	for (int way = 0; way < 3; way++) {
-		struct where w = {.ns_id = c.rep.ns_id, .pid = c.pid};
+		struct where w = {.ns_id = c.rep.ns_id, .pid = c.ch.pid};
 		MNTKIT_OPTS(o);
 		const char *what = way == 0   ? ".pid"
 				   : way == 1 ? ".mnt_ns_id"
 					      : ".mnt_ns_fd";
 
 		if (way == 0)
-			o.pid = c.pid;
+			o.pid = c.ch.pid;
 		else if (way == 1)
 			o.mnt_ns_id = c.rep.ns_id;
 		else
-			o.mnt_ns_fd = c.ns_fd;
+			o.mnt_ns_fd = c.ch.ns_fd;
 		for (size_t k = 0; k < NMASKS; k++) {
 			struct mntkit_table *t = table_new(&o, masks[k], 0);
 
@@ -1023,7 +905,7 @@ static void foreign_suite(enum mntkit_backend b)
 				check_records(
 					t, b,
 					&(struct where){
-						.ns_fd = (uint32_t)c.ns_fd},
+						.ns_fd = (uint32_t)c.ch.ns_fd},
 					T_LSMT_ROOT, masks[k]);
 			/* the child's own listing, mount for mount */
 			T_EQ_U(n_of(t), c.rep.n);
@@ -1045,7 +927,7 @@ static void foreign_suite(enum mntkit_backend b)
 			mntkit_table_free(t);
 		}
 	}
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 T_CASE(table_foreign_ns_native)
@@ -1065,15 +947,15 @@ T_CASE(table_foreign_ns_mountinfo)
  */
 static void foreign_unreachable_suite(enum mntkit_backend b)
 {
-	struct child c;
+	struct t_ns_tree c;
 	struct where w;
 	uint64_t top;
 
 	require_backend(b);
 	t_require_root();
-	start_child(&c);
+	t_ns_tree_start(&c);
 	use_backend(b);
-	w = (struct where){.ns_id = c.rep.ns_id, .pid = c.pid};
+	w = (struct where){.ns_id = c.rep.ns_id, .pid = c.ch.pid};
 	/* the child's true root, by raw statmount in its namespace */
 	top = c.rep.root;
 	for (int i = 0;; i++) {
@@ -1094,11 +976,11 @@ static void foreign_unreachable_suite(enum mntkit_backend b)
 		MNTKIT_OPTS(o);
 
 		if (way == 0)
-			o.pid = c.pid;
+			o.pid = c.ch.pid;
 		else if (way == 1)
 			o.mnt_ns_id = c.rep.ns_id;
 		else
-			o.mnt_ns_fd = c.ns_fd;
+			o.mnt_ns_fd = c.ch.ns_fd;
 		if (b == MOUNTINFO && top != c.rep.root) {
 			T_NEG(mntkit_table_new(&o, 0, MNTKIT_TABLE_UNREACHABLE,
 					       &t),
@@ -1114,7 +996,7 @@ static void foreign_unreachable_suite(enum mntkit_backend b)
 		T_ASSERT(mntkit_table_find(t, c.rep.root) >= 0);
 		mntkit_table_free(t);
 	}
-	stop_child(&c);
+	t_ns_tree_stop(&c);
 }
 
 T_CASE(table_foreign_unreachable_native)
@@ -1340,14 +1222,6 @@ T_CASE(table_many_mountinfo)
 
 /* ---- under churn ---- */
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * A child mounts and unmounts (nested) in the same namespace as fast as
  * it can while the case takes snapshots: none may fail, each must be
@@ -1359,10 +1233,9 @@ static void churn_suite(enum mntkit_backend b)
 {
 	struct t_tree tr;
 	struct mntkit_table *t0;
-	uint64_t churned = 0, tables = 0, records = 0, multi = 0, root0;
+	uint64_t tables = 0, records = 0, multi = 0, root0;
+	struct t_churn ch;
 	char *churn;
-	int pfd[2];
-	pid_t pid;
 	double end;
 
 	setup(&tr, b);
@@ -1371,40 +1244,9 @@ static void churn_suite(enum mntkit_backend b)
 	t0 = table_new(NULL, MNTKIT_STATMOUNT_ALL, 0);
 	T_EQ_U(check_shape(t0), 1);
 	root0 = rec(t0, (size_t)mntkit_table_first_root(t0))->mnt_id;
-	T_OK(pipe(pfd));
-	pid = fork();
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		uint64_t count = 0;
-		char p[PATH_MAX], q[PATH_MAX];
-
-		close(pfd[0]);
-		end = now() + 2.0;
-		for (int i = 0; now() < end; i = (i + 1) % 8) {
-			snprintf(p, sizeof(p), "%s/%d", churn, i);
-			snprintf(q, sizeof(q), "%s/%d/n", churn, i);
-			mkdir(p, 0755);
-			if (mount("c", p, "tmpfs", 0, NULL))
-				_exit(3);
-			mkdir(q, 0755);
-			if (mount("c", q, "tmpfs", 0, NULL))
-				_exit(3);
-			/* a third one stacked on q now and then */
-			if (i == 5 && mount("s", q, "tmpfs", 0, NULL))
-				_exit(3);
-			if (i % 2 && umount2(p, MNT_DETACH))
-				_exit(4);
-			if (!(i % 2) &&
-			    (umount2(q, MNT_DETACH) || umount2(p, MNT_DETACH)))
-				_exit(4);
-			count++;
-		}
-		t_write_full(pfd[1], &count, sizeof(count));
-		_exit(0);
-	}
-	close(pfd[1]);
-	end = now() + 1.8;
-	while (now() < end) {
+	t_churn_start(&ch, churn, 2.0, 1);
+	end = t_now() + 1.8;
+	while (t_now() < end) {
 		for (size_t k = 0; k < NMASKS; k++) {
 			struct mntkit_table *t = (void *)1;
 			int r = mntkit_table_new(NULL, masks[k], 0, &t);
@@ -1459,12 +1301,11 @@ static void churn_suite(enum mntkit_backend b)
 			mntkit_table_free(t);
 		}
 	}
-	t_read_full(pfd[0], &churned, sizeof(churned));
-	t_wait_child(pid, "churn child");
-	t_log("churn(%s): %" PRIu64 " churn cycles, %" PRIu64
-	      " tables, %" PRIu64 " records, %" PRIu64 " with several roots\n",
-	      mntkit_backend_name(b), churned, tables, records, multi);
-	T_ASSERT(churned > 10 && tables > 10);
+	t_churn_end(&ch, t_path("churn(%s)", mntkit_backend_name(b)));
+	t_log("churn(%s): %" PRIu64 " tables, %" PRIu64 " records, %" PRIu64
+	      " with several roots\n",
+	      mntkit_backend_name(b), tables, records, multi);
+	T_ASSERT(tables > 10);
 	mntkit_table_free(t0);
 }
 

@@ -41,10 +41,10 @@ enum {
 
 struct t_tree {
 	char *dir;
-	uint64_t scratch; /* unique ID of the mount D is on */
+	uint64_t scratch; /* mount ID (t_uid()) of the mount D is on */
 	char *path[T_NMOUNTS];
-	uint64_t id[T_NMOUNTS];	    /* unique IDs */
-	uint64_t parent[T_NMOUNTS]; /* unique IDs of the parents */
+	uint64_t id[T_NMOUNTS];	    /* mount IDs (t_uid()) */
+	uint64_t parent[T_NMOUNTS]; /* mount IDs of the parents */
 };
 
 static inline void t_tree_build(struct t_tree *t)
@@ -157,6 +157,66 @@ static inline int t_below(const struct t_mnt *v, size_t n, uint64_t id,
 		id = p;
 	}
 	return 0;
+}
+
+/*
+ * The test tree in a foreign namespace: a child (t_ns_child_start()) builds
+ * it in a new mount namespace of its own and reports what it sees there.
+ */
+#define T_NS_MAX_IDS 4096
+
+struct t_ns_report {
+	uint64_t ns_id; /* NS_GET_MNTNS_ID inside the child */
+	uint64_t root;	/* statx("/") inside the child */
+	uint64_t tree[T_NMOUNTS];
+	uint64_t scratch;
+	uint64_t n; /* listmount(LSMT_ROOT) count */
+	uint64_t ids[T_NS_MAX_IDS];
+	uint64_t olds[T_NS_MAX_IDS]; /* their old IDs, sorted */
+};
+
+struct t_ns_tree {
+	struct t_ns_child ch;
+	struct t_ns_report rep;
+};
+
+/* in the child: build the tree and fill the report (raw syscalls) */
+static inline void t_ns_tree_fill(void *rep)
+{
+	struct t_ns_report *r = rep;
+	struct t_tree t;
+	uint64_t *ids;
+	size_t n;
+
+	t_tree_build(&t);
+	r->ns_id = t_ns_id(0);
+	r->root = t_uid("/");
+	memcpy(r->tree, t.id, sizeof(r->tree));
+	r->scratch = t.scratch;
+	n = t_lm(T_LSMT_ROOT, 0, &ids);
+	T_ASSERT(n <= T_NS_MAX_IDS);
+	r->n = n;
+	memcpy(r->ids, ids, n * 8);
+	for (size_t i = 0; i < n; i++) {
+		const struct t_sm_head *sm = t_sm(ids[i], T_STATMOUNT_MNT_BASIC);
+
+		r->olds[i] = sm->mnt_id_old;
+		free((void *)sm);
+	}
+	t_sort_u64(r->olds, n);
+	free(ids);
+}
+
+/* start the child, which stays until t_ns_tree_stop(), and get its report */
+static inline void t_ns_tree_start(struct t_ns_tree *c)
+{
+	t_ns_child_start(&c->ch, t_ns_tree_fill, &c->rep, sizeof(c->rep));
+	T_ASSERT(c->rep.ns_id != t_ns_id(0));
+}
+
+static inline void t_ns_tree_stop(struct t_ns_tree *c)
+{
+	t_ns_child_stop(&c->ch);
 }
 
 #endif /* MNTKIT_TEST_TREE_H */

@@ -61,6 +61,10 @@ PROGS=(
 	"test-decode tests/test-decode.c"
 	"test-emul-parse tests/emul/test-emul-parse.c"
 	"test-emul-api tests/emul/test-emul-api.c"
+	"test-emul-oldids tests/emul/test-emul-oldids.c"
+	"test-diff tests/test-diff.c"
+	"test-list tests/test-list.c"
+	"test-table tests/test-table.c"
 )
 
 skip_all() {
