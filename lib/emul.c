@@ -11,9 +11,11 @@
  * to it (overmounted, stacked under another mount, point deleted) has no
  * readable unique ID: it is named by its old ID (<= 2^31, which no unique
  * ID can be), and so is a parent that is not in the table (the parent of
- * the caller's root mount). Without unique IDs, every mount is named by its
- * old (reused) ID. An ID <= 2^31 is accepted as mnt_id (and as listmount's
- * cursor) exactly when it can name a mount of the table.
+ * the caller's root mount), and so is a mount of a network or FUSE
+ * filesystem, whose mount point is not looked at (served_fs()). Without
+ * unique IDs, every mount is named by its old (reused) ID. An ID <= 2^31
+ * is accepted as mnt_id (and as listmount's cursor) exactly when it can
+ * name a mount of the table.
  *
  * Hidden mounts (the decision): a mount whose point does not resolve to it
  * keeps its old ID as its name here: its unique ID cannot be read without
@@ -31,7 +33,8 @@
  * because the table was current when the kernel answered and poll reports
  * no change since. A mount that is not in mountinfo (outside the caller's
  * root) gets the kernel's groups only. supported_mask is the kernel's
- * groups and the emulation's.
+ * groups and the emulation's. The hybrid needs no unique IDs from the
+ * table (IDS_ANY), so the tables it loads look at no mount point.
  *
  * Cache. One parsed table of the calling thread's namespace (and one of
  * the last foreign namespace asked for), with its mountinfo file kept open.
@@ -107,6 +110,17 @@
 #define AGE_FACTOR 8
 #define AGE_MIN_NS 2000000LL    /* 2 ms */
 #define AGE_MAX_NS 250000000LL  /* 250 ms */
+
+/*
+ * What a request needs of a table's IDs. The backend's calls name mounts
+ * by unique ID where the kernel has them (IDS_BACKEND: the table must be
+ * loaded in unique mode then). The hybrid replies find the line by the
+ * old ID the kernel reported (IDS_ANY): a table they load resolves no
+ * unique IDs, so no mount point is walked (which could block on a dead
+ * network server), and they use a table loaded either way.
+ */
+#define IDS_BACKEND 0
+#define IDS_ANY     1
 
 /* ---- probes, once per process ---- */
 
@@ -729,8 +743,21 @@ static int collect_groups(struct table *t)
 	return 0;
 }
 
+/*
+ * Is entry @i of a filesystem whose server or daemon answers for it (nfs,
+ * cifs, fuse, ...: fsmagic.c's statfs_ok 0)? Its mount point is not looked
+ * at: an open of an NFS mount point revalidates its root with the server,
+ * and a dead server would block the whole listing (findmnt never looks).
+ */
+static int served_fs(const struct table *t, size_t i)
+{
+	struct fstype ft = type_of(t, i);
+
+	return ft.known && !ft.statfs_ok;
+}
+
 /* with unique IDs, the key of every entry: its unique ID where it can be
- * read, else its old ID (a hidden mount) */
+ * read, else its old ID (a hidden mount, or one of a served_fs()) */
 static int resolve_ids(struct table *t)
 {
 	int ret = 0;
@@ -738,7 +765,7 @@ static int resolve_ids(struct table *t)
 	for (size_t i = 0; i < t->mi.n; i++) {
 		int want_statfs = needs_statfs(t, i);
 
-		if (!probe_again(t, i, want_statfs))
+		if (!served_fs(t, i) && !probe_again(t, i, want_statfs))
 			probe_point(t, i, want_statfs);
 		if (t->probe[i].has_unique) {
 			t->keys[i] = t->probe[i].unique;
@@ -758,7 +785,7 @@ static int resolve_ids(struct table *t)
  * (it does not parse or index) and must be redone; -ESTALE: the table is
  * whole but changed while it was read, so a newer one may be had.
  */
-static int load_once(struct table *t)
+static int load_once(struct table *t, int ids)
 {
 	struct mntkit_mi_err err;
 	int ret;
@@ -774,7 +801,7 @@ static int load_once(struct table *t)
 	ret = mntkit__mi_parse(&t->mi, t->buf, t->len, &err);
 	if (ret)
 		return ret == -EBADMSG ? -EAGAIN : ret;
-	t->unique_mode = have_unique;
+	t->unique_mode = ids == IDS_BACKEND && have_unique;
 	t->probe = calloc(t->mi.n + 1, sizeof(*t->probe));
 	if (t->unique_mode)
 		t->keys = calloc(t->mi.n + 1, sizeof(*t->keys));
@@ -812,7 +839,7 @@ static int table_aged(const struct table *t)
 	return now_ns() - t->loaded_at > t->max_age;
 }
 
-static int table_load(struct table *t)
+static int table_load(struct table *t, int ids)
 {
 	long long start = now_ns();
 	char path[64];
@@ -825,7 +852,7 @@ static int table_load(struct table *t)
 	 * never one; only input that keeps failing to parse is an error.
 	 */
 	for (int i = 0; i < LOAD_TRIES_TORN; i++) {
-		ret = load_once(t);
+		ret = load_once(t, ids);
 		if (ret == -ESTALE && i + 1 >= LOAD_TRIES)
 			ret = 0;
 		if (ret != -EAGAIN && ret != -ESTALE)
@@ -857,7 +884,12 @@ static int table_load(struct table *t)
 	return 0;
 }
 
-/* the table of the calling thread's namespace, current */
+/* a loaded table serves a request that needs @ids (see IDS_*) */
+static int ids_ok(const struct table *t, int ids)
+{
+	return ids == IDS_ANY || t->unique_mode == have_unique;
+}
+
 /*
  * The table of the calling thread's namespace, current.
  *
@@ -870,7 +902,7 @@ static int table_load(struct table *t)
  * umount), which poll reports: so before a reload, and whenever statx
  * gives no mount ID, the namespace is checked through procfs too.
  */
-static int self_table(struct table **out)
+static int self_table(struct table **out, int ids)
 {
 	struct table *t = &self_tab;
 	dev_t dev, rdev;
@@ -883,8 +915,8 @@ static int self_table(struct table **out)
 		return ret;
 	same_root = t->fd >= 0 && rdev == t->root_dev && rino == t->root_ino &&
 		    rmnt == t->root_mnt;
-	if (same_root && rmnt && t->loaded && !t->stale && !table_changed(t) &&
-	    !table_aged(t)) {
+	if (same_root && rmnt && t->loaded && !t->stale && ids_ok(t, ids) &&
+	    !table_changed(t) && !table_aged(t)) {
 		*out = t;
 		return 0;
 	}
@@ -898,12 +930,12 @@ static int self_table(struct table **out)
 		ret = table_open(t, 0);
 		if (ret)
 			return ret;
-	} else if (!rmnt && t->loaded && !t->stale && !table_changed(t) &&
-		   !table_aged(t)) {
+	} else if (!rmnt && t->loaded && !t->stale && ids_ok(t, ids) &&
+		   !table_changed(t) && !table_aged(t)) {
 		*out = t;
 		return 0;
 	}
-	ret = table_load(t);
+	ret = table_load(t, ids);
 	if (ret)
 		return ret;
 	*out = t;
@@ -1007,15 +1039,16 @@ static int other_matches(const struct ns_want *w)
 	       ino == t->ns_ino;
 }
 
-static int other_table(const struct ns_want *w, struct table **out)
+static int other_table(const struct ns_want *w, struct table **out, int ids)
 {
 	struct table *t = &other_tab;
 	pid_t pid = 0;
 	int ret;
 
 	if (other_matches(w)) {
-		if (t->stale || table_changed(t) || table_aged(t)) {
-			ret = table_load(t);
+		if (t->stale || !ids_ok(t, ids) || table_changed(t) ||
+		    table_aged(t)) {
+			ret = table_load(t, ids);
 			if (ret)
 				return ret;
 		}
@@ -1027,7 +1060,7 @@ static int other_table(const struct ns_want *w, struct table **out)
 		return ret;
 	ret = table_open(t, pid);
 	if (!ret)
-		ret = table_load(t);
+		ret = table_load(t, ids);
 	if (ret) {
 		table_close(t);
 		return ret;
@@ -1041,7 +1074,7 @@ static int other_table(const struct ns_want *w, struct table **out)
  * mnt_ns_id / mnt_ns_fd. Errors as the kernel's grab_requested_mnt_ns().
  */
 static int request_table(const struct mntkit_mnt_id_req *req,
-			 struct table **out)
+			 struct table **out, int ids)
 {
 	struct ns_want w = { 0 };
 	dev_t dev = 0;
@@ -1052,7 +1085,7 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 	if (req->mnt_ns_id && req->mnt_ns_fd)
 		return -EINVAL;
 	if (!req->mnt_ns_id && !req->mnt_ns_fd)
-		return self_table(out);
+		return self_table(out, ids);
 	if (req->mnt_ns_fd) {
 		int fd = (int)req->mnt_ns_fd;
 
@@ -1077,11 +1110,11 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 		uint64_t own;
 
 		if (ns_id_of(0, &own) == 0 && own == w.id)
-			return self_table(out);
+			return self_table(out, ids);
 	} else if (w.dev == dev && w.ino == ino) {
-		return self_table(out);
+		return self_table(out, ids);
 	}
-	return other_table(&w, out);
+	return other_table(&w, out, ids);
 }
 
 /* ---- requests ---- */
@@ -1567,7 +1600,7 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	pre = id_precheck(req.mnt_id);
 	if (pre < 0)
 		return pre;
-	ret = request_table(&req, &t);
+	ret = request_table(&req, &t, IDS_BACKEND);
 	if (ret)
 		return pre ? -EINVAL : ret;
 	i = find_key(t, req.mnt_id);
@@ -1690,7 +1723,7 @@ static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
 	r.cap = scratch.cap;
 	ret = copy_req(ureq, &req);
 	if (!ret)
-		ret = request_table(&req, &t);
+		ret = request_table(&req, &t, IDS_BACKEND);
 	for (size_t k = 0; k < n && !ret; k++) {
 		ssize_t i = find_key(t, ids[k]);
 		size_t size;
@@ -1785,7 +1818,7 @@ static int hybrid_match(const struct mntkit_mnt_id_req *kreq, int need,
 		ssize_t i;
 		int ret, have;
 
-		have = request_table(kreq, &t) == 0;
+		have = request_table(kreq, &t, IDS_ANY) == 0;
 		ret = kernel_reply(kreq);
 		if (ret)
 			return ret;
@@ -1879,7 +1912,7 @@ static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 	cursor = req.param;
 	if (cursor && low_id(cursor) && have_unique)
 		pre = 1;
-	ret = request_table(&req, &t);
+	ret = request_table(&req, &t, IDS_BACKEND);
 	if (ret)
 		return pre ? -EINVAL : ret;
 	if (cursor && low_id(cursor) && t->unique_mode && !t->has_hidden &&
@@ -2007,7 +2040,7 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 	/* the ID this backend names that mount by */
 	pthread_once(&atfork_once, setup_atfork);
 	pthread_mutex_lock(&lock);
-	ret = self_table(&t);
+	ret = self_table(&t, IDS_BACKEND);
 	if (!ret) {
 		i = mntkit__mindex_find_old(&t->ix, old);
 		if (i >= 0 && (!uniq || t->ix.key[i] == uniq ||

@@ -281,6 +281,38 @@ T_CASE(pseudo_filesystems)
 	done("pseudo");
 }
 
+/*
+ * A FUSE filesystem whose daemon never answers (the /dev/fuse fd is held
+ * and never read): the kernel's replies need no daemon, and neither may
+ * the emulation's. It names the mount by its old ID (a filesystem a
+ * server or daemon answers for: its mount point is not looked at), and
+ * every field is the kernel's, fuse.subtype split included.
+ */
+T_CASE(fuse_without_daemon)
+{
+	char *d = setup(), *mp = t_path("%s/fz", d);
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	uint64_t old, *ids;
+	size_t n, k;
+
+	if (fd < 0)
+		t_skip("/dev/fuse: %s", strerror(errno));
+	t_mkdir(mp);
+	if (mount("deadfuse", mp, "fuse.dead", MS_NOSUID | MS_NODEV,
+		  t_path("fd=%d,rootmode=40000,user_id=0,group_id=0", fd)))
+		t_skip("mount fuse: %s", strerror(errno));
+	done("fuse");
+	/* the emulation on 6.8+ lists it by its old ID */
+	old = t_old_id(mp);
+	n = ed_emul_lm(T_LSMT_ROOT, 0, 0, &ids);
+	for (k = 0; k < n && ids[k] != old; k++)
+		;
+	T_ASSERTF(k < n, "%s: not listed by its old ID %#" PRIx64
+		  " (its mount point was looked at)", mp, old);
+	free(ids);
+	close(fd);
+}
+
 static int run(const char *cmd)
 {
 	int st = system(cmd);
