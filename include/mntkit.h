@@ -465,6 +465,26 @@ int mntkit_ns_id_from_fd(int ns_fd, uint64_t *mnt_ns_id);
 /* mntkit_ns_id_from_pid - the mount namespace ID of a process; 0 = self. */
 int mntkit_ns_id_from_pid(pid_t pid, uint64_t *mnt_ns_id);
 
+/*
+ * mntkit_ns_open_id - an fd (O_RDONLY|O_CLOEXEC) of the mount namespace
+ * with ID @ns_id, also one no process is in (kept alive by an fd or a bind
+ * mount), or a negative errno. Found by stepping through the namespaces
+ * with NS_MNT_GET_NEXT/PREV (6.12+; those the caller has CAP_SYS_ADMIN
+ * over), else through a process in it (/proc/PID/ns/mnt). -ENOENT: not
+ * found; -EOPNOTSUPP: the kernel has no namespace IDs (before 6.10);
+ * -EINVAL: @ns_id is 0.
+ */
+int mntkit_ns_open_id(uint64_t ns_id);
+
+/*
+ * mntkit_ns_list - the IDs of every mount namespace the caller can find:
+ * its own, those NS_MNT_GET_NEXT/PREV reach (6.12+), and those of every
+ * process in /proc. Ascending, each once. Returns their number and a
+ * malloc'd array in *@ids (free(3) it; NULL when 0), or a negative errno
+ * (-EOPNOTSUPP before 6.10).
+ */
+ssize_t mntkit_ns_list(uint64_t **ids);
+
 /* ---- Reading a reply ---- */
 
 /* the string and string-array fields of struct mntkit_statmount */

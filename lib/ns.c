@@ -3,8 +3,10 @@
  * Mount namespaces: by ID, by an fd of /proc/PID/ns/mnt, or by PID, and the
  * translation of struct mntkit_opts into the namespace part of a request.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,6 +61,211 @@ int mntkit_ns_id_from_pid(pid_t pid, uint64_t *mnt_ns_id)
 	if (ret < 0)
 		errno = -ret;
 	return ret;
+}
+
+/* ---- finding namespaces by ID ---- */
+
+/* the calling thread's namespace: an fd and its ID; -errno */
+static int own_ns(uint64_t *id)
+{
+	int fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = mntkit_ns_id_from_fd(fd, id);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/*
+ * Step from namespace @fd with NS_MNT_GET_NEXT (@req; ascending IDs) or
+ * NS_MNT_GET_PREV (6.12+: the namespaces whose owning user namespace the
+ * caller has CAP_SYS_ADMIN over), calling @each with an fd and the ID of
+ * every one, until @each returns non-zero (which is returned) or the end
+ * (0). @each returns 1 to keep the fd it got; any other fd is closed here.
+ * @fd stays the caller's.
+ */
+static int ns_step(int fd, unsigned long req,
+		   int (*each)(void *ctx, int fd, uint64_t id), void *ctx)
+{
+	int cur = fd;
+
+	for (;;) {
+		struct mntkit_mnt_ns_info info = { .size = sizeof(info) };
+		int next = ioctl(cur, req, &info), ret;
+
+		if (cur != fd)
+			close(cur);
+		if (next < 0)
+			return 0;
+		ret = each(ctx, next, info.mnt_ns_id);
+		if (ret) {
+			if (ret != 1)
+				close(next);
+			return ret;
+		}
+		cur = next;
+	}
+}
+
+/*
+ * Every process's namespace, from /proc: @each gets an fd and its ID, and
+ * returns as for ns_step(). Processes that vanish or cannot be looked at
+ * are passed over.
+ */
+static int ns_procs(int (*each)(void *ctx, int fd, uint64_t id), void *ctx)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		char path[64], *end;
+		long pid = strtol(de->d_name, &end, 10);
+		uint64_t id;
+		int fd;
+
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) != 0) {
+			close(fd);
+			continue;
+		}
+		ret = each(ctx, fd, id);
+		if (ret != 1)
+			close(fd);
+	}
+	closedir(d);
+	return ret;
+}
+
+struct ns_find {
+	uint64_t id;
+	int fd;
+	unsigned long req; /* the walk's direction; 0: /proc */
+};
+
+static int find_each(void *ctx, int fd, uint64_t id)
+{
+	struct ns_find *f = ctx;
+
+	if (id == f->id) {
+		f->fd = fd;
+		return 1;
+	}
+	(void)fd;
+	if (f->req == MNTKIT_NS_MNT_GET_NEXT ? id > f->id :
+	    f->req == MNTKIT_NS_MNT_GET_PREV ? id < f->id : 0)
+		return 2; /* the IDs only grow (shrink) from here */
+	return 0;
+}
+
+int mntkit_ns_open_id(uint64_t ns_id)
+{
+	struct ns_find f = { .id = ns_id, .fd = -1 };
+	uint64_t own;
+	int fd, ret;
+
+	if (!ns_id)
+		return mntkit__fail(EINVAL);
+	fd = own_ns(&own);
+	if (fd < 0)
+		return mntkit__fail(-fd);
+	if (own == ns_id)
+		return fd;
+	/* the iteration goes by ID: one direction is enough */
+	f.req = ns_id > own ? MNTKIT_NS_MNT_GET_NEXT : MNTKIT_NS_MNT_GET_PREV;
+	ret = ns_step(fd, f.req, find_each, &f);
+	close(fd);
+	if (ret == 1)
+		return f.fd;
+	/* older kernels, and namespaces of other owners: a process in it */
+	f.req = 0;
+	ret = ns_procs(find_each, &f);
+	if (ret == 1)
+		return f.fd;
+	return mntkit__fail(ret < 0 ? -ret : ENOENT);
+}
+
+struct ns_ids {
+	uint64_t *v;
+	size_t n, cap;
+	int err;
+};
+
+static int ids_add(struct ns_ids *l, uint64_t id)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->err = -ENOMEM;
+			return 2; /* stop the walk */
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = id;
+	return 0;
+}
+
+static int list_each(void *ctx, int fd, uint64_t id)
+{
+	(void)fd;
+	return ids_add(ctx, id);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+ssize_t mntkit_ns_list(uint64_t **ids)
+{
+	struct ns_ids l = { 0 };
+	uint64_t own;
+	size_t k = 0;
+	int fd, ret;
+
+	if (!ids)
+		return mntkit__fail(EFAULT);
+	*ids = NULL;
+	fd = own_ns(&own);
+	if (fd < 0)
+		return mntkit__fail(-fd);
+	if (!ids_add(&l, own))
+		ns_step(fd, MNTKIT_NS_MNT_GET_NEXT, list_each, &l);
+	if (!l.err)
+		ns_step(fd, MNTKIT_NS_MNT_GET_PREV, list_each, &l);
+	close(fd);
+	if (!l.err) {
+		ret = ns_procs(list_each, &l);
+		if (ret < 0 && !l.err)
+			l.err = ret;
+	}
+	if (l.err) {
+		free(l.v);
+		return mntkit__fail(-l.err);
+	}
+	qsort(l.v, l.n, sizeof(*l.v), cmp_u64);
+	for (size_t i = 0; i < l.n; i++)
+		if (!k || l.v[i] != l.v[k - 1])
+			l.v[k++] = l.v[i];
+	*ids = l.v;
+	return (ssize_t)k;
 }
 
 /*

@@ -914,8 +914,18 @@ static int open_ns_files(const struct mntkit_opts *opts, struct nsfiles *f)
 	if (o.mnt_ns_fd)
 		return open_fd_files(o.mnt_ns_fd, f);
 	if (o.mnt_ns_id) {
+		int fd;
+
 		ret = pid_of_ns(o.mnt_ns_id, &pid);
-		return ret ? ret : open_pid_files(pid, f);
+		if (ret != -ENOENT)
+			return ret ? ret : open_pid_files(pid, f);
+		/* no process in it: found by ID (6.12+), entered with setns */
+		fd = mntkit_ns_open_id(o.mnt_ns_id);
+		if (fd < 0)
+			return fd;
+		ret = open_fd_files(fd, f);
+		close(fd);
+		return ret;
 	}
 	return open_pid_files(o.pid, f);
 }

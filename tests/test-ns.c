@@ -434,6 +434,86 @@ T_CASE(opts_mountinfo_backend)
 	t_ns_tree_stop(&c);
 }
 
+/* the kernel's features, for the cases that need one */
+static uint32_t features(void)
+{
+	struct mntkit_features f = { .size = sizeof(f) };
+
+	T_EQ_I(mntkit_get_features(&f), 0);
+	return f.flags;
+}
+
+T_CASE(ns_open_id_own_and_errors)
+{
+	uint64_t own = t_ns_id(0), id = 0, *ids;
+	ssize_t n;
+	int fd;
+
+	t_require_statmount();
+	fd = mntkit_ns_open_id(own);
+	T_ASSERTF(fd >= 0, "mntkit_ns_open_id(own): %s", strerror(-fd));
+	T_ASSERT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	T_EQ_I(mntkit_ns_id_from_fd(fd, &id), 0);
+	T_EQ_U(id, own);
+	close(fd);
+	T_NEG(mntkit_ns_open_id(0), EINVAL);
+	/* an ID above every namespace there is */
+	n = mntkit_ns_list(&ids);
+	T_ASSERTF(n > 0, "mntkit_ns_list: %s", strerror((int)-n));
+	T_NEG(mntkit_ns_open_id(ids[n - 1] + 1000000), ENOENT);
+	for (ssize_t i = 1; i < n; i++)
+		T_ASSERTF(ids[i - 1] < ids[i], "not ascending at %zd", i);
+	free(ids);
+	T_NEG(mntkit_ns_list(NULL), EFAULT);
+}
+
+/*
+ * A namespace no process is in, kept alive by an fd only: found by its ID
+ * (NS_MNT_GET_NEXT/PREV), listed, and the fd it gives reads its mounts.
+ */
+T_CASE(ns_open_id_without_process)
+{
+	struct t_ns_tree c;
+	uint64_t id = 0, *ids, *got;
+	ssize_t n, k;
+	int fd;
+
+	if (!(features() & MNTKIT_FEAT_NS_ITER))
+		t_skip("no NS_MNT_GET_NEXT/PREV (6.12+)");
+	start_child(&c);
+	/* keep only the fd: the child leaves its namespace behind */
+	{
+		int keep = dup(c.ch.ns_fd);
+
+		T_ASSERT(keep >= 0);
+		t_ns_tree_stop(&c);
+		c.ch.ns_fd = keep;
+	}
+	T_NEG(mntkit_ns_id_from_pid(c.ch.pid, &id), ENOENT);
+	fd = mntkit_ns_open_id(c.rep.ns_id);
+	T_ASSERTF(fd >= 0, "mntkit_ns_open_id: %s", strerror(-fd));
+	T_EQ_I(mntkit_ns_id_from_fd(fd, &id), 0);
+	T_EQ_U(id, c.rep.ns_id);
+	/* its mounts, through the fd it gave, are the child's */
+	{
+		MNTKIT_OPTS(o, .mnt_ns_fd = fd);
+
+		n = mntkit_list(MNTKIT_LSMT_ROOT, 0, &o, &got);
+		T_ASSERTF(n >= 0, "mntkit_list(fd): %s", strerror((int)-n));
+		t_expect_ids(got, (size_t)n, c.rep.ids, c.rep.n,
+			     "the namespace without a process");
+		free(got);
+	}
+	n = mntkit_ns_list(&ids);
+	T_ASSERT(n > 0);
+	for (k = 0; k < n && ids[k] != c.rep.ns_id; k++)
+		;
+	T_ASSERTF(k < n, "mntkit_ns_list lacks %#" PRIx64, c.rep.ns_id);
+	free(ids);
+	close(fd);
+	close(c.ch.ns_fd);
+}
+
 int main(int argc, char **argv)
 {
 	return t_run(argc, argv);

@@ -792,6 +792,78 @@ T_CASE(other_ns_by_fd)
 	other_ns(1);
 }
 
+/*
+ * A namespace no process is in (an fd keeps it), watched by its ID: the
+ * watch finds it (mntkit_ns_open_id()) and reports a mount made in it
+ * after this process entered it.
+ */
+static void ns_without_process(enum mntkit_watch_source src)
+{
+	struct mntkit_features f = { .size = sizeof(f) };
+	struct mntkit_watch *w;
+	int go[2], ready[2], nsfd, r;
+	struct mntkit_event ev;
+	uint64_t id = 0;
+	char *d, c = 0;
+	pid_t pid;
+
+	T_EQ_I(mntkit_get_features(&f), 0);
+	if (!(f.flags & MNTKIT_FEAT_NS_ITER))
+		t_skip("no NS_MNT_GET_NEXT/PREV (6.12+)");
+	t_private_ns();
+	d = t_tmpdir();
+	T_OK(pipe(go));
+	T_OK(pipe(ready));
+	pid = fork();
+	T_OK(pid);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			_exit(1);
+		t_write_full(ready[1], "r", 1);
+		t_read_full(go[0], &c, 1);
+		_exit(0);
+	}
+	t_read_full(ready[0], &c, 1);
+	nsfd = mntkit_ns_open_pid(pid);
+	T_OK(nsfd);
+	T_EQ_I(mntkit_ns_id_from_fd(nsfd, &id), 0);
+	t_write_full(go[1], "g", 1);
+	t_wait_child(pid, "namespace maker");
+	{
+		MNTKIT_OPTS(o, .mnt_ns_id = id);
+		MNTKIT_WATCH_OPTS(wo, .source = src,
+				  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+
+		r = mntkit_watch_new(&o, &wo, &w);
+		if (r == -EOPNOTSUPP && src == MNTKIT_WATCH_FANOTIFY)
+			t_skip("no fanotify mount events (6.15+)");
+		T_ASSERTF(r == 0, "mntkit_watch_new(ns %#" PRIx64 "): %s", id,
+			  strerror(-r));
+	}
+	/* a mount here is not the watched namespace's */
+	t_tmpfs(t_path("%s/mine", d), 0, NULL);
+	usleep(100000);
+	expect_none(w);
+	T_OK(setns(nsfd, CLONE_NEWNS));
+	t_mount("ghost", d, "tmpfs", 0, NULL);
+	next_event(w, &ev);
+	T_EQ_U(ev.kind, MNTKIT_EVENT_ATTACH);
+	T_EQ_STR(point_of(ev.after), d);
+	mntkit_watch_free(w);
+	close(nsfd);
+}
+
+T_CASE(ns_without_process_fanotify)
+{
+	ns_without_process(MNTKIT_WATCH_FANOTIFY);
+}
+
+T_CASE(ns_without_process_poll)
+{
+	ns_without_process(MNTKIT_WATCH_POLL);
+}
+
 int main(int argc, char **argv)
 {
 	return t_run(argc, argv);
