@@ -723,33 +723,69 @@ T_CASE(chroot_scope_poll)
 	chroot_scope(MNTKIT_WATCH_POLL);
 }
 
-static void other_ns(int by_fd)
+/*
+ * A child in a private mount namespace of its own, driven by the case
+ * through two pipes: it answers on h->ready when it is in it; then, at
+ * each byte the case writes to h->go, it mounts a tmpfs on @mount_on (when
+ * not NULL) and answers, or, the last time, exits.
+ */
+struct ns_holder {
+	pid_t pid;
+	int go, ready;
+};
+
+static void holder_start(struct ns_holder *h, const char *mount_on)
 {
 	int go[2], ready[2];
-	struct mntkit_watch *w;
-	char *d, c = 0;
-	pid_t pid;
-	int nsfd = -1;
+	char c = 0;
 
-	t_private_ns();
-	d = t_tmpdir();
 	T_OK(pipe(go));
 	T_OK(pipe(ready));
-	pid = fork();
-	T_OK(pid);
-	if (pid == 0) {
+	h->pid = fork();
+	T_OK(h->pid);
+	if (h->pid == 0) {
 		if (unshare(CLONE_NEWNS) ||
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 			_exit(1);
 		t_write_full(ready[1], "r", 1);
 		t_read_full(go[0], &c, 1);
-		if (mount("other", d, "tmpfs", 0, NULL))
-			_exit(1);
-		t_write_full(ready[1], "m", 1);
-		t_read_full(go[0], &c, 1);
+		if (mount_on) {
+			if (mount("other", mount_on, "tmpfs", 0, NULL))
+				_exit(1);
+			t_write_full(ready[1], "m", 1);
+			t_read_full(go[0], &c, 1);
+		}
 		_exit(0);
 	}
-	t_read_full(ready[0], &c, 1);
+	h->go = go[1];
+	h->ready = ready[0];
+	t_read_full(h->ready, &c, 1);
+}
+
+/* one step: the mount (answered), or the exit (reaped) */
+static void holder_step(struct ns_holder *h, int last)
+{
+	char c = 0;
+
+	t_write_full(h->go, "g", 1);
+	if (last)
+		t_wait_child(h->pid, "namespace holder");
+	else
+		t_read_full(h->ready, &c, 1);
+}
+
+static void other_ns(int by_fd)
+{
+	struct ns_holder h;
+	struct mntkit_watch *w;
+	pid_t pid;
+	char *d;
+	int nsfd = -1;
+
+	t_private_ns();
+	d = t_tmpdir();
+	holder_start(&h, d);
+	pid = h.pid;
 	{
 		MNTKIT_OPTS(o, .pid = pid);
 		MNTKIT_OPTS(of);
@@ -766,8 +802,7 @@ static void other_ns(int by_fd)
 	t_tmpfs(t_path("%s/mine", d), 0, NULL);
 	usleep(100000);
 	expect_none(w);
-	t_write_full(go[1], "g", 1);
-	t_read_full(ready[0], &c, 1);
+	holder_step(&h, 0);
 	{
 		struct mntkit_event ev;
 
@@ -775,8 +810,7 @@ static void other_ns(int by_fd)
 		T_EQ_U(ev.kind, MNTKIT_EVENT_ATTACH);
 		T_EQ_STR(point_of(ev.after), d);
 	}
-	t_write_full(go[1], "g", 1);
-	t_wait_child(pid, "namespace holder");
+	holder_step(&h, 1);
 	mntkit_watch_free(w);
 	if (nsfd >= 0)
 		close(nsfd);
@@ -801,35 +835,22 @@ static void ns_without_process(enum mntkit_watch_source src)
 {
 	struct mntkit_features f = { .size = sizeof(f) };
 	struct mntkit_watch *w;
-	int go[2], ready[2], nsfd, r;
 	struct mntkit_event ev;
+	struct ns_holder h;
 	uint64_t id = 0;
-	char *d, c = 0;
-	pid_t pid;
+	int nsfd, r;
+	char *d;
 
 	T_EQ_I(mntkit_get_features(&f), 0);
 	if (!(f.flags & MNTKIT_FEAT_NS_ITER))
 		t_skip("no NS_MNT_GET_NEXT/PREV (6.12+)");
 	t_private_ns();
 	d = t_tmpdir();
-	T_OK(pipe(go));
-	T_OK(pipe(ready));
-	pid = fork();
-	T_OK(pid);
-	if (pid == 0) {
-		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-			_exit(1);
-		t_write_full(ready[1], "r", 1);
-		t_read_full(go[0], &c, 1);
-		_exit(0);
-	}
-	t_read_full(ready[0], &c, 1);
-	nsfd = mntkit_ns_open_pid(pid);
+	holder_start(&h, NULL);
+	nsfd = mntkit_ns_open_pid(h.pid);
 	T_OK(nsfd);
 	T_EQ_I(mntkit_ns_id_from_fd(nsfd, &id), 0);
-	t_write_full(go[1], "g", 1);
-	t_wait_child(pid, "namespace maker");
+	holder_step(&h, 1); /* only nsfd keeps the namespace now */
 	{
 		MNTKIT_OPTS(o, .mnt_ns_id = id);
 		MNTKIT_WATCH_OPTS(wo, .source = src,
