@@ -526,6 +526,61 @@ static char *point_path(const struct table *t, size_t i, char *buf)
 	return buf;
 }
 
+int mntkit__fdinfo_mnt_id(int fd, uint64_t *id)
+{
+	char path[64], buf[1024], *p, *end;
+	unsigned long long v;
+	ssize_t n;
+	int f;
+
+	/* the calling thread's fd table (3.17+), else the process's */
+	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0 && errno == ENOENT) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		f = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (f < 0)
+		return -errno;
+	n = read(f, buf, sizeof(buf) - 1); /* a few short lines */
+	close(f);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	/* "pos:" comes first, so the field starts a line after it */
+	p = strstr(buf, "\nmnt_id:");
+	if (!p)
+		return -EOPNOTSUPP;
+	p += strlen("\nmnt_id:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (end == p || errno || (*end != '\n' && *end != '\0'))
+		return -EOPNOTSUPP;
+	*id = v;
+	return 0;
+}
+
+/*
+ * The old mount ID of what @fd refers to: statx STATX_MNT_ID (5.8+), else
+ * the fd's fdinfo (3.15+), so that path lookups work on RHEL 8's 4.18 or
+ * Debian 10's 4.19 too. 0 or -errno.
+ */
+static int fd_old_id(int fd, uint64_t *id)
+{
+	struct statx stx;
+
+	memset(&stx, 0, sizeof(stx));
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		  MNTKIT_STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & MNTKIT_STATX_MNT_ID)) {
+		*id = stx.stx_mnt_id;
+		return 0;
+	}
+	return mntkit__fdinfo_mnt_id(fd, id);
+}
+
 /*
  * Look at the mount point of entry @i through one O_PATH fd: does it
  * resolve to this mount (STATX_MNT_ID == the old ID), its unique ID, and
@@ -537,6 +592,7 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 	char buf[POINT_PATH_MAX];
 	struct statx stx;
 	struct statfs sfs;
+	uint64_t old;
 	char *path;
 	int fd;
 
@@ -549,11 +605,7 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 		pr->statfs_done = 1;
 	if (fd < 0)
 		return;
-	memset(&stx, 0, sizeof(stx));
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-		  MNTKIT_STATX_MNT_ID, &stx) == 0 &&
-	    (stx.stx_mask & MNTKIT_STATX_MNT_ID) &&
-	    stx.stx_mnt_id == t->mi.v[i].id)
+	if (fd_old_id(fd, &old) == 0 && old == t->mi.v[i].id)
 		pr->verified = 1;
 	if (pr->verified && t->unique_mode && !pr->has_unique) {
 		memset(&stx, 0, sizeof(stx));
@@ -2016,12 +2068,7 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 		if (fd < 0)
 			return -errno;
 	}
-	memset(&stx, 0, sizeof(stx));
-	ret = statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-		    MNTKIT_STATX_MNT_ID, &stx) ? -errno : 0;
-	if (!ret && !(stx.stx_mask & MNTKIT_STATX_MNT_ID))
-		ret = -EOPNOTSUPP;
-	old = stx.stx_mnt_id;
+	ret = fd_old_id(fd, &old);
 	if (!ret && have_unique) {
 		memset(&stx, 0, sizeof(stx));
 		if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,

@@ -65,6 +65,9 @@ uint64_t mntkit__emul_supported_mask(void);
  * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/emul.c) */
 int mntkit__emul_unique_ids(void);
 
+/* the mnt_id line of /proc/self/fdinfo/@fd (3.15+); 0 or -errno */
+int mntkit__fdinfo_mnt_id(int fd, uint64_t *id);
+
 /*
  * Hybrid replies (a kernel whose statmount lacks groups the emulation can
  * fill). mntkit__kernel_mask: the groups of the kernel's statmount (0

@@ -415,6 +415,49 @@ T_CASE(path_id)
 	T_EQ_U(id, t_uid(p));
 }
 
+/*
+ * The old mount ID from an fd's fdinfo (how the emulation looks paths up
+ * on kernels before 5.8, whose statx has no STATX_MNT_ID) equals statx's
+ * STATX_MNT_ID, for mounts of several kinds, O_PATH and ordinary fds.
+ */
+T_CASE(fdinfo_mnt_id)
+{
+	const char *paths[] = { "/", "/proc", "/proc/self/status", "/dev",
+				NULL, NULL };
+	uint64_t id;
+	int bad[2];
+
+	t_private_ns();
+	paths[4] = t_path("%s/f", t_base);
+	t_tmpfs(paths[4], 0, NULL);
+	paths[5] = t_path("%s/f/file", t_base);
+	{
+		int fd = open(paths[5], O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+		T_OK(fd);
+		close(fd);
+	}
+	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++) {
+		for (int kind = 0; kind < 2; kind++) {
+			int fd = open(paths[i], (kind ? O_RDONLY : O_PATH) |
+							O_CLOEXEC);
+
+			T_ASSERTF(fd >= 0, "open %s: %s", paths[i],
+				  strerror(errno));
+			T_EQ_I(mntkit__fdinfo_mnt_id(fd, &id), 0);
+			T_EQ_U(id, t_old_id(paths[i]));
+			close(fd);
+		}
+	}
+	/* a closed fd, and a pipe (its mount is the kernel's pipefs) */
+	T_EQ_I(mntkit__fdinfo_mnt_id(999, &id), -ENOENT);
+	T_OK(pipe(bad));
+	T_EQ_I(mntkit__fdinfo_mnt_id(bad[0], &id), 0);
+	T_ASSERT(id > 0);
+	close(bad[0]);
+	close(bad[1]);
+}
+
 T_CASE(supported_mask_feature)
 {
 	struct mntkit_features f = { .size = sizeof(f) };
