@@ -31,6 +31,12 @@
  *   read-mountinfo  open + read /proc/self/mountinfo in process (reference).
  *   native        the library on its native backend (reference; n/a where
  *                 the kernel has no statmount/listmount).
+ *   native-cold, hybrid-cold
+ *                 a fresh process on the native backend, timed inside as
+ *                 emul-cold; hybrid-cold with MNTKIT_TEST_KERNEL_MASK=0x3f,
+ *                 the statmount groups of Linux 6.8 (Ubuntu 24.04's
+ *                 kernel), so every reply is the kernel's groups completed
+ *                 from mountinfo (the hybrid of lib/emul.c).
  *   spawn-only    fork + exec "cat /dev/null > /dev/null": the process cost
  *                 inside the cat and findmnt rows.
  *
@@ -117,7 +123,7 @@ static int emul_listing(struct result *res)
  * One listing on the mountinfo backend, timed and measured here, printed
  * on stdout as one line for the parent (read_result()).
  */
-static int timed_listing(void)
+static int timed_listing(enum mntkit_backend backend)
 {
 	struct result res = { 0 };
 	struct rusage ru0, ru1;
@@ -128,7 +134,7 @@ static int timed_listing(void)
 	rss_now(&rss0, &hwm0);
 	getrusage(RUSAGE_SELF, &ru0);
 	t0 = now_sec();
-	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO) < 0)
+	if (mntkit_set_backend(backend) < 0)
 		return 1;
 	err = full_listing(&res);
 	t1 = now_sec();
@@ -149,12 +155,13 @@ static int timed_listing(void)
 }
 
 /*
- * The child of emul-cold and emul-cold-oldids (bench-emul --cold-child):
- * one listing in a fresh process.
+ * The child of emul-cold and emul-cold-oldids (bench-emul --cold-child),
+ * or of native-cold and hybrid-cold (--cold-child-native): one listing in
+ * a fresh process.
  */
-static int cold_child(void)
+static int cold_child(enum mntkit_backend backend)
 {
-	return timed_listing();
+	return timed_listing(backend);
 }
 
 /*
@@ -169,14 +176,23 @@ static int warm_child(void)
 
 	while (read(STDIN_FILENO, &c, 1) == 1) {
 		if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO) < 0 ||
-		    full_listing(&res) || timed_listing())
+		    full_listing(&res) ||
+		    timed_listing(MNTKIT_BACKEND_MOUNTINFO))
 			return 1;
 	}
 	return 0;
 }
 
-/* fork + exec this program as @mode (its stdin/stdout: @in/@out) */
-static pid_t spawn_self(const char *mode, int old_ids, int in, int out)
+/* the testing knobs a child may get (one each) */
+enum knob { KNOB_NONE, KNOB_OLD_IDS, KNOB_KERNEL_6_8 };
+
+/*
+ * fork + exec this program as @mode (its stdin/stdout: @in/@out), with
+ * @knob in its environment: MNTKIT_TEST_OLD_IDS=1 (a kernel without unique
+ * IDs), or MNTKIT_TEST_KERNEL_MASK=0x3f (a 6.8 kernel's statmount groups,
+ * which makes the native backend's replies hybrid).
+ */
+static pid_t spawn_self(const char *mode, enum knob knob, int in, int out)
 {
 	pid_t pid = fork();
 
@@ -185,7 +201,10 @@ static pid_t spawn_self(const char *mode, int old_ids, int in, int out)
 	if ((in >= 0 && dup2(in, STDIN_FILENO) < 0) ||
 	    dup2(out, STDOUT_FILENO) < 0)
 		_exit(126);
-	if (old_ids && setenv("MNTKIT_TEST_OLD_IDS", "1", 1))
+	if (knob == KNOB_OLD_IDS && setenv("MNTKIT_TEST_OLD_IDS", "1", 1))
+		_exit(126);
+	if (knob == KNOB_KERNEL_6_8 &&
+	    setenv("MNTKIT_TEST_KERNEL_MASK", "0x3f", 1))
 		_exit(126);
 	execl(self_exe, "bench-emul", mode, (char *)NULL);
 	_exit(127);
@@ -212,14 +231,14 @@ static int read_result(int fd, struct result *res)
 }
 
 static int run_cold_child(struct result *res, struct rusage *child_ru,
-			  int old_ids)
+			  const char *mode, enum knob knob)
 {
 	int pfd[2], status, err;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return errno;
-	pid = spawn_self("--cold-child", old_ids, -1, pfd[1]);
+	pid = spawn_self(mode, knob, -1, pfd[1]);
 	close(pfd[1]);
 	if (pid < 0) {
 		close(pfd[0]);
@@ -236,12 +255,23 @@ static int run_cold_child(struct result *res, struct rusage *child_ru,
 
 static int run_emul_cold(struct result *res, struct rusage *child_ru)
 {
-	return run_cold_child(res, child_ru, 0);
+	return run_cold_child(res, child_ru, "--cold-child", KNOB_NONE);
 }
 
 static int run_emul_cold_old(struct result *res, struct rusage *child_ru)
 {
-	return run_cold_child(res, child_ru, 1);
+	return run_cold_child(res, child_ru, "--cold-child", KNOB_OLD_IDS);
+}
+
+static int run_native_cold(struct result *res, struct rusage *child_ru)
+{
+	return run_cold_child(res, child_ru, "--cold-child-native", KNOB_NONE);
+}
+
+static int run_hybrid_cold(struct result *res, struct rusage *child_ru)
+{
+	return run_cold_child(res, child_ru, "--cold-child-native",
+			      KNOB_KERNEL_6_8);
 }
 
 /* the warm child with MNTKIT_TEST_OLD_IDS=1, started at its first use */
@@ -277,7 +307,8 @@ static int run_emul_warm_old(struct result *res, struct rusage *child_ru)
 			close(in[1]);
 			return err;
 		}
-		warm_old.pid = spawn_self("--warm-child", 1, in[0], out[1]);
+		warm_old.pid = spawn_self("--warm-child", KNOB_OLD_IDS, in[0],
+					  out[1]);
 		err = errno;
 		close(in[0]);
 		close(out[1]);
@@ -386,6 +417,8 @@ enum {
 	V_FINDMNT,
 	V_READ,
 	V_NATIVE,
+	V_NATIVE_COLD,
+	V_HYBRID_COLD,
 	V_SPAWN,
 	NVARIANTS
 };
@@ -415,6 +448,12 @@ static struct variant variants[NVARIANTS] = {
 	[V_NATIVE] = BENCH_VARIANT("native",
 				   "library, native backend (reference)",
 				   run_native),
+	[V_NATIVE_COLD] = BENCH_VARIANT("native-cold",
+					"fresh process: list + stat(ALL), native backend",
+					run_native_cold, .timed_inside = 1),
+	[V_HYBRID_COLD] = BENCH_VARIANT("hybrid-cold",
+					"as native-cold on a 6.8 kernel's groups (hybrid)",
+					run_hybrid_cold, .timed_inside = 1),
 	[V_SPAWN] = BENCH_VARIANT("spawn-only",
 				  "fork+exec cat /dev/null (process cost)",
 				  run_spawn_only),
@@ -526,6 +565,11 @@ static void report(int rounds)
 	print_ratio_line(V_COLD_OLD, V_FINDMNT, "  (target < 1x)");
 	print_ratio_line(V_WARM_OLD, V_FINDMNT, NULL);
 	print_ratio_line(V_COLD_OLD, V_READ, NULL);
+	printf(" the native backend on a 6.8 kernel (hybrid replies: 6.8 to "
+	       "6.14; MNTKIT_TEST_KERNEL_MASK=0x3f):\n");
+	print_ratio_line(V_HYBRID_COLD, V_NATIVE_COLD, NULL);
+	print_ratio_line(V_HYBRID_COLD, V_CAT, NULL);
+	print_ratio_line(V_HYBRID_COLD, V_FINDMNT, "  (target < 1x)");
 	print_memory(V_COLD);
 	print_memory(V_COLD_OLD);
 }
@@ -539,7 +583,8 @@ static void measure(int rounds)
 		memset(&variants[k].last, 0, sizeof(variants[k].last));
 	}
 	if (initial_backend != MNTKIT_BACKEND_NATIVE)
-		variants[V_NATIVE].skip = ENOSYS;
+		variants[V_NATIVE].skip = variants[V_NATIVE_COLD].skip =
+			variants[V_HYBRID_COLD].skip = ENOSYS;
 	if (!spare_dir)
 		variants[V_CHANGED].skip = EINVAL;
 	/* warm-up: fill caches, count mountinfo lines, leave out failures */
@@ -597,7 +642,9 @@ int main(int argc, char **argv)
 
 	/* the children this program spawns of itself (spawn_self()) */
 	if (argc == 2 && !strcmp(argv[1], "--cold-child"))
-		return cold_child();
+		return cold_child(MNTKIT_BACKEND_MOUNTINFO);
+	if (argc == 2 && !strcmp(argv[1], "--cold-child-native"))
+		return cold_child(MNTKIT_BACKEND_NATIVE);
 	if (argc == 2 && !strcmp(argv[1], "--warm-child"))
 		return warm_child();
 	rc = bench_parse_args(argc, argv, "bench-emul", MAX_ROUNDS, usage,
@@ -611,6 +658,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* the knob is the -oldids children's only (before any library call) */
 	unsetenv("MNTKIT_TEST_OLD_IDS");
+	unsetenv("MNTKIT_TEST_KERNEL_MASK");
 
 	initial_backend = mntkit_backend();
 	if (mntkit_get_features(&f) == 0)
