@@ -127,6 +127,7 @@
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
 static int have_unique;  /* statx STATX_MNT_ID_UNIQUE, and no knob */
 static int have_ns_id;   /* ioctl NS_GET_MNTNS_ID */
+static long page_size;   /* the kernel's limit of a request's size */
 
 /* MNTKIT_TEST_OLD_IDS=1: behave as on a kernel without unique IDs */
 static int test_old_ids(void)
@@ -142,6 +143,7 @@ static void probe_caps(void)
 	uint64_t id;
 	int fd;
 
+	page_size = sysconf(_SC_PAGESIZE);
 	memset(&stx, 0, sizeof(stx));
 	if (!test_old_ids() &&
 	    statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, MNTKIT_STATX_MNT_ID_UNIQUE,
@@ -877,18 +879,34 @@ static int load_once(struct table *t, int ids)
 	return table_changed(t) ? -ESTALE : 0;
 }
 
-static long long now_ns(void)
+static long long clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* how long a load takes: the precise clock */
+static long long now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/*
+ * A table's age, checked on every call: the coarse clock (a few ms
+ * resolution, a third of the cost), which at worst sees a change the
+ * kernel does not signal one tick later.
+ */
+static long long age_now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 /* too old to trust for the changes poll does not report */
 static int table_aged(const struct table *t)
 {
-	return now_ns() - t->loaded_at > t->max_age;
+	return age_now_ns() - t->loaded_at > t->max_age;
 }
 
 static int table_load(struct table *t, int ids)
@@ -914,9 +932,9 @@ static int table_load(struct table *t, int ids)
 		return -EBADMSG;
 	if (ret)
 		return ret;
-	t->loaded_at = now_ns();
+	t->max_age = (now_ns() - start) * AGE_FACTOR;
+	t->loaded_at = age_now_ns();
 	t->stale = 0;
-	t->max_age = (t->loaded_at - start) * AGE_FACTOR;
 	if (t->max_age < AGE_MIN_NS)
 		t->max_age = AGE_MIN_NS;
 	if (t->max_age > AGE_MAX_NS)
@@ -1175,7 +1193,7 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 static int copy_req(const struct mntkit_mnt_id_req *ureq,
 		    struct mntkit_mnt_id_req *req)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	long page = page_size; /* caps() has run */
 	uint32_t usize;
 
 	if (!ureq)
@@ -1901,6 +1919,7 @@ int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *ureq, uint64_t kmask,
 	size_t i = 0;
 	int ret;
 
+	caps();
 	/* the request's own faults are the kernel's to report */
 	ret = copy_req(ureq, &kreq);
 	if (ret) {
@@ -1914,7 +1933,6 @@ int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *ureq, uint64_t kmask,
 	 * statmount has it) */
 	kmask |= MNTKIT_STATMOUNT_MNT_BASIC;
 	kreq.param = (want & kmask) | MNTKIT_STATMOUNT_MNT_BASIC;
-	caps();
 	supported = (kmask | mntkit__emul_supported_mask()) &
 		    MNTKIT_STATMOUNT_ALL;
 	pthread_once(&atfork_once, setup_atfork);
