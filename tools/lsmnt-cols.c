@@ -5,16 +5,23 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "lsmnt.h"
 
 #define G(x) MNTKIT_STATMOUNT_##x
 
 const struct colinfo lsmnt_cols[NR_COLS] = {
+	[COL_AVAIL] = {"AVAIL", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false, true,
+		       G(MNT_POINT),
+		       "filesystem size available (statvfs of the target)"},
 	[COL_FSROOT] = {"FSROOT", 0.25, CF_NOEXTREMES, false, true, G(MNT_ROOT),
 			"filesystem root"},
 	[COL_FSTYPE] = {"FSTYPE", 0.10, CF_TRUNC, false, true,
@@ -50,6 +57,8 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 			     "VFS propagation flags"},
 	[COL_SB_SOURCE] = {"SB-SOURCE", 0.25, CF_NOEXTREMES, false, false,
 			   G(SB_SOURCE), "source of the superblock"},
+	[COL_SIZE] = {"SIZE", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false, true,
+		      G(MNT_POINT), "filesystem size (statvfs of the target)"},
 	[COL_SOURCE] = {"SOURCE", 0.25, CF_NOEXTREMES, false, true,
 			G(SB_SOURCE) | G(MNT_ROOT), "source device"},
 	[COL_SUBTYPE] = {"SUBTYPE", 0.10, 0, false, false, G(FS_SUBTYPE),
@@ -62,6 +71,11 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 			 "mount 64-bit ID"},
 	[COL_UNIQ_PARENT] = {"UNIQ-PARENT", 10, CF_RIGHT, true, false,
 			     G(MNT_BASIC), "mount parent 64-bit ID"},
+	[COL_USED] = {"USED", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false, true,
+		      G(MNT_POINT),
+		      "filesystem size used (statvfs of the target)"},
+	[COL_USE_PCT] = {"USE%", 3, CF_RIGHT | CF_STATVFS, false, true,
+			 G(MNT_POINT), "filesystem use percentage"},
 	[COL_VFS_OPTIONS] = {"VFS-OPTIONS", 0.20, CF_TRUNC, false, true,
 			     G(MNT_BASIC), "VFS specific mount options"},
 };
@@ -258,19 +272,239 @@ const char *cell_options(const struct mntkit_statmount *sm,
 	return outbuf_cstr(scratch);
 }
 
+/*
+ * libmount's tags: a source NAME=value (value maybe quoted) with one of
+ * these names is a tag, and has no path to canonicalize (-c), but one to
+ * look up (-e).
+ */
+static const char *const tag_names[] = {"LABEL", "UUID", "PARTLABEL",
+					"PARTUUID", "ID"};
+static const char *const tag_dirs[] = {"by-label", "by-uuid", "by-partlabel",
+				       "by-partuuid", "by-id"};
+
+static int tag_index(const char *src, const char **value)
+{
+	const char *eq = strchr(src, '=');
+
+	if (!eq)
+		return -1;
+	for (size_t i = 0; i < sizeof(tag_names) / sizeof(*tag_names); i++) {
+		if (strlen(tag_names[i]) == (size_t)(eq - src) &&
+		    !strncmp(src, tag_names[i], (size_t)(eq - src))) {
+			*value = eq + 1;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+bool source_is_tag(const char *src)
+{
+	const char *v;
+
+	return tag_index(src, &v) >= 0;
+}
+
+/* /dev/dm-N as util-linux names it: /dev/mapper/NAME, if that exists */
+static char *dm_name(const char *dev)
+{
+	char path[PATH_MAX], name[256], *out;
+	FILE *f;
+	size_t n;
+
+	if (strncmp(dev, "/dev/dm-", 8) || strchr(dev + 8, '/'))
+		return NULL;
+	snprintf(path, sizeof(path), "/sys/block/%s/dm/name", dev + 5);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	n = fread(name, 1, sizeof(name) - 1, f);
+	fclose(f);
+	while (n && (name[n - 1] == '\n' || name[n - 1] == ' '))
+		n--;
+	name[n] = '\0';
+	if (!n ||
+	    (size_t)snprintf(path, sizeof(path), "/dev/mapper/%s", name) >=
+		    sizeof(path) ||
+	    access(path, F_OK))
+		return NULL;
+	out = strdup(path);
+	return out;
+}
+
+/*
+ * -c: util-linux's canonicalize_path(): realpath(3) - relative to the
+ * working directory, as findmnt does it - else the source as it is; a
+ * device-mapper node as /dev/mapper/NAME.
+ */
+char *canonical_source(const char *src)
+{
+	char *real = realpath(src, NULL), *dm;
+
+	if (!real)
+		return strdup(src);
+	dm = dm_name(real);
+	if (dm) {
+		free(real);
+		return dm;
+	}
+	return real;
+}
+
+/* -e: the device a tag names (udev's /dev/disk/by-*), NULL if none */
+char *evaluate_tag(const char *src)
+{
+	char path[PATH_MAX], val[NAME_MAX + 1];
+	const char *v;
+	int i = tag_index(src, &v);
+	size_t n;
+
+	if (i < 0)
+		return NULL;
+	n = strlen(v);
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v++;
+		n -= 2;
+	}
+	if (!n || n >= sizeof(val) || memchr(v, '/', n))
+		return NULL;
+	memcpy(val, v, n);
+	val[n] = '\0';
+	snprintf(path, sizeof(path), "/dev/disk/%s/%s", tag_dirs[i], val);
+	return realpath(path, NULL);
+}
+
+/*
+ * SOURCE: the source, -c canonical, -e a tag's device (findmnt prints
+ * nothing for a tag it cannot find), then [dir] for a bind mount.
+ */
 static const char *cell_source(const struct cellctx *cc,
 			       const struct mntkit_statmount *sm,
 			       struct outbuf *scratch)
 {
 	const char *src = sm_str(sm, MNTKIT_FIELD_SB_SOURCE);
 	const char *root = sm_str(sm, MNTKIT_FIELD_MNT_ROOT);
+	bool fsroot = !cc->nofsroot && root && strcmp(root, "/");
+	char *alt = NULL;
 
 	if (!src)
 		return NULL;
-	if (cc->nofsroot || !root || !strcmp(root, "/"))
+	if ((cc->canonicalize || cc->evaluate) && *src) {
+		bool tag = source_is_tag(src);
+
+		if (!tag && cc->canonicalize)
+			alt = canonical_source(src);
+		else if (tag && cc->evaluate && !(alt = evaluate_tag(src)))
+			return NULL;
+	}
+	if (!alt && !fsroot)
 		return src;
 	outbuf_reset(scratch);
-	outbuf_printf(scratch, "%s[%s]", src, root);
+	outbuf_puts(scratch, alt ? alt : src);
+	if (fsroot)
+		outbuf_printf(scratch, "[%s]", root);
+	free(alt);
+	return outbuf_cstr(scratch);
+}
+
+/* ---- statvfs(2): SIZE, AVAIL, USED, USE% ---- */
+
+/*
+ * As findmnt: statvfs() of the mount point's path, as this process sees
+ * it. A mount that is overmounted answers for the mount on top, one
+ * outside our root or namespace (--unreachable, --ns, -N) for whatever
+ * that path is here, or not at all (empty cells).
+ */
+void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
+{
+	const char *point = NULL;
+	struct statvfs st;
+
+	memset(u, 0, sizeof(*u));
+	if (!(sm->mask & G(MNT_POINT)) ||
+	    mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0 ||
+	    statvfs(point, &st) < 0)
+		return;
+	u->ok = true;
+	u->frsize = st.f_frsize;
+	u->blocks = st.f_blocks;
+	u->bfree = st.f_bfree;
+	u->bavail = st.f_bavail;
+}
+
+/*
+ * util-linux's size_to_human_string(SIZE_SUFFIX_1LETTER), whose bytes
+ * findmnt prints: the largest binary unit the size reaches (B K M G T P
+ * E), one decimal rounded half up from the truncated thousandths, no
+ * ".0", a carry rounds up the whole part (1023.96K is "1024K"), and the
+ * locale's decimal point.
+ */
+static void put_human_size(struct outbuf *ob, uint64_t bytes)
+{
+	static const char letters[] = "BKMGTPE";
+	const struct lconv *lc = localeconv();
+	const char *dp = lc && lc->decimal_point && *lc->decimal_point
+				 ? lc->decimal_point
+				 : ".";
+	unsigned int exp = 0;
+	uint64_t whole, frac;
+
+	while (exp < 60 && bytes >= UINT64_C(1) << (exp + 10))
+		exp += 10;
+	whole = bytes >> exp;
+	frac = exp ? bytes & ((UINT64_C(1) << exp) - 1) : 0;
+	if (frac) {
+		/* thousandths, without overflow for the exabytes */
+		if (frac >= UINT64_MAX / 1000)
+			frac = frac / 1024 * 1000 / (UINT64_C(1) << (exp - 10));
+		else
+			frac = frac * 1000 / (UINT64_C(1) << exp);
+		frac = (frac + 50) / 100; /* tenths */
+		if (frac == 10) {
+			whole++;
+			frac = 0;
+		}
+	}
+	if (frac)
+		outbuf_printf(ob, "%" PRIu64 "%s%" PRIu64 "%c", whole, dp, frac,
+			      letters[exp / 10]);
+	else
+		outbuf_printf(ob, "%" PRIu64 "%c", whole, letters[exp / 10]);
+}
+
+/* SIZE, AVAIL, USED: 0 as "0", else -b bytes or findmnt's 1.5G; USE% */
+static const char *cell_usage(const struct cellctx *cc, enum col_id col,
+			      const struct fs_usage *u, struct outbuf *scratch)
+{
+	uint64_t v;
+
+	if (!u || !u->ok)
+		return NULL;
+	outbuf_reset(scratch);
+	switch (col) {
+	case COL_SIZE:
+		v = (uint64_t)u->frsize * u->blocks;
+		break;
+	case COL_AVAIL:
+		v = (uint64_t)u->frsize * u->bavail;
+		break;
+	case COL_USED:
+		v = (uint64_t)u->frsize * (u->blocks - u->bfree);
+		break;
+	default: /* USE%: the same double arithmetic as findmnt's */
+		if (!u->blocks)
+			return "-";
+		outbuf_printf(scratch, "%.0f%%",
+			      (double)(u->blocks - u->bfree) /
+				      (double)u->blocks * 100);
+		return outbuf_cstr(scratch);
+	}
+	if (!v)
+		return "0";
+	if (cc->bytes)
+		outbuf_printf(scratch, "%" PRIu64, v);
+	else
+		put_human_size(scratch, v);
 	return outbuf_cstr(scratch);
 }
 
@@ -308,9 +542,9 @@ static const char *build(struct outbuf *scratch,
 	 G(FS_TYPE) | G(SB_SOURCE))
 
 const char *cell_value(const struct cellctx *cc, enum col_id col,
-		       const struct mntkit_statmount *sm,
-		       struct outbuf *scratch)
+		       const struct row *r, struct outbuf *scratch)
 {
+	const struct mntkit_statmount *sm = r->sm;
 	uint64_t m = sm->mask;
 
 	if (lsmnt_cols[col].mask & REQUIRED_GROUPS & ~m)
@@ -335,15 +569,18 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	case COL_ID:
 		return num_or_null(sm->mnt_id_old, scratch);
 	case COL_PARENT:
-		return num_or_null(sm->mnt_parent_id_old, scratch);
+		return num_or_null(r->moved ? r->parent_old
+					    : sm->mnt_parent_id_old,
+				   scratch);
 	case COL_UNIQ_ID:
 		return is_unique_id(sm->mnt_id)
 			       ? num_or_null(sm->mnt_id, scratch)
 			       : NULL;
-	case COL_UNIQ_PARENT:
-		return is_unique_id(sm->mnt_parent_id)
-			       ? num_or_null(sm->mnt_parent_id, scratch)
-			       : NULL;
+	case COL_UNIQ_PARENT: {
+		uint64_t p = r->moved ? r->parent_uniq : sm->mnt_parent_id;
+
+		return is_unique_id(p) ? num_or_null(p, scratch) : NULL;
+	}
 	case COL_MAJMIN:
 		if (!sm->sb_dev_major && !sm->sb_dev_minor)
 			return NULL;
@@ -381,6 +618,11 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 		outbuf_reset(scratch);
 		put_idmap(scratch, sm, MNTKIT_FIELD_MNT_GIDMAP);
 		return scratch->len ? outbuf_cstr(scratch) : NULL;
+	case COL_SIZE:
+	case COL_AVAIL:
+	case COL_USED:
+	case COL_USE_PCT:
+		return cell_usage(cc, col, r->usage, scratch);
 	default:
 		return NULL;
 	}

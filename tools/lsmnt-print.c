@@ -239,7 +239,11 @@ static bool row_last(const struct printer *pr, const struct row *rows, size_t i,
 
 static struct cellctx cell_ctx(const struct printer *pr, bool text)
 {
-	struct cellctx cc = {.text = text, .nofsroot = pr->nofsroot};
+	struct cellctx cc = {.text = text,
+			     .nofsroot = pr->nofsroot,
+			     .bytes = pr->bytes,
+			     .canonicalize = pr->canonicalize,
+			     .evaluate = pr->evaluate};
 
 	return cc;
 }
@@ -303,7 +307,7 @@ static int print_json(const struct printer *pr, const struct row *rows,
 			const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
 			const char *v =
 				cell_value(&cc, (enum col_id)pr->cols[c],
-					   rows[i].sm, &scratch);
+					   &rows[i], &scratch);
 
 			if (c)
 				outbuf_puts(ob, ",\n");
@@ -312,7 +316,8 @@ static int print_json(const struct printer *pr, const struct row *rows,
 			outbuf_puts(ob, ": ");
 			if (!v || !*v)
 				outbuf_puts(ob, "null");
-			else if (ci->number)
+			else if (ci->number ||
+				 (pr->bytes && (ci->flags & CF_SIZE)))
 				outbuf_puts(ob, v);
 			else
 				put_json(ob, v);
@@ -352,10 +357,20 @@ static int print_json(const struct printer *pr, const struct row *rows,
 
 /* ---- raw and pairs ---- */
 
+/*
+ * -y: libsmartcols' shell variable name: '_' before a leading non-letter,
+ * '_' for every other character, and a trailing '%' is "_PCT" (USE_PCT).
+ */
 static void put_shell_name(struct outbuf *ob, const char *name)
 {
+	size_t len = strlen(name);
+
+	if (!isalpha((unsigned char)name[0]))
+		outbuf_putc(ob, '_');
 	for (const char *p = name; *p; p++)
 		outbuf_putc(ob, isalnum((unsigned char)*p) ? *p : '_');
+	if (len && name[len - 1] == '%')
+		outbuf_puts(ob, "PCT");
 }
 
 static int print_flat(const struct printer *pr, const struct row *rows,
@@ -378,7 +393,7 @@ static int print_flat(const struct printer *pr, const struct row *rows,
 			const char *name = lsmnt_cols[pr->cols[c]].name;
 			const char *v =
 				cell_value(&cc, (enum col_id)pr->cols[c],
-					   rows[i].sm, &scratch);
+					   &rows[i], &scratch);
 
 			if (c)
 				outbuf_putc(ob, ' ');
@@ -454,6 +469,8 @@ static void put_cell(struct outbuf *ob, const struct colinfo *ci,
 	size_t w = art_w + (v ? put_safe(NULL, v) : 0);
 	size_t pad = width > w ? width - w : 0;
 
+	if (lastcol && !w)
+		return; /* libsmartcols pads no empty last cell, even right */
 	if (ci->flags & CF_RIGHT)
 		put_spaces(ob, pad);
 	if (art_prefix)
@@ -505,7 +522,7 @@ static void measure(struct textctx *tc, const struct row *rows, size_t n)
 		for (size_t i = 0; i < n; i++) {
 			const char *v =
 				cell_value(&cc, (enum col_id)pr->cols[c],
-					   rows[i].sm, &tc->scratch);
+					   &rows[i], &tc->scratch);
 			size_t w = v ? put_safe(NULL, v) : 0;
 
 			if (is_tree_col(pr, pr->cols[c]))
@@ -556,7 +573,7 @@ static int print_text(const struct printer *pr, const struct row *rows,
 		for (size_t c = 0; c < pr->ncols; c++) {
 			int col = pr->cols[c];
 			const char *v = cell_value(&cc, (enum col_id)col,
-						   rows[i].sm, &tc.scratch);
+						   &rows[i], &tc.scratch);
 			bool treecol = is_tree_col(pr, col) && d;
 
 			if (c)
@@ -637,7 +654,7 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 		for (size_t c = 0; c < pr->ncols && !ret; c++) {
 			const char *v =
 				cell_value(&cc, (enum col_id)pr->cols[c],
-					   rows[i].sm, &scratch);
+					   &rows[i], &scratch);
 
 			if (v && scols_line_set_data(ln, c, v))
 				ret = -ENOMEM;

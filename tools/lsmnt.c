@@ -50,6 +50,10 @@ static const char usage_line[] =
 static const int default_cols[] = {COL_TARGET, COL_SOURCE, COL_FSTYPE,
 				   COL_OPTIONS};
 
+/* -D: findmnt's df(1)-like columns */
+static const int df_cols[] = {COL_SOURCE, COL_FSTYPE,  COL_SIZE,  COL_USED,
+			      COL_AVAIL,  COL_USE_PCT, COL_TARGET};
+
 /* ---- errors ---- */
 
 /* ---- the command line ---- */
@@ -71,7 +75,16 @@ struct filter {
 	uint32_t id;
 	bool has_uniq; /* --uniq-id */
 	uint64_t uniq;
-	int real; /* 1 --real, -1 --pseudo */
+	int real;    /* 1 --real, -1 --pseudo */
+	bool df;     /* -D: no pseudo filesystems but tmpfs ones */
+	bool all;    /* -A: -D and --real/--pseudo do not make a filter */
+	bool invert; /* -i */
+	bool first;  /* -f */
+	/*
+	 * -f with a source only (findmnt's "mount compatible" mode, like
+	 * mount(8) looking a device up): just the source is matched
+	 */
+	bool source_only;
 };
 
 struct cmdline {
@@ -84,6 +97,10 @@ struct cmdline {
 	bool submounts;	   /* -R */
 	bool force_tree;   /* --tree */
 	bool unreachable;  /* --unreachable */
+	bool df;	   /* -D */
+	bool uniq;	   /* -U */
+	bool backward;	   /* -d backward */
+	bool kernel;	   /* -k */
 	bool all_ns;	   /* --all-namespaces */
 	enum ns_order order;
 	bool order_given;
@@ -113,6 +130,11 @@ static const char *const help_text[] = {
 	"  -v, --nofsroot         don't print [/dir] for bind mounts",
 	"  -y, --shell            column names usable as shell variables",
 	"      --tree             the tree even with -S, -T or arguments",
+	"  -D, --df               like df(1): SOURCE,FSTYPE,SIZE,USED,AVAIL,",
+	"                         USE%,TARGET, no pseudo filesystems but tmpfs",
+	"  -b, --bytes            SIZE, AVAIL, USED in bytes, not 1.5G",
+	"  -c, --canonicalize     SOURCE as a canonical path",
+	"  -e, --evaluate         a LABEL=, UUID=, ... SOURCE as its device",
 	"  -H, --list-columns     list the columns",
 	"",
 	"Filters:",
@@ -126,6 +148,13 @@ static const char *const help_text[] = {
 	"      --uniq-id <num>    only the mount with this 64-bit mount ID",
 	"      --real             only real filesystems",
 	"      --pseudo           only pseudo filesystems",
+	"  -A, --all              -D, --real and --pseudo filter nothing",
+	"  -i, --invert           the mounts that do not match",
+	"  -f, --first-only       only the first matching mount",
+	"  -d, --direction <word> forward (default) or backward through the",
+	"                         table, for a list, -f and -R",
+	"  -U, --uniq             of mounts on the same target, only the last",
+	"  -k, --kernel           the kernel's table (always: accepted)",
 	"",
 	"Namespaces:",
 	"  -N, --task <pid>       the mount namespace of a process",
@@ -139,8 +168,18 @@ static const char *const help_text[] = {
 	"  -h, --help             show this help",
 	"  -V, --version          show the version",
 	"",
+	"Not provided (an error that says what to use): -s/--fstab, -m/--mtab,",
+	"-F/--tab-file, -x/--verify (findmnt), -p/--poll, -w (mntwatch).",
+	"",
 	"Finding nothing exits with status 1, as findmnt does. See lsmnt(8).",
 };
+
+/* a JSON number: the IDs, and with -b the sizes */
+static bool col_is_number(const struct cmdline *cl, int col)
+{
+	return lsmnt_cols[col].number ||
+	       (cl->pr.bytes && (lsmnt_cols[col].flags & CF_SIZE));
+}
 
 /* -H: the columns, as a table (or JSON with -J, raw with -r) */
 static int list_columns(const struct cmdline *cl)
@@ -159,7 +198,7 @@ static int list_columns(const struct cmdline *cl)
 			json_object_begin(&jw);
 			json_kv_string(&jw, "holder", lsmnt_cols[i].name);
 			json_kv_string(&jw, "type",
-				       lsmnt_cols[i].number ? "<integer>"
+				       col_is_number(cl, i) ? "<integer>"
 							    : "<string>");
 			json_kv_string(&jw, "description", lsmnt_cols[i].help);
 			json_object_end(&jw);
@@ -174,7 +213,7 @@ static int list_columns(const struct cmdline *cl)
 				cl->pr.mode == OUT_RAW ? "%s %s %s\n"
 						       : "%14s  %-9s  %s\n",
 				lsmnt_cols[i].name,
-				lsmnt_cols[i].number ? "<integer>" : "<string>",
+				col_is_number(cl, i) ? "<integer>" : "<string>",
 				lsmnt_cols[i].help);
 	}
 	r = outbuf_flush(&ob, stdout);
@@ -289,6 +328,28 @@ enum {
 	OPT_TREE,
 };
 
+/* findmnt's options lsmnt has no use for: what to use instead */
+static const struct {
+	int opt;
+	const char *name, *why;
+} refused[] = {
+	{'s', "-s/--fstab",
+	 "not provided: lsmnt lists the kernel's mounts, not /etc/fstab; use "
+	 "findmnt --fstab"},
+	{'m', "-m/--mtab",
+	 "not provided: lsmnt lists the kernel's mounts, without utab's "
+	 "userspace options; use findmnt --mtab"},
+	{'F', "-F/--tab-file",
+	 "not provided: lsmnt reads no table file; use findmnt --tab-file, "
+	 "or --ns/-N for another namespace"},
+	{'x', "-x/--verify", "not provided; use findmnt --verify"},
+	{'p', "-p/--poll",
+	 "not provided; use mntwatch(1) to follow mount changes"},
+	{'w', "-w/--timeout",
+	 "only for --poll, which is not provided; use mntwatch(1) to follow "
+	 "mount changes"},
+};
+
 static const struct option long_options[] = {
 	{"all", no_argument, NULL, 'A'},
 	{"ascii", no_argument, NULL, 'a'},
@@ -314,6 +375,21 @@ static const struct option long_options[] = {
 	{"real", no_argument, NULL, OPT_REAL},
 	{"pseudo", no_argument, NULL, OPT_PSEUDO},
 	{"tree", no_argument, NULL, OPT_TREE},
+	{"df", no_argument, NULL, 'D'},
+	{"bytes", no_argument, NULL, 'b'},
+	{"canonicalize", no_argument, NULL, 'c'},
+	{"evaluate", no_argument, NULL, 'e'},
+	{"first-only", no_argument, NULL, 'f'},
+	{"invert", no_argument, NULL, 'i'},
+	{"uniq", no_argument, NULL, 'U'},
+	{"direction", required_argument, NULL, 'd'},
+	{"kernel", no_argument, NULL, 'k'},
+	{"fstab", no_argument, NULL, 's'},
+	{"mtab", no_argument, NULL, 'm'},
+	{"tab-file", required_argument, NULL, 'F'},
+	{"verify", no_argument, NULL, 'x'},
+	{"poll", optional_argument, NULL, 'p'},
+	{"timeout", required_argument, NULL, 'w'},
 	{"task", required_argument, NULL, 'N'},
 	{"ns", required_argument, NULL, OPT_NS},
 	{"all-namespaces", no_argument, NULL, OPT_ALL_NS},
@@ -365,15 +441,74 @@ static int parse_num_opt(const char *opt, const char *arg, uint64_t max,
 	return 0;
 }
 
+/* -s, -m, -F, -x, -p, -w: one line saying what to use instead */
+static int refuse(int opt)
+{
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		if (refused[i].opt == opt) {
+			cli_errmsg(refused[i].name, "%s", refused[i].why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* the options findmnt 2.38 has beyond the output and the filters */
+static int parse_findmnt_option(struct cmdline *cl, int opt)
+{
+	struct filter *f = &cl->f;
+
+	switch (opt) {
+	case 'D':
+		cl->df = f->df = true;
+		return 0;
+	case 'b':
+		cl->pr.bytes = true;
+		return 0;
+	case 'c':
+		cl->pr.canonicalize = true;
+		return 0;
+	case 'e':
+		cl->pr.evaluate = true;
+		return 0;
+	case 'f':
+		f->first = true;
+		return 0;
+	case 'i':
+		f->invert = true;
+		return 0;
+	case 'U':
+		cl->uniq = true;
+		return 0;
+	case 'k':
+		cl->kernel = true; /* lsmnt reads nothing else */
+		return 0;
+	case 'd':
+		if (!strcmp(optarg, "forward") || !strcmp(optarg, "backward")) {
+			cl->backward = optarg[0] == 'b';
+			return 0;
+		}
+		cli_errmsg("--direction", "'%s': expected forward or backward",
+			   optarg);
+		return -1;
+	default:
+		return refuse(opt) < 0 ? -1 : 1;
+	}
+}
+
 /* 0: go on; 1: done, exit 0 (--help, --version); -1: error */
 static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 {
 	struct filter *f = &cl->f;
 	uint64_t v;
+	int r = parse_findmnt_option(cl, opt);
 
+	if (r <= 0)
+		return r;
 	switch (opt) {
 	case 'A':
-		return 0; /* findmnt's "no built-in filters": lsmnt has none */
+		f->all = true; /* findmnt's "no built-in filters" */
+		return 0;
 	case 'a':
 		cl->pr.ascii = true;
 		return 0;
@@ -550,6 +685,11 @@ static int check_combinations(struct cmdline *cl)
 			       "other");
 		return -1;
 	}
+	if (cl->kernel && cl->task_arg) {
+		/* findmnt: -N and -k name the table, once */
+		cli_errmsg("-k", "-k and -N exclude each other");
+		return -1;
+	}
 	if (cl->order_given && !cl->all_ns) {
 		cli_errmsg("--order", "only with --all-namespaces");
 		return -1;
@@ -562,6 +702,11 @@ static int set_columns(struct cmdline *cl)
 	if (cl->output_all) {
 		for (int i = 0; i < NR_COLS; i++)
 			cl->cols[cl->ncols++] = i;
+	} else if (cl->df) {
+		if (cl->all_ns)
+			cl->cols[cl->ncols++] = COL_NS;
+		for (size_t i = 0; i < sizeof(df_cols) / sizeof(*df_cols); i++)
+			cl->cols[cl->ncols++] = df_cols[i];
 	} else {
 		if (cl->all_ns)
 			cl->cols[cl->ncols++] = COL_NS;
@@ -580,8 +725,10 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	int opt, r;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":aAJlrPnuvyo:Ht:O:S:T:M:RN:hV",
-				  long_options, NULL)) != -1) {
+	while ((opt = getopt_long(
+			argc, argv,
+			":aAJlrPnuvyo:Ht:O:S:T:M:RN:hVDbcefiUd:ksmF:xp::w:",
+			long_options, NULL)) != -1) {
 		r = parse_option(cl, opt, argv);
 		if (r)
 			return r;
@@ -591,6 +738,9 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	if (parse_args(cl, argc, argv) < 0 || check_combinations(cl) < 0 ||
 	    set_columns(cl) < 0 || check_backend_env() < 0)
 		return -1;
+	cl->f.source_only = cl->f.first && cl->f.source &&
+			    !cl->f.source_devno && !cl->f.types &&
+			    !cl->f.options && !cl->f.has_id && !cl->f.has_uniq;
 	if (cl->ns_arg) {
 		cl->ns = &cl->nsopts;
 		if (cli_parse_ns(cl->ns_arg, &cl->nsopts,
@@ -790,11 +940,28 @@ static bool match_target(const struct filter *f,
 	       (f->target && !strcmp(point, f->target));
 }
 
-static bool matches(struct matcher *m, const struct mntkit_statmount *sm)
+/*
+ * -D: findmnt leaves out pseudo filesystems, but keeps every type with
+ * "tmpfs" in its name (devtmpfs too), whatever --real or --pseudo say.
+ * 1 keep it, 0 drop it, -1 the other filters decide.
+ */
+static int df_verdict(struct matcher *m, const struct mntkit_statmount *sm)
+{
+	const char *type = cell_fstype(sm, &m->s1);
+
+	if (type && strstr(type, "tmpfs"))
+		return 1;
+	return fstype_is_pseudo(type) ? 0 : -1;
+}
+
+/* libmount's match_func() without -i */
+static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 {
 	const struct filter *f = m->f;
 	const char *s;
 
+	if (f->source_only)
+		return f->source ? match_source(m, sm) : match_target(f, sm);
 	if (f->has_id && sm->mnt_id_old != f->id)
 		return false;
 	if (f->has_uniq && sm->mnt_id != f->uniq)
@@ -813,6 +980,12 @@ static bool matches(struct matcher *m, const struct mntkit_statmount *sm)
 		return false;
 	if (f->source && !match_source(m, sm))
 		return false;
+	if (f->df && !f->all) {
+		int v = df_verdict(m, sm);
+
+		if (v >= 0)
+			return v;
+	}
 	if (f->real) {
 		bool pseudo = fstype_is_pseudo(cell_fstype(sm, &m->s1));
 
@@ -822,18 +995,29 @@ static bool matches(struct matcher *m, const struct mntkit_statmount *sm)
 	return true;
 }
 
-/* no filter at all: findmnt's "list all" */
+static bool matches(struct matcher *m, const struct mntkit_statmount *sm)
+{
+	return matches_plain(m, sm) != (m->f->invert && !m->f->source_only);
+}
+
+/*
+ * findmnt's "list all": no filter, where -D, --real and --pseudo count as
+ * filters unless -A is given. A list (not the tree) then holds every
+ * mount, and neither -i nor, with -A, --real or --pseudo change that.
+ */
 static bool list_all(const struct filter *f)
 {
+	if ((f->df || f->real) && !f->all)
+		return false;
 	return !f->types && !f->options && !f->source && !f->target_arg &&
-	       !f->has_id && !f->has_uniq && !f->real;
+	       !f->has_id && !f->has_uniq;
 }
 
 static uint64_t filter_mask(const struct filter *f)
 {
 	uint64_t m = MNTKIT_STATMOUNT_MNT_BASIC;
 
-	if (f->types || f->real)
+	if (f->types || f->real || f->df)
 		m |= MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_FS_SUBTYPE;
 	if (f->options)
 		m |= MNTKIT_STATMOUNT_SB_BASIC | MNTKIT_STATMOUNT_MNT_OPTS;
@@ -893,6 +1077,8 @@ static void target_walk_up(struct filter *f, struct mntkit_table **tabs,
 struct forest {
 	struct fnode {
 		const struct mntkit_statmount *sm;
+		/* -U: the topmost dropped mount it was under, or NULL */
+		const struct mntkit_statmount *moved_from;
 		ssize_t first_child, last_child, next;
 	} * v;
 	size_t n, cap;
@@ -916,6 +1102,7 @@ static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
 	}
 	node = &fo->v[fo->n];
 	node->sm = sm;
+	node->moved_from = NULL;
 	node->first_child = node->last_child = node->next = -1;
 	first = parent < 0 ? &fo->first_root : &fo->v[parent].first_child;
 	last = parent < 0 ? &fo->last_root : &fo->v[parent].last_child;
@@ -944,9 +1131,16 @@ static int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
 	while (cur >= 0) {
 		const struct fnode *node = &fo->v[cur];
 
+		memset(&r[k], 0, sizeof(r[k]));
 		r[k].sm = node->sm;
 		r[k].depth = (unsigned int)depth;
 		r[k].last = node->next < 0;
+		if (node->moved_from) {
+			/* libmount gives it the dropped mount's parent */
+			r[k].moved = true;
+			r[k].parent_old = node->moved_from->mnt_parent_id_old;
+			r[k].parent_uniq = node->moved_from->mnt_parent_id;
+		}
 		k++;
 		if (node->first_child >= 0) {
 			if (depth + 1 > upcap) {
@@ -1007,7 +1201,151 @@ static void kids_free(struct kids *k)
 	k->v = NULL;
 }
 
-static int kids_build(const struct mntkit_table *t, struct kids *k)
+/*
+ * -U: libmount's mnt_table_uniq_fs(MNT_UNIQ_KEEPTREE) as findmnt calls
+ * it: of the mounts with the same target only the last in the table
+ * stays; the mounts under a dropped one move under its parent (so, up a
+ * chain of dropped ones, under the nearest mount that stays).
+ */
+struct uniq {
+	char *gone;	     /* dropped: a later mount has the same target */
+	ssize_t *parent;     /* the parent after the drops, -1 for a root */
+	ssize_t *moved_from; /* the topmost dropped mount it was under, -1 */
+	ssize_t *up, *top;   /* for a dropped one: where its chain ends */
+};
+
+static void uniq_free(struct uniq *u)
+{
+	free(u->gone);
+	free(u->parent);
+	free(u->moved_from);
+	free(u->up);
+	free(u->top);
+	memset(u, 0, sizeof(*u));
+}
+
+static const struct mntkit_table *uniq_table; /* for the comparison */
+
+static const char *point_of(const struct mntkit_table *t, size_t i)
+{
+	const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+	const char *point;
+
+	if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0)
+		return NULL;
+	return point;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(point_of(uniq_table, x), point_of(uniq_table, y));
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* which mounts go: sort by target, all but the last of each run */
+static int uniq_mark(const struct mntkit_table *t, struct uniq *u, size_t n)
+{
+	size_t *v = malloc((n ? n : 1) * sizeof(*v)), k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (point_of(t, i))
+			v[k++] = i; /* no target (unreachable): no duplicate */
+	uniq_table = t;
+	qsort(v, k, sizeof(*v), cmp_target);
+	for (size_t j = 0; j + 1 < k; j++)
+		if (!strcmp(point_of(t, v[j]), point_of(t, v[j + 1])))
+			u->gone[v[j]] = 1;
+	free(v);
+	return 0;
+}
+
+/*
+ * Where the chains of dropped mounts end: for a dropped @g, the nearest
+ * mount above it that stays (up) and the topmost dropped one on the way
+ * (top), each chain walked once: O(n) however deep the stacks are.
+ */
+static int uniq_chains(const struct mntkit_table *t, struct uniq *u, size_t n)
+{
+	ssize_t *stack = malloc((n ? n : 1) * sizeof(*stack));
+
+	if (!stack)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		u->top[i] = -1;
+	for (size_t g = 0; g < n; g++) {
+		ssize_t p = (ssize_t)g, end, top = -1;
+		size_t len = 0;
+
+		if (!u->gone[g] || u->top[g] >= 0)
+			continue;
+		while (p >= 0 && u->gone[p] && u->top[p] == -1) {
+			u->top[p] = -2; /* on this walk (guards a cycle) */
+			stack[len++] = p;
+			p = mntkit_table_parent(t, (size_t)p);
+		}
+		if (p >= 0 && u->gone[p] && u->top[p] >= 0) {
+			end = u->up[p];
+			top = u->top[p];
+		} else {
+			end = p >= 0 && u->gone[p] ? -1 : p;
+		}
+		while (len--) {
+			if (top < 0)
+				top = stack[len];
+			u->up[stack[len]] = end;
+			u->top[stack[len]] = top;
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+static int uniq_build(const struct mntkit_table *t, struct uniq *u)
+{
+	size_t n = mntkit_table_count(t), sz = n ? n : 1;
+	int r;
+
+	u->gone = calloc(sz, 1);
+	u->parent = malloc(sz * sizeof(*u->parent));
+	u->moved_from = malloc(sz * sizeof(*u->moved_from));
+	u->up = malloc(sz * sizeof(*u->up));
+	u->top = malloc(sz * sizeof(*u->top));
+	if (!u->gone || !u->parent || !u->moved_from || !u->up || !u->top)
+		r = -ENOMEM;
+	else
+		r = uniq_mark(t, u, n);
+	if (!r)
+		r = uniq_chains(t, u, n);
+	for (size_t i = 0; !r && i < n; i++) {
+		ssize_t p = mntkit_table_parent(t, i);
+
+		u->moved_from[i] = -1;
+		u->parent[i] = p;
+		if (p >= 0 && u->gone[p]) {
+			u->parent[i] = u->up[p];
+			u->moved_from[i] = u->top[p];
+		}
+	}
+	if (r)
+		uniq_free(u);
+	return r;
+}
+
+/* the parent of @i in the tree findmnt walks (-1: a root, -2: dropped) */
+static ssize_t tree_parent(const struct mntkit_table *t, const struct uniq *u,
+			   size_t i)
+{
+	if (!u)
+		return mntkit_table_parent(t, i);
+	return u->gone[i] ? -2 : u->parent[i];
+}
+
+static int kids_build(const struct mntkit_table *t, const struct uniq *u,
+		      struct kids *k)
 {
 	size_t n = mntkit_table_count(t), *pos;
 
@@ -1020,7 +1358,7 @@ static int kids_build(const struct mntkit_table *t, struct kids *k)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		ssize_t p = mntkit_table_parent(t, i);
+		ssize_t p = tree_parent(t, u, i);
 
 		if (p >= 0)
 			k->start[p + 1]++;
@@ -1029,7 +1367,7 @@ static int kids_build(const struct mntkit_table *t, struct kids *k)
 		k->start[i + 1] += k->start[i];
 	memcpy(pos, k->start, (n + 1) * sizeof(*pos));
 	for (size_t i = 0; i < n; i++) {
-		ssize_t p = mntkit_table_parent(t, i);
+		ssize_t p = tree_parent(t, u, i);
 
 		if (p >= 0)
 			k->v[pos[p]++] = i;
@@ -1046,9 +1384,13 @@ static int kids_build(const struct mntkit_table *t, struct kids *k)
 struct build {
 	struct matcher *m;
 	struct forest *fo;
-	bool tree;	  /* nest the rows */
-	char *done;	  /* per table index: in the forest already (-R) */
-	ssize_t *node_of; /* per table index: its forest node (-R) */
+	bool tree;	      /* nest the rows */
+	bool all;	      /* a list of every mount: no matching */
+	bool backward;	      /* -d backward */
+	bool first;	      /* -f: stop after the first */
+	const struct uniq *u; /* -U: the mounts dropped and moved, or NULL */
+	char *done;	      /* per table index: in the forest already (-R) */
+	ssize_t *node_of;     /* per table index: its forest node (-R) */
 	struct kids k;
 	/* the walk: per depth the mount, its next child, its printed node */
 	size_t *node, *cur;
@@ -1083,15 +1425,49 @@ static int frame(struct build *b, size_t sp, size_t node, ssize_t anc)
 	return 0;
 }
 
+/* add mount @i of @t under the node @parent, with what -U changed */
+static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
+			ssize_t parent)
+{
+	ssize_t me = forest_add(b->fo, mntkit_table_get(t, i), parent);
+
+	if (me >= 0 && b->u && b->u->moved_from[i] >= 0)
+		b->fo->v[me].moved_from =
+			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
+	return me;
+}
+
 /* visit @i under the printed node @above: its printed node (or @above) */
 static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 			      size_t i, ssize_t above)
 {
-	const struct mntkit_statmount *sm = mntkit_table_get(t, i);
-
-	if (!matches(b->m, sm))
+	if (!matches(b->m, mntkit_table_get(t, i)))
 		return above;
-	return forest_add(b->fo, sm, above);
+	return add_node(b, t, i, above);
+}
+
+/*
+ * The roots of the tree, in table order; with -U also the mounts whose
+ * parents all went (libmount prints them as further trees).
+ */
+static ssize_t next_root(const struct build *b, const struct mntkit_table *t,
+			 ssize_t prev)
+{
+	size_t n = mntkit_table_count(t);
+
+	if (!b->u)
+		return prev < 0 ? mntkit_table_first_root(t)
+				: mntkit_table_next_sibling(t, (size_t)prev);
+	for (size_t i = (size_t)(prev + 1); i < n; i++)
+		if (tree_parent(t, b->u, i) == -1)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* the table order of the list and of -R, -d backward reversed */
+static size_t nth(const struct build *b, size_t n, size_t k)
+{
+	return b->backward ? n - 1 - k : k;
 }
 
 /*
@@ -1101,10 +1477,10 @@ static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
  */
 static int build_tree(struct build *b, const struct mntkit_table *t)
 {
-	int r = kids_build(t, &b->k);
+	int r = kids_build(t, b->u, &b->k);
 
-	for (ssize_t root = mntkit_table_first_root(t); !r && root >= 0;
-	     root = mntkit_table_next_sibling(t, (size_t)root)) {
+	for (ssize_t root = next_root(b, t, -1); !r && root >= 0;
+	     root = next_root(b, t, root)) {
 		ssize_t me = visit_filtered(b, t, (size_t)root, -1);
 		size_t sp = 1;
 
@@ -1134,11 +1510,17 @@ static int build_list(struct build *b, const struct mntkit_table *t)
 {
 	size_t n = mntkit_table_count(t);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = nth(b, n, k);
 
-		if (matches(b->m, sm) && forest_add(b->fo, sm, -1) < 0)
+		if (b->u && b->u->gone[i])
+			continue;
+		if (!b->all && !matches(b->m, mntkit_table_get(t, i)))
+			continue;
+		if (add_node(b, t, i, -1) < 0)
 			return -ENOMEM;
+		if (b->first)
+			break;
 	}
 	return 0;
 }
@@ -1151,8 +1533,7 @@ static int build_list(struct build *b, const struct mntkit_table *t)
 static int add_one(struct build *b, const struct mntkit_table *t, size_t i,
 		   ssize_t parent)
 {
-	ssize_t me = forest_add(b->fo, mntkit_table_get(t, i),
-				b->tree ? parent : -1);
+	ssize_t me = add_node(b, t, i, b->tree ? parent : -1);
 
 	if (me < 0)
 		return (int)me;
@@ -1196,10 +1577,16 @@ static int build_submounts(struct build *b, const struct mntkit_table *t)
 	if (!b->done || !b->node_of)
 		r = -ENOMEM;
 	if (!r)
-		r = kids_build(t, &b->k);
-	for (size_t i = 0; i < n && !r; i++) {
-		if (!b->done[i] && matches(b->m, mntkit_table_get(t, i)))
-			r = add_subtree(b, t, i);
+		r = kids_build(t, b->u, &b->k);
+	for (size_t k = 0; k < n && !r; k++) {
+		size_t i = nth(b, n, k);
+
+		if (b->done[i] || (b->u && b->u->gone[i]) ||
+		    !matches(b->m, mntkit_table_get(t, i)))
+			continue;
+		r = add_subtree(b, t, i);
+		if (b->first)
+			break;
 	}
 	kids_free(&b->k);
 	free(b->done);
@@ -1590,9 +1977,10 @@ static struct plan make_plan(const struct cmdline *cl)
 	const struct filter *f = &cl->f;
 	struct plan p = {0};
 
-	p.tree_mode = cl->pr.mode == OUT_TREE;
+	/* findmnt: -D is a list, and so are -f, -S and -T without -R */
+	p.tree_mode = cl->pr.mode == OUT_TREE && !cl->df;
 	p.submounts = cl->submounts && !list_all(f);
-	if (!p.submounts && (f->source || f->target_arg))
+	if (!p.submounts && (f->source || f->target_arg || f->first))
 		p.tree_mode = false;
 	if (cl->force_tree)
 		p.tree_mode = cl->pr.mode == OUT_TREE;
@@ -1605,19 +1993,37 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 		      struct forest *fo)
 {
 	struct matcher m = {.f = &cl->f};
-	struct build b = {.m = &m, .fo = fo, .tree = p->tree_mode};
+	struct build b = {.m = &m,
+			  .fo = fo,
+			  .tree = p->tree_mode,
+			  .all = list_all(&cl->f),
+			  .backward = cl->backward,
+			  .first = cl->f.first};
+	struct uniq u = {0};
 	int r = 0;
 
 	outbuf_init(&m.s1);
 	outbuf_init(&m.s2);
 	fo->first_root = fo->last_root = -1;
-	for (size_t t = 0; t < ntabs && !r; t++) {
+	for (size_t k = 0; k < ntabs && !r; k++) {
+		struct mntkit_table *t = tabs[b.backward ? ntabs - 1 - k : k];
+
+		if (b.first && fo->n && !p->whole_tree)
+			break;
+		if (cl->uniq) {
+			r = uniq_build(t, &u);
+			if (r < 0)
+				break;
+			b.u = &u;
+		}
 		if (p->whole_tree)
-			r = build_tree(&b, tabs[t]);
+			r = build_tree(&b, t);
 		else if (p->submounts)
-			r = build_submounts(&b, tabs[t]);
+			r = build_submounts(&b, t);
 		else
-			r = build_list(&b, tabs[t]);
+			r = build_list(&b, t);
+		uniq_free(&u);
+		b.u = NULL;
 	}
 	free(b.node);
 	free(b.cur);
@@ -1659,8 +2065,33 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 	return r;
 }
 
+/*
+ * SIZE, AVAIL, USED, USE%: one statvfs(2) per printed row, and none at
+ * all (nor the memory) when no such column is shown.
+ */
+static int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
+		     struct fs_usage **usage)
+{
+	bool want = false;
+
+	*usage = NULL;
+	for (size_t c = 0; c < cl->ncols; c++)
+		want |= !!(lsmnt_cols[cl->cols[c]].flags & CF_STATVFS);
+	if (!want || !n)
+		return 0;
+	*usage = calloc(n, sizeof(**usage));
+	if (!*usage)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		fs_usage_get(rows[i].sm, &(*usage)[i]);
+		rows[i].usage = &(*usage)[i];
+	}
+	return 0;
+}
+
 static int run(struct cmdline *cl)
 {
+	struct fs_usage *usage = NULL;
 	struct plan p = make_plan(cl);
 	struct mntkit_table **tabs = NULL;
 	struct forest fo = {0};
@@ -1680,6 +2111,8 @@ static int run(struct cmdline *cl)
 	r = select_rows(cl, &p, tabs, ntabs, &fo);
 	if (!r)
 		r = forest_rows(&fo, &rows, &n);
+	if (!r)
+		r = add_usage(cl, rows, n, &usage);
 	if (r < 0) {
 		cli_errmsg(NULL, "%s", strerror(-r));
 		goto out;
@@ -1694,6 +2127,7 @@ static int run(struct cmdline *cl)
 	if (r < 0)
 		cli_errmsg("write error", "%s", strerror(-r));
 out:
+	free(usage);
 	free(rows);
 	free(fo.v);
 	free_tables(tabs, ntabs);

@@ -23,6 +23,7 @@
 /* ---- columns ---- */
 
 enum col_id {
+	COL_AVAIL,
 	COL_FSROOT,
 	COL_FSTYPE,
 	COL_FS_OPTIONS,
@@ -39,12 +40,15 @@ enum col_id {
 	COL_PROPAGATE_FROM,
 	COL_PROPAGATION,
 	COL_SB_SOURCE,
+	COL_SIZE,
 	COL_SOURCE,
 	COL_SUBTYPE,
 	COL_TARGET,
 	COL_UIDMAP,
 	COL_UNIQ_ID,
 	COL_UNIQ_PARENT,
+	COL_USED,
+	COL_USE_PCT,
 	COL_VFS_OPTIONS,
 	NR_COLS
 };
@@ -54,6 +58,10 @@ enum col_id {
 #define CF_TREE	      0x02U
 #define CF_RIGHT      0x04U
 #define CF_NOEXTREMES 0x08U
+/* lsmnt's own: the value comes from statvfs(2) of the mount point */
+#define CF_STATVFS 0x10U
+/* lsmnt's own: a size, a JSON number with -b (else a string like 1.5G) */
+#define CF_SIZE 0x20U
 
 struct colinfo {
 	const char *name; /* findmnt's name, upper case */
@@ -72,19 +80,42 @@ int col_by_name(const char *name, size_t len);
 
 /* how a cell is wanted: list/tree text differs in MAJ:MIN only */
 struct cellctx {
-	bool text;     /* list or tree (MAJ:MIN as "%3u:%-3u") */
-	bool nofsroot; /* -v: SOURCE without [/dir] */
+	bool text;	   /* list or tree (MAJ:MIN as "%3u:%-3u") */
+	bool nofsroot;	   /* -v: SOURCE without [/dir] */
+	bool bytes;	   /* -b: sizes in bytes, not 1.5G */
+	bool canonicalize; /* -c: SOURCE as a canonical path */
+	bool evaluate;	   /* -e: a LABEL=... SOURCE as its device */
 };
 
 /*
- * The value of column @col for the mount @sm (a reply of a table), or NULL
- * when it has none (JSON null, an empty cell). The text is unescaped; it
- * points into @sm or into @scratch, which is reset first, and lives until
- * the next call with the same @scratch.
+ * What statvfs(2) of a mount point said, taken once per printed row and
+ * only when a column needs it (SIZE, AVAIL, USED, USE%).
+ */
+struct fs_usage {
+	bool ok; /* statvfs() succeeded (else the cells are empty) */
+	unsigned long frsize;
+	uint64_t blocks, bfree, bavail;
+};
+
+/* findmnt's -c and -e: the printed SOURCE (lsmnt-cols.c) */
+char *canonical_source(const char *src);
+char *evaluate_tag(const char *src);
+bool source_is_tag(const char *src);
+
+struct row;
+
+/*
+ * The value of column @col for the row @r (a reply of a table, with its
+ * statvfs and -U data), or NULL when it has none (JSON null, an empty
+ * cell). The text is unescaped; it points into the reply or into
+ * @scratch, which is reset first, and lives until the next call with the
+ * same @scratch.
  */
 const char *cell_value(const struct cellctx *cc, enum col_id col,
-		       const struct mntkit_statmount *sm,
-		       struct outbuf *scratch);
+		       const struct row *r, struct outbuf *scratch);
+
+/* fill @u from statvfs(2) of the mount point of @sm (none: !u->ok) */
+void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u);
 
 /* findmnt's OPTIONS and FSTYPE, for the filters -O, -t, --real, --pseudo */
 const char *cell_options(const struct mntkit_statmount *sm,
@@ -100,6 +131,15 @@ struct row {
 	const struct mntkit_statmount *sm;
 	unsigned int depth; /* in the printed tree, 0 for a top-level row */
 	bool last;	    /* no later sibling in the printed tree */
+	/*
+	 * -U moved the mount under another parent (that of a duplicate it
+	 * was under, as libmount's mnt_table_uniq_fs() does): its IDs, 0
+	 * when none
+	 */
+	bool moved;
+	uint32_t parent_old;
+	uint64_t parent_uniq;
+	const struct fs_usage *usage; /* NULL unless a column needs it */
 };
 
 enum out_mode {
@@ -111,15 +151,18 @@ enum out_mode {
 
 struct printer {
 	enum out_mode mode;
-	bool json;	 /* -J */
-	bool tree;	 /* rows nest (tree output, or JSON "children") */
-	bool noheadings; /* -n */
-	bool notrunc;	 /* -u */
-	bool ascii;	 /* -a */
-	bool shell;	 /* -y */
-	bool nofsroot;	 /* -v */
-	bool terminal;	 /* list/tree to a terminal: libsmartcols */
-	const int *cols; /* enum col_id */
+	bool json;	   /* -J */
+	bool tree;	   /* rows nest (tree output, or JSON "children") */
+	bool noheadings;   /* -n */
+	bool notrunc;	   /* -u */
+	bool ascii;	   /* -a */
+	bool shell;	   /* -y */
+	bool nofsroot;	   /* -v */
+	bool bytes;	   /* -b */
+	bool canonicalize; /* -c */
+	bool evaluate;	   /* -e */
+	bool terminal;	   /* list/tree to a terminal: libsmartcols */
+	const int *cols;   /* enum col_id */
 	size_t ncols;
 	FILE *stream; /* where @ob goes, a chunk at a time */
 };
