@@ -22,9 +22,11 @@ BIG     ?= 0
 MESON   ?= meson
 NINJA   ?= ninja
 
-# Debian packages the build and the tests need (apt-get, when missing).
+# Debian packages the build and the tests need (apt-get, when missing);
+# e2fsprogs, fdisk and btrfs-progs make the test file systems of lsmnt's
+# LABEL/UUID/SOURCES cases (which SKIP without them).
 DEB_PKGS = meson ninja-build gcc g++ pkg-config libc6-dev libsmartcols-dev \
-	   util-linux mount python3
+	   libblkid-dev util-linux mount python3 e2fsprogs fdisk btrfs-progs
 # ... and what "make fuzz" needs for libFuzzer (clang and its runtime);
 # without them it replays the corpus instead
 FUZZ_DEB_PKGS = clang libclang-rt-dev

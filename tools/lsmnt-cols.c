@@ -3,6 +3,8 @@
  * lsmnt-cols.c - lsmnt's columns: findmnt's names and meanings, every value
  * derived from one statmount reply.
  */
+#include <blkid.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -22,6 +24,8 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 	[COL_AVAIL] = {"AVAIL", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false, true,
 		       G(MNT_POINT),
 		       "filesystem size available (statvfs of the target)"},
+	[COL_FREQ] = {"FREQ", 1, CF_RIGHT, true, true, 0,
+		      "dump(8) period in days [fstab only]"},
 	[COL_FSROOT] = {"FSROOT", 0.25, CF_NOEXTREMES, false, true, G(MNT_ROOT),
 			"filesystem root"},
 	[COL_FSTYPE] = {"FSTYPE", 0.10, CF_TRUNC, false, true,
@@ -32,6 +36,8 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 	[COL_GIDMAP] = {"GIDMAP", 0.10, CF_TRUNC, false, false, G(MNT_GIDMAP),
 			"GID mapping of an idmapped mount"},
 	[COL_ID] = {"ID", 2, CF_RIGHT, true, true, G(MNT_BASIC), "mount ID"},
+	[COL_LABEL] = {"LABEL", 0.10, CF_BLKID, false, true, G(SB_SOURCE),
+		       "filesystem label"},
 	[COL_MAGIC] = {"MAGIC", 10, 0, false, false, G(SB_BASIC),
 		       "filesystem magic number (statfs f_type)"},
 	[COL_MAJMIN] = {"MAJ:MIN", 6, 0, false, true, G(SB_BASIC),
@@ -48,6 +54,12 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 			    "optional mount fields"},
 	[COL_PARENT] = {"PARENT", 2, CF_RIGHT, true, true, G(MNT_BASIC),
 			"mount parent ID"},
+	[COL_PARTLABEL] = {"PARTLABEL", 0.10, CF_BLKID, false, true,
+			   G(SB_SOURCE), "partition label"},
+	[COL_PARTUUID] = {"PARTUUID", 36, CF_BLKID, false, true, G(SB_SOURCE),
+			  "partition UUID"},
+	[COL_PASSNO] = {"PASSNO", 1, CF_RIGHT, true, true, 0,
+			"pass number on parallel fsck(8) [fstab only]"},
 	[COL_PEER] = {"PEER", 2, CF_RIGHT, true, false, G(MNT_BASIC),
 		      "peer group (of a shared mount)"},
 	[COL_PROPAGATE_FROM] = {"PROPAGATE-FROM", 2, CF_RIGHT, true, false,
@@ -61,10 +73,15 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 		      G(MNT_POINT), "filesystem size (statvfs of the target)"},
 	[COL_SOURCE] = {"SOURCE", 0.25, CF_NOEXTREMES, false, true,
 			G(SB_SOURCE) | G(MNT_ROOT), "source device"},
+	[COL_SOURCES] = {"SOURCES", 0.25, CF_WRAP | CF_BLKID, false, true,
+			 G(SB_SOURCE) | G(MNT_ROOT),
+			 "all possible source devices"},
 	[COL_SUBTYPE] = {"SUBTYPE", 0.10, 0, false, false, G(FS_SUBTYPE),
 			 "filesystem subtype (e.g. sshfs of fuse.sshfs)"},
 	[COL_TARGET] = {"TARGET", 0.30, CF_TREE | CF_NOEXTREMES, false, true,
 			G(MNT_POINT), "mountpoint"},
+	[COL_TID] = {"TID", 4, CF_RIGHT, true, true, 0,
+		     "task ID (the process whose mounts are listed)"},
 	[COL_UIDMAP] = {"UIDMAP", 0.10, CF_TRUNC, false, false, G(MNT_UIDMAP),
 			"UID mapping of an idmapped mount"},
 	[COL_UNIQ_ID] = {"UNIQ-ID", 10, CF_RIGHT, true, true, G(MNT_BASIC),
@@ -76,6 +93,8 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 		      "filesystem size used (statvfs of the target)"},
 	[COL_USE_PCT] = {"USE%", 3, CF_RIGHT | CF_STATVFS, false, true,
 			 G(MNT_POINT), "filesystem use percentage"},
+	[COL_UUID] = {"UUID", 36, CF_BLKID, false, true, G(SB_SOURCE),
+		      "filesystem UUID"},
 	[COL_VFS_OPTIONS] = {"VFS-OPTIONS", 0.20, CF_TRUNC, false, true,
 			     G(MNT_BASIC), "VFS specific mount options"},
 };
@@ -279,8 +298,6 @@ const char *cell_options(const struct mntkit_statmount *sm,
  */
 static const char *const tag_names[] = {"LABEL", "UUID", "PARTLABEL",
 					"PARTUUID", "ID"};
-static const char *const tag_dirs[] = {"by-label", "by-uuid", "by-partlabel",
-				       "by-partuuid", "by-id"};
 
 static int tag_index(const char *src, const char **value)
 {
@@ -351,27 +368,21 @@ char *canonical_source(const char *src)
 	return real;
 }
 
-/* -e: the device a tag names (udev's /dev/disk/by-*), NULL if none */
+/*
+ * -e: the device a tag names, NULL if none - libmount's mnt_resolve_tag():
+ * libblkid's blkid_evaluate_tag(), udev's /dev/disk/by-* links, then a
+ * scan of the devices (as root) through libblkid's cache.
+ */
 char *evaluate_tag(const char *src)
 {
-	char path[PATH_MAX], val[NAME_MAX + 1];
-	const char *v;
-	int i = tag_index(src, &v);
-	size_t n;
+	char *name = NULL, *value = NULL, *dev = NULL;
 
-	if (i < 0)
-		return NULL;
-	n = strlen(v);
-	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-		v++;
-		n -= 2;
-	}
-	if (!n || n >= sizeof(val) || memchr(v, '/', n))
-		return NULL;
-	memcpy(val, v, n);
-	val[n] = '\0';
-	snprintf(path, sizeof(path), "/dev/disk/%s/%s", tag_dirs[i], val);
-	return realpath(path, NULL);
+	if (source_is_tag(src) &&
+	    blkid_parse_tag_string(src, &name, &value) == 0)
+		dev = blkid_evaluate_tag(name, value, NULL);
+	free(name);
+	free(value);
+	return dev;
 }
 
 /*
@@ -405,6 +416,253 @@ static const char *cell_source(const struct cellctx *cc,
 		outbuf_printf(scratch, "[%s]", root);
 	free(alt);
 	return outbuf_cstr(scratch);
+}
+
+/* ---- libblkid and udev: LABEL, UUID, PARTUUID, PARTLABEL, SOURCES ---- */
+
+/* per tag: its name in a source, libblkid's probe value, udev's property */
+static const char *const tag_name[NR_TAGS] = {"LABEL", "UUID", "PARTUUID",
+					      "PARTLABEL"};
+static const char *const probe_name[NR_TAGS] = {
+	"LABEL", "UUID", "PART_ENTRY_UUID", "PART_ENTRY_NAME"};
+static const char *const udev_name[NR_TAGS] = {
+	"ID_FS_LABEL_ENC", "ID_FS_UUID_ENC", "ID_PART_ENTRY_UUID",
+	"ID_PART_ENTRY_NAME"};
+
+#define WANT_TAGS (WANT_SOURCES - 1)
+
+/* util-linux's unhexmangle_string(): udev's \xHH back to the byte */
+static void unhexmangle(char *s)
+{
+	char *w = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == 'x' && isxdigit((unsigned char)s[2]) &&
+		    isxdigit((unsigned char)s[3])) {
+			char hex[3] = {s[2], s[3], '\0'};
+
+			*w++ = (char)strtoul(hex, NULL, 16);
+			s += 4;
+		} else {
+			*w++ = *s++;
+		}
+	}
+	*w = '\0';
+}
+
+/*
+ * The block device's numbers as sysfs has them (libudev finds a device by
+ * its name in the "block" subsystem): "MAJ:MIN" into @buf, or false.
+ */
+static bool sysfs_devno(const char *dev, char *buf, size_t size)
+{
+	char path[PATH_MAX], *p;
+	const char *name = dev;
+	FILE *f;
+	bool ok;
+
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	if (!*name || (size_t)snprintf(path, sizeof(path), "/sys/class/block/%s",
+				       name) >= sizeof(path) - 4)
+		return false;
+	for (p = path + 17; *p; p++)
+		if (*p == '/')
+			*p = '!'; /* the kernel's name for cciss/c0d0 */
+	strcat(path, "/dev");
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok && *buf;
+}
+
+/*
+ * findmnt asks libudev first: the properties udev's database keeps for
+ * the device (/run/udev/data/bMAJ:MIN, "E:KEY=VALUE" lines), for the tags
+ * of @want not yet in @out.
+ */
+static void udev_tags(const char *dev, unsigned int want, struct devtags *out)
+{
+	char *real = realpath(dev, NULL), devno[32], path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f = NULL;
+
+	if (sysfs_devno(real ? real : dev, devno, sizeof(devno)) &&
+	    (size_t)snprintf(path, sizeof(path), "/run/udev/data/b%s", devno) <
+		    sizeof(path))
+		f = fopen(path, "re");
+	free(real);
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "E:", 2))
+			continue;
+		for (int t = 0; t < NR_TAGS; t++) {
+			size_t len = strlen(udev_name[t]);
+
+			if (!(want & WANT_TAG(t)) || out->tag[t] ||
+			    strncmp(line + 2, udev_name[t], len) ||
+			    line[2 + len] != '=')
+				continue;
+			out->tag[t] = strdup(line + 3 + len);
+			if (out->tag[t])
+				unhexmangle(out->tag[t]);
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
+/* then libmount's mnt_cache_read_tags(): a probe of the device itself */
+static void probe_tags(const char *dev, unsigned int want, struct devtags *out)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	const char *v;
+
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL |
+						      BLKID_SUBLKS_UUID |
+						      BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	if (blkid_do_safeprobe(pr) == 0) {
+		for (int t = 0; t < NR_TAGS; t++)
+			if ((want & WANT_TAG(t)) && !out->tag[t] &&
+			    !blkid_probe_lookup_value(pr, probe_name[t], &v,
+						      NULL))
+				out->tag[t] = strdup(v);
+	}
+	blkid_free_probe(pr);
+}
+
+/* a source that is a tag (LABEL=...): its name and (unquoted) value */
+static bool parse_tag(const char *src, char **name, char **value)
+{
+	*name = *value = NULL;
+	if (!source_is_tag(src))
+		return false;
+	if (blkid_parse_tag_string(src, name, value) == 0)
+		return true;
+	free(*name);
+	free(*value);
+	*name = *value = NULL;
+	return false;
+}
+
+/*
+ * findmnt's get_tag(): a tag source of that very name gives its value;
+ * else the source names a device - a tag through libblkid, a path
+ * canonicalized as by -c - which udev's database, then a probe describe.
+ */
+static void lookup_tags(struct devlookup *dl, const char *src,
+			unsigned int want, struct devtags *out)
+{
+	char *name, *value, *dev;
+	bool tag = parse_tag(src, &name, &value);
+
+	for (int t = 0; tag && t < NR_TAGS; t++) {
+		if ((want & WANT_TAG(t)) && !strcmp(name, tag_name[t])) {
+			out->tag[t] = strdup(value);
+			want &= ~WANT_TAG(t);
+		}
+	}
+	if (!(want & WANT_TAGS))
+		goto out;
+	dev = tag ? blkid_evaluate_tag(name, value, (blkid_cache *)&dl->cache)
+		  : canonical_source(src);
+	if (dev && *dev) {
+		udev_tags(dev, want, out);
+		probe_tags(dev, want, out);
+	}
+	free(dev);
+out:
+	free(name);
+	free(value);
+}
+
+/*
+ * findmnt's SOURCES: every device libblkid knows (its cache, then all it
+ * can probe) with the UUID of a /dev/ source - or, with -e, with the tag
+ * a tag source names. NULL (SOURCE's value) when there are none.
+ */
+static char *lookup_sources(struct devlookup *dl, const char *src,
+			    bool evaluate)
+{
+	char *name, *value, *list = NULL;
+	const char *token = "UUID";
+	bool tag = parse_tag(src, &name, &value);
+	struct outbuf ob = OUTBUF_INIT;
+	blkid_dev_iterate it;
+	blkid_dev d;
+
+	if (tag ? !evaluate : strncmp(src, "/dev/", 5))
+		goto out;
+	if (!dl->cache && blkid_get_cache((blkid_cache *)&dl->cache, NULL) < 0)
+		dl->cache = NULL;
+	if (!dl->cache)
+		goto out;
+	if (!dl->probed_all) {
+		blkid_probe_all((blkid_cache)dl->cache);
+		dl->probed_all = true;
+	}
+	if (tag)
+		token = name;
+	else if (!(value = blkid_get_tag_value((blkid_cache)dl->cache, "UUID",
+					       src)))
+		goto out;
+	it = blkid_dev_iterate_begin((blkid_cache)dl->cache);
+	if (!it)
+		goto out;
+	blkid_dev_set_search(it, token, value);
+	while (blkid_dev_next(it, &d) == 0) {
+		d = blkid_verify((blkid_cache)dl->cache, d);
+		if (!d)
+			continue;
+		if (ob.len)
+			outbuf_putc(&ob, '\n');
+		outbuf_puts(&ob, blkid_dev_devname(d));
+	}
+	blkid_dev_iterate_end(it);
+	if (ob.len && !ob.err)
+		list = strdup(outbuf_cstr(&ob));
+out:
+	outbuf_free(&ob);
+	free(name);
+	free(value);
+	return list;
+}
+
+void devtags_get(struct devlookup *dl, const char *src, unsigned int want,
+		 bool evaluate, struct devtags *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!src)
+		return;
+	if (want & WANT_TAGS)
+		lookup_tags(dl, src, want, out);
+	if (want & WANT_SOURCES)
+		out->sources = lookup_sources(dl, src, evaluate);
+}
+
+void devtags_free(struct devtags *t)
+{
+	for (int i = 0; i < NR_TAGS; i++)
+		free(t->tag[i]);
+	free(t->sources);
+}
+
+/* as findmnt: libblkid saves what it probed (as root) to its cache file */
+void devlookup_end(struct devlookup *dl)
+{
+	if (dl->cache)
+		blkid_put_cache((blkid_cache)dl->cache);
+	dl->cache = NULL;
 }
 
 /* ---- statvfs(2): SIZE, AVAIL, USED, USE% ---- */
@@ -623,6 +881,24 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	case COL_USED:
 	case COL_USE_PCT:
 		return cell_usage(cc, col, r->usage, scratch);
+	case COL_TID:
+		return num_or_null(r->tid > 0 ? (uint64_t)r->tid : 0, scratch);
+	case COL_FREQ:
+	case COL_PASSNO:
+		return NULL; /* fstab only: findmnt has none for the kernel's */
+	case COL_LABEL:
+		return r->tags ? r->tags->tag[TAG_LABEL] : NULL;
+	case COL_UUID:
+		return r->tags ? r->tags->tag[TAG_UUID] : NULL;
+	case COL_PARTUUID:
+		return r->tags ? r->tags->tag[TAG_PARTUUID] : NULL;
+	case COL_PARTLABEL:
+		return r->tags ? r->tags->tag[TAG_PARTLABEL] : NULL;
+	case COL_SOURCES:
+		/* findmnt falls through to SOURCE when it found no devices */
+		if (r->tags && r->tags->sources)
+			return r->tags->sources;
+		return cell_source(cc, sm, scratch);
 	default:
 		return NULL;
 	}

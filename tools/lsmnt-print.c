@@ -261,6 +261,37 @@ static void json_key_lower(struct outbuf *ob, const char *name)
 	put_json(ob, key);
 }
 
+/*
+ * A CF_WRAP cell (SOURCES): libsmartcols' array of strings, one per line
+ * of the value, on one line of their own; an empty cell is [null].
+ */
+static void put_json_array(struct outbuf *ob, const char *v, size_t ind)
+{
+	outbuf_puts(ob, "[\n");
+	put_spaces(ob, ind + 4);
+	if (!v || !*v)
+		outbuf_puts(ob, "null");
+	while (v && *v) {
+		const char *nl = strchr(v, '\n');
+		size_t len = nl ? (size_t)(nl - v) : strlen(v);
+		char *item = strndup(v, len);
+
+		if (!item) {
+			ob->err = ENOMEM;
+			return;
+		}
+		put_json(ob, item);
+		free(item);
+		if (!nl)
+			break;
+		outbuf_puts(ob, ", ");
+		v = nl + 1;
+	}
+	outbuf_putc(ob, '\n');
+	put_spaces(ob, ind);
+	outbuf_putc(ob, ']');
+}
+
 static size_t json_indent(unsigned int depth)
 {
 	return 6 + 6 * (size_t)depth;
@@ -314,7 +345,9 @@ static int print_json(const struct printer *pr, const struct row *rows,
 			put_spaces(ob, ind + 3);
 			json_key_lower(ob, ci->name);
 			outbuf_puts(ob, ": ");
-			if (!v || !*v)
+			if (ci->flags & CF_WRAP)
+				put_json_array(ob, v, ind + 3);
+			else if (!v || !*v)
 				outbuf_puts(ob, "null");
 			else if (ci->number ||
 				 (pr->bytes && (ci->flags & CF_SIZE)))
@@ -511,6 +544,32 @@ static bool is_tree_col(const struct printer *pr, int col)
 	return pr->tree && (lsmnt_cols[col].flags & CF_TREE);
 }
 
+/*
+ * A CF_WRAP cell (SOURCES) is one line per '\n'-separated chunk, as with
+ * findmnt's scols_wrapnl_*(): its width is that of the widest chunk.
+ */
+static bool is_wrap(const struct printer *pr, size_t c)
+{
+	return lsmnt_cols[pr->cols[c]].flags & CF_WRAP;
+}
+
+static size_t wrap_width(const char *v)
+{
+	size_t widest = 0;
+
+	while (v) {
+		const char *nl = strchr(v, '\n');
+		char *chunk = nl ? strndup(v, (size_t)(nl - v)) : NULL;
+		size_t w = put_safe(NULL, chunk ? chunk : v);
+
+		free(chunk);
+		if (w > widest)
+			widest = w;
+		v = nl ? nl + 1 : NULL;
+	}
+	return widest;
+}
+
 static void measure(struct textctx *tc, const struct row *rows, size_t n)
 {
 	const struct printer *pr = tc->pr;
@@ -523,7 +582,9 @@ static void measure(struct textctx *tc, const struct row *rows, size_t n)
 			const char *v =
 				cell_value(&cc, (enum col_id)pr->cols[c],
 					   &rows[i], &tc->scratch);
-			size_t w = v ? put_safe(NULL, v) : 0;
+			size_t w = !v ? 0
+				   : is_wrap(pr, c) ? wrap_width(v)
+						    : put_safe(NULL, v);
 
 			if (is_tree_col(pr, pr->cols[c]))
 				w += 2 * (size_t)row_depth(pr, &rows[i]);
@@ -534,12 +595,93 @@ static void measure(struct textctx *tc, const struct row *rows, size_t n)
 	}
 }
 
+/*
+ * A CF_WRAP cell's value @v cut at its first '\n': the first chunk (in
+ * *@first, NULL when there is no '\n' and @v itself is the cell) and the
+ * rest (in *@pend), which the continuation lines print.
+ */
+static const char *wrap_first(const char *v, char **pend, char **first)
+{
+	const char *nl = v ? strchr(v, '\n') : NULL;
+
+	*first = NULL;
+	if (!nl)
+		return v;
+	*pend = strdup(nl + 1);
+	*first = strndup(v, (size_t)(nl - v));
+	return *first ? *first : "";
+}
+
+/* the next chunk of a pending cell (to free), NULL when there is none */
+static char *wrap_next(char **pend)
+{
+	char *cur = *pend, *nl;
+
+	*pend = NULL;
+	if (cur && (nl = strchr(cur, '\n'))) {
+		*nl = '\0';
+		*pend = strdup(nl + 1);
+	}
+	return cur;
+}
+
+/* an empty tree cell under a multi-line row: its art continued */
+static void put_tree_gap(struct outbuf *ob, const struct textctx *tc,
+			 const struct treeart *art, unsigned int d, bool kids,
+			 size_t width, bool lastcol)
+{
+	size_t w = 0;
+
+	for (unsigned int k = 1; k <= d; k++, w += 2)
+		outbuf_puts(ob, tc->more[k] ? art->vert : art->space);
+	if (kids) {
+		outbuf_puts(ob, art->vert);
+		w += 2;
+	}
+	if (!lastcol && width > w)
+		put_spaces(ob, width - w);
+}
+
+/*
+ * The lines after a row with a multi-line cell, as libsmartcols prints
+ * them: each such column its next chunk, every other column empty - the
+ * tree column with the row's art continued (a bar for its children).
+ */
+static void print_pending(struct textctx *tc, const struct treeart *art,
+			  unsigned int d, bool kids, char **pend,
+			  struct outbuf *ob)
+{
+	const struct printer *pr = tc->pr;
+	bool more = true;
+
+	while (more) {
+		more = false;
+		for (size_t c = 0; c < pr->ncols; c++) {
+			bool lastcol = c + 1 == pr->ncols;
+			char *v = wrap_next(&pend[c]);
+
+			if (c)
+				outbuf_putc(ob, ' ');
+			if (!v && is_tree_col(pr, pr->cols[c]))
+				put_tree_gap(ob, tc, art, d, kids, tc->width[c],
+					     lastcol);
+			else
+				put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
+					 v, tc->width[c], lastcol);
+			free(v);
+			more |= pend[c] != NULL;
+		}
+		outbuf_putc(ob, '\n');
+	}
+}
+
 static int print_text(const struct printer *pr, const struct row *rows,
 		      size_t n, struct outbuf *ob)
 {
 	struct textctx tc = {.pr = pr};
 	const struct treeart *art = tree_art(pr);
 	struct cellctx cc = cell_ctx(pr, true);
+	char **pend; /* per column: the chunks of a multi-line cell to come */
 	int ret = -ENOMEM;
 
 	if (!n)
@@ -547,7 +689,8 @@ static int print_text(const struct printer *pr, const struct row *rows,
 	outbuf_init(&tc.art);
 	outbuf_init(&tc.scratch);
 	tc.width = calloc(pr->ncols ? pr->ncols : 1, sizeof(*tc.width));
-	if (!tc.width)
+	pend = calloc(pr->ncols ? pr->ncols : 1, sizeof(*pend));
+	if (!tc.width || !pend)
 		goto out;
 	measure(&tc, rows, n);
 	if (!pr->noheadings) {
@@ -562,7 +705,7 @@ static int print_text(const struct printer *pr, const struct row *rows,
 	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned int d = row_depth(pr, &rows[i]);
-		bool last = row_last(pr, rows, i, n);
+		bool last = row_last(pr, rows, i, n), wrapped = false;
 
 		if (grow_more(&tc, d) < 0)
 			goto out;
@@ -575,15 +718,25 @@ static int print_text(const struct printer *pr, const struct row *rows,
 			const char *v = cell_value(&cc, (enum col_id)col,
 						   &rows[i], &tc.scratch);
 			bool treecol = is_tree_col(pr, col) && d;
+			char *first = NULL;
 
+			if (is_wrap(pr, c))
+				v = wrap_first(v, &pend[c], &first);
+			wrapped |= pend[c] != NULL;
 			if (c)
 				outbuf_putc(ob, ' ');
 			put_cell(ob, &lsmnt_cols[col],
 				 treecol ? outbuf_cstr(&tc.art) : NULL,
 				 treecol ? 2 * (size_t)d : 0, v, tc.width[c],
 				 c + 1 == pr->ncols);
+			free(first);
 		}
 		outbuf_putc(ob, '\n');
+		if (wrapped)
+			print_pending(&tc, art, d,
+				      pr->tree && i + 1 < n &&
+					      row_depth(pr, &rows[i + 1]) > d,
+				      pend, ob);
 		ret = row_done(pr, ob);
 		if (ret < 0)
 			goto out;
@@ -593,6 +746,9 @@ static int print_text(const struct printer *pr, const struct row *rows,
 out:
 	if (!ret && (tc.art.err || tc.scratch.err))
 		ret = -ENOMEM;
+	for (size_t c = 0; pend && c < pr->ncols; c++)
+		free(pend[c]);
+	free(pend);
 	free(tc.width);
 	free(tc.more);
 	outbuf_free(&tc.art);
@@ -617,6 +773,8 @@ static int scols_flags(const struct printer *pr, int col)
 		fl |= SCOLS_FL_NOEXTREMES;
 	if (is_tree_col(pr, col))
 		fl |= SCOLS_FL_TREE;
+	if (f & CF_WRAP)
+		fl |= SCOLS_FL_WRAP;
 	return fl;
 }
 
@@ -681,9 +839,17 @@ static int print_scols(const struct printer *pr, const struct row *rows,
 	for (size_t c = 0; c < pr->ncols; c++) {
 		const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
 
-		if (!scols_table_new_column(tb, ci->name, ci->whint,
-					    scols_flags(pr, pr->cols[c])))
+		struct libscols_column *cl = scols_table_new_column(
+			tb, ci->name, ci->whint, scols_flags(pr, pr->cols[c]));
+
+		if (!cl)
 			goto out;
+		if (ci->flags & CF_WRAP) {
+			/* findmnt's multi-line cells (SOURCES) */
+			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
+						  scols_wrapnl_nextchunk, NULL);
+			scols_column_set_safechars(cl, "\n");
+		}
 	}
 	ret = scols_fill(pr, tb, rows, n);
 	if (!ret && scols_print_table(tb))

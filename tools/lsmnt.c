@@ -109,6 +109,7 @@ struct cmdline {
 	struct mntkit_opts nsopts;
 	const struct mntkit_opts *ns;
 	struct filter f;
+	int *tids; /* TID per snapshot, NULL unless that column is shown */
 };
 
 static const char *const help_text[] = {
@@ -1079,6 +1080,7 @@ struct forest {
 		const struct mntkit_statmount *sm;
 		/* -U: the topmost dropped mount it was under, or NULL */
 		const struct mntkit_statmount *moved_from;
+		int tid; /* of its snapshot (TID) */
 		ssize_t first_child, last_child, next;
 	} * v;
 	size_t n, cap;
@@ -1103,6 +1105,7 @@ static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
 	node = &fo->v[fo->n];
 	node->sm = sm;
 	node->moved_from = NULL;
+	node->tid = 0;
 	node->first_child = node->last_child = node->next = -1;
 	first = parent < 0 ? &fo->first_root : &fo->v[parent].first_child;
 	last = parent < 0 ? &fo->last_root : &fo->v[parent].last_child;
@@ -1135,6 +1138,7 @@ static int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
 		r[k].sm = node->sm;
 		r[k].depth = (unsigned int)depth;
 		r[k].last = node->next < 0;
+		r[k].tid = node->tid;
 		if (node->moved_from) {
 			/* libmount gives it the dropped mount's parent */
 			r[k].moved = true;
@@ -1389,6 +1393,7 @@ struct build {
 	bool backward;	      /* -d backward */
 	bool first;	      /* -f: stop after the first */
 	const struct uniq *u; /* -U: the mounts dropped and moved, or NULL */
+	int tid;	      /* TID of the snapshot walked */
 	char *done;	      /* per table index: in the forest already (-R) */
 	ssize_t *node_of;     /* per table index: its forest node (-R) */
 	struct kids k;
@@ -1431,6 +1436,8 @@ static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
 {
 	ssize_t me = forest_add(b->fo, mntkit_table_get(t, i), parent);
 
+	if (me >= 0)
+		b->fo->v[me].tid = b->tid;
 	if (me >= 0 && b->u && b->u->moved_from[i] >= 0)
 		b->fo->v[me].moved_from =
 			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
@@ -1597,6 +1604,24 @@ static int build_submounts(struct build *b, const struct mntkit_table *t)
 }
 
 /* ---- mount namespaces ---- */
+
+/*
+ * findmnt's TID of the kernel's table: the process whose
+ * /proc/PID/mountinfo it read - its own, /proc/self as /proc names it.
+ */
+static int self_tid(void)
+{
+	char buf[32];
+	ssize_t len = readlink("/proc/self", buf, sizeof(buf) - 1);
+	uint64_t v;
+
+	if (len > 0) {
+		buf[len] = '\0';
+		if (cli_parse_number_lax(buf, &v) == 1 && v <= INT_MAX)
+			return (int)v;
+	}
+	return (int)getpid();
+}
 
 struct nsent {
 	uint64_t id;
@@ -1808,13 +1833,36 @@ static int ns_order_tree(struct nslist *nl, uint64_t **order)
 	return (int)k;
 }
 
-static int list_namespaces(const struct cmdline *cl, uint64_t **ids)
+/*
+ * TID with --all-namespaces: a process in each namespace - lsmnt itself in
+ * its own, else the lowest process found there, 0 if none.
+ */
+static int ns_pids(const struct nslist *nl, const uint64_t *ids, int n,
+		   uint64_t self_id, int **pids)
+{
+	*pids = calloc(n > 0 ? (size_t)n : 1, sizeof(**pids));
+	if (!*pids)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		for (size_t j = 0; j < nl->n; j++)
+			if (nl->v[j].id == ids[i])
+				(*pids)[i] = nl->v[j].pid;
+		if (ids[i] == self_id)
+			(*pids)[i] = self_tid();
+	}
+	return 0;
+}
+
+static int list_namespaces(const struct cmdline *cl, uint64_t **ids,
+			   int **pids)
 {
 	struct nslist nl = {0};
 	int self = mntkit_ns_open_pid(0), r = 0;
-	uint64_t self_id;
+	uint64_t self_id = 0;
 
 	*ids = NULL;
+	if (pids)
+		*pids = NULL;
 	if (self < 0) {
 		cli_errmsg("--all-namespaces", "/proc/self/ns/mnt: %s",
 		       strerror(-self));
@@ -1852,6 +1900,12 @@ static int list_namespaces(const struct cmdline *cl, uint64_t **ids)
 			(*ids)[i] = nl.v[i].id;
 		if (r < 0)
 			cli_errmsg("--all-namespaces", "%s", strerror(ENOMEM));
+	}
+	if (r >= 0 && pids && ns_pids(&nl, *ids, r, self_id, pids) < 0) {
+		cli_errmsg("--all-namespaces", "%s", strerror(ENOMEM));
+		free(*ids);
+		*ids = NULL;
+		r = -1;
 	}
 	free(nl.v);
 	return r;
@@ -1907,29 +1961,44 @@ static void free_tables(struct mntkit_table **tabs, size_t n)
 	free(tabs);
 }
 
+static bool has_col(const struct cmdline *cl, int col)
+{
+	for (size_t c = 0; c < cl->ncols; c++)
+		if (cl->cols[c] == col)
+			return true;
+	return false;
+}
+
 /* the snapshots: one, or one per namespace with --all-namespaces */
 static int snapshots(const struct cmdline *cl, struct mntkit_table ***tabs,
-		     size_t *ntabs)
+		     size_t *ntabs, int **tids)
 {
 	uint64_t mask = wanted_mask(cl), *ids = NULL;
 	size_t skipped = 0;
-	int n, r, last_err = 0;
+	int n, r, last_err = 0, *pids = NULL;
+	bool want_tid = has_col(cl, COL_TID);
 
 	*ntabs = 0;
+	*tids = NULL;
 	if (!cl->all_ns) {
 		*tabs = calloc(1, sizeof(**tabs));
-		if (!*tabs)
+		*tids = want_tid ? calloc(1, sizeof(**tids)) : NULL;
+		if (!*tabs || (want_tid && !*tids))
 			return -ENOMEM;
+		/* -N and --ns pid:PID: that process; --ns ID|PATH: none */
+		if (want_tid)
+			**tids = cl->ns ? cl->ns->pid : self_tid();
 		r = take_snapshot(cl, cl->ns, mask, &(*tabs)[0], false);
 		if (r < 0)
 			return r;
 		*ntabs = 1;
 		return 0;
 	}
-	n = list_namespaces(cl, &ids);
+	n = list_namespaces(cl, &ids, want_tid ? &pids : NULL);
 	if (n < 0)
 		return -EINVAL;
 	*tabs = calloc((size_t)n + 1, sizeof(**tabs));
+	*tids = pids; /* compacted below, as the tables are */
 	if (!*tabs) {
 		free(ids);
 		return -ENOMEM;
@@ -1945,6 +2014,8 @@ static int snapshots(const struct cmdline *cl, struct mntkit_table ***tabs,
 			last_err = r;
 			continue;
 		}
+		if (pids)
+			pids[*ntabs] = pids[i];
 		(*ntabs)++;
 	}
 	free(ids);
@@ -1956,14 +2027,6 @@ static int snapshots(const struct cmdline *cl, struct mntkit_table ***tabs,
 	if (!*ntabs && !last_err)
 		cli_errmsg("--all-namespaces", "every mount namespace vanished");
 	return *ntabs ? 0 : last_err ? last_err : -ENOENT;
-}
-
-static bool has_col(const struct cmdline *cl, int col)
-{
-	for (size_t c = 0; c < cl->ncols; c++)
-		if (cl->cols[c] == col)
-			return true;
-	return false;
 }
 
 struct plan {
@@ -2006,10 +2069,12 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 	outbuf_init(&m.s2);
 	fo->first_root = fo->last_root = -1;
 	for (size_t k = 0; k < ntabs && !r; k++) {
-		struct mntkit_table *t = tabs[b.backward ? ntabs - 1 - k : k];
+		size_t ti = b.backward ? ntabs - 1 - k : k;
+		struct mntkit_table *t = tabs[ti];
 
 		if (b.first && fo->n && !p->whole_tree)
 			break;
+		b.tid = cl->tids ? cl->tids[ti] : 0;
 		if (cl->uniq) {
 			r = uniq_build(t, &u);
 			if (r < 0)
@@ -2089,9 +2154,104 @@ static int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
 	return 0;
 }
 
+/*
+ * LABEL, UUID, PARTUUID, PARTLABEL, SOURCES: libblkid's answers for the
+ * source of each printed row, looked up once per distinct source (rows
+ * sorted by it), and not at all when no such column is shown.
+ */
+static int cmp_row_source(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a;
+	const struct row *y = *(const struct row *const *)b;
+	const char *sx = NULL, *sy = NULL;
+
+	mntkit_sm_str(x->sm, x->sm->size, MNTKIT_FIELD_SB_SOURCE, &sx);
+	mntkit_sm_str(y->sm, y->sm->size, MNTKIT_FIELD_SB_SOURCE, &sy);
+	if (!sx || !sy)
+		return !!sx - !!sy;
+	return strcmp(sx, sy);
+}
+
+static unsigned int tags_wanted(const struct cmdline *cl)
+{
+	unsigned int want = 0;
+
+	for (size_t c = 0; c < cl->ncols; c++) {
+		switch (cl->cols[c]) {
+		case COL_LABEL:
+			want |= WANT_TAG(TAG_LABEL);
+			break;
+		case COL_UUID:
+			want |= WANT_TAG(TAG_UUID);
+			break;
+		case COL_PARTUUID:
+			want |= WANT_TAG(TAG_PARTUUID);
+			break;
+		case COL_PARTLABEL:
+			want |= WANT_TAG(TAG_PARTLABEL);
+			break;
+		case COL_SOURCES:
+			want |= WANT_SOURCES;
+			break;
+		default:
+			break;
+		}
+	}
+	return want;
+}
+
+static int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
+		    struct devtags **tags, size_t *ntags)
+{
+	unsigned int want = tags_wanted(cl);
+	struct devlookup dl = {0};
+	struct row **by_src;
+	const char *prev = NULL;
+
+	*tags = NULL;
+	*ntags = 0;
+	if (!want || !n)
+		return 0;
+	by_src = malloc(n * sizeof(*by_src));
+	*tags = calloc(n, sizeof(**tags));
+	if (!by_src || !*tags) {
+		free(by_src);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		by_src[i] = &rows[i];
+	qsort(by_src, n, sizeof(*by_src), cmp_row_source);
+	for (size_t i = 0; i < n; i++) {
+		const struct mntkit_statmount *sm = by_src[i]->sm;
+		const char *src = NULL;
+
+		if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_SB_SOURCE, &src) <
+			    0 ||
+		    !src)
+			continue;
+		if (!prev || strcmp(prev, src))
+			devtags_get(&dl, src, want, cl->pr.evaluate,
+				    &(*tags)[(*ntags)++]);
+		prev = src;
+		by_src[i]->tags = &(*tags)[*ntags - 1];
+	}
+	devlookup_end(&dl);
+	free(by_src);
+	return 0;
+}
+
+static void free_tags(struct devtags *tags, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		devtags_free(&tags[i]);
+	free(tags);
+}
+
 static int run(struct cmdline *cl)
 {
 	struct fs_usage *usage = NULL;
+	struct devtags *tags = NULL;
+	size_t ntags = 0;
 	struct plan p = make_plan(cl);
 	struct mntkit_table **tabs = NULL;
 	struct forest fo = {0};
@@ -2105,7 +2265,7 @@ static int run(struct cmdline *cl)
 	cl->pr.stream = stdout;
 	cl->pr.terminal = !cl->pr.json && isatty(STDOUT_FILENO) &&
 			  (cl->pr.mode == OUT_TREE || cl->pr.mode == OUT_LIST);
-	r = snapshots(cl, &tabs, &ntabs);
+	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;
 	r = select_rows(cl, &p, tabs, ntabs, &fo);
@@ -2113,6 +2273,8 @@ static int run(struct cmdline *cl)
 		r = forest_rows(&fo, &rows, &n);
 	if (!r)
 		r = add_usage(cl, rows, n, &usage);
+	if (!r)
+		r = add_tags(cl, rows, n, &tags, &ntags);
 	if (r < 0) {
 		cli_errmsg(NULL, "%s", strerror(-r));
 		goto out;
@@ -2128,6 +2290,8 @@ static int run(struct cmdline *cl)
 		cli_errmsg("write error", "%s", strerror(-r));
 out:
 	free(usage);
+	free_tags(tags, ntags);
+	free(cl->tids);
 	free(rows);
 	free(fo.v);
 	free_tables(tabs, ntabs);

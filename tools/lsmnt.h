@@ -24,11 +24,13 @@
 
 enum col_id {
 	COL_AVAIL,
+	COL_FREQ,
 	COL_FSROOT,
 	COL_FSTYPE,
 	COL_FS_OPTIONS,
 	COL_GIDMAP,
 	COL_ID,
+	COL_LABEL,
 	COL_MAGIC,
 	COL_MAJMIN,
 	COL_MASTER,
@@ -36,19 +38,25 @@ enum col_id {
 	COL_OPTIONS,
 	COL_OPT_FIELDS,
 	COL_PARENT,
+	COL_PARTLABEL,
+	COL_PARTUUID,
+	COL_PASSNO,
 	COL_PEER,
 	COL_PROPAGATE_FROM,
 	COL_PROPAGATION,
 	COL_SB_SOURCE,
 	COL_SIZE,
 	COL_SOURCE,
+	COL_SOURCES,
 	COL_SUBTYPE,
 	COL_TARGET,
+	COL_TID,
 	COL_UIDMAP,
 	COL_UNIQ_ID,
 	COL_UNIQ_PARENT,
 	COL_USED,
 	COL_USE_PCT,
+	COL_UUID,
 	COL_VFS_OPTIONS,
 	NR_COLS
 };
@@ -62,6 +70,13 @@ enum col_id {
 #define CF_STATVFS 0x10U
 /* lsmnt's own: a size, a JSON number with -b (else a string like 1.5G) */
 #define CF_SIZE 0x20U
+/*
+ * SCOLS_FL_WRAP with findmnt's newline chunks: one line of text per value
+ * of the cell, a JSON array of strings (SOURCES)
+ */
+#define CF_WRAP 0x40U
+/* lsmnt's own: the value comes from libblkid (or udev's database) */
+#define CF_BLKID 0x80U
 
 struct colinfo {
 	const char *name; /* findmnt's name, upper case */
@@ -96,6 +111,34 @@ struct fs_usage {
 	unsigned long frsize;
 	uint64_t blocks, bfree, bavail;
 };
+
+/*
+ * What findmnt asks libblkid (and udev's database) about the source of a
+ * mount: LABEL, UUID, PARTUUID, PARTLABEL and SOURCES. Looked up once per
+ * distinct source, and only for the columns shown.
+ */
+enum dev_tag { TAG_LABEL, TAG_UUID, TAG_PARTUUID, TAG_PARTLABEL, NR_TAGS };
+
+#define WANT_TAG(t)  (1U << (t))
+#define WANT_SOURCES (1U << NR_TAGS)
+
+struct devtags {
+	char *tag[NR_TAGS]; /* NULL: none */
+	char *sources;	    /* '\n' between devices; NULL: SOURCE's value */
+};
+
+struct blkid_struct_cache;
+
+/* the lookups of one run: one libblkid cache, saved by devlookup_end() */
+struct devlookup {
+	struct blkid_struct_cache *cache;
+	bool probed_all; /* blkid_probe_all() done (SOURCES) */
+};
+
+void devtags_get(struct devlookup *dl, const char *src, unsigned int want,
+		 bool evaluate, struct devtags *out);
+void devtags_free(struct devtags *t);
+void devlookup_end(struct devlookup *dl);
 
 /* findmnt's -c and -e: the printed SOURCE (lsmnt-cols.c) */
 char *canonical_source(const char *src);
@@ -140,6 +183,8 @@ struct row {
 	uint32_t parent_old;
 	uint64_t parent_uniq;
 	const struct fs_usage *usage; /* NULL unless a column needs it */
+	const struct devtags *tags;   /* NULL unless a column needs it */
+	int tid; /* TID: the process whose view this is, 0 for none */
 };
 
 enum out_mode {
