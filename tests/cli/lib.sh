@@ -119,6 +119,10 @@ cli_init() {
 	fi
 	unset CLI_TMP_INHERIT
 	export BUILDDIR SRCDIR CLI_TMP
+	# findmnt and lsmnt (libblkid) write libblkid's cache when run as
+	# root: a private one, so that no test writes /run/blkid/blkid.tab
+	BLKID_FILE=$CLI_TMP/blkid.tab
+	export BLKID_FILE
 	cli_write_py
 	export PYTHONPATH="$CLI_TMP/py${PYTHONPATH:+:$PYTHONPATH}"
 	OUT=$CLI_TMP/out
