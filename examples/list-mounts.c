@@ -23,7 +23,7 @@ static const char *field(const struct mntkit_statmount *sm, enum mntkit_field f,
 	return mntkit_sm_str(sm, sm->size, f, &s) == 0 ? s : dflt;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const uint64_t mask =
 		MNTKIT_STATMOUNT_MNT_BASIC | MNTKIT_STATMOUNT_MNT_POINT |
@@ -33,6 +33,11 @@ int main(void)
 	uint64_t *ids;
 	ssize_t n;
 	int ret = 0;
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s\n", argv[0]);
+		return 2;
+	}
 
 	/* every mount, the root included, by ascending ID */
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);

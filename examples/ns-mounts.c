@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 	}
 	errno = 0;
 	pid = strtol(argv[1], &end, 10);
-	if (errno || *end || end == argv[1] || pid <= 0) {
+	if (errno || *end || end == argv[1] || pid <= 0 || pid > INT_MAX) {
 		fprintf(stderr, "%s: not a PID\n", argv[1]);
 		return 2;
 	}

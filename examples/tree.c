@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +59,10 @@ int main(int argc, char **argv)
 			flags |= MNTKIT_TABLE_UNREACHABLE;
 			continue;
 		}
+		errno = 0;
 		pid = strtol(argv[i], &end, 10);
-		if (*end || pid <= 0) {
+		if (errno || *end || end == argv[i] || pid <= 0 ||
+		    pid > INT_MAX || opts.pid) {
 			fprintf(stderr, "usage: %s [-a] [PID]\n", argv[0]);
 			return 2;
 		}
@@ -67,6 +70,10 @@ int main(int argc, char **argv)
 	}
 
 	err = mntkit_table_new(&opts, mask, flags, &t);
+	if (err < 0 && opts.pid) {
+		fprintf(stderr, "PID %d: %s\n", (int)opts.pid, strerror(-err));
+		return 1;
+	}
 	if (err < 0) {
 		fprintf(stderr, "mntkit_table_new: %s\n", strerror(-err));
 		return 1;

@@ -3,10 +3,13 @@
  * watch - print the mount events of this mount namespace, with the
  * current table first, for a number of seconds (default 10).
  *
- *   watch [SECONDS]
+ *   cc watch.c $(pkg-config --cflags --libs mntkit) -o watch
+ *   ./watch [SECONDS]
  */
 #include <err.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,19 +30,44 @@ static void print_event(const struct mntkit_event *ev)
 	}
 	mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point);
 	mntkit_changed_str(ev->changed, changed, sizeof(changed));
-	printf("%-6s %#" PRIx64 " %s %s\n", mntkit_event_kind_name(ev->kind),
-	       ev->mnt_id, point, changed);
+	printf("%-6s %#" PRIx64 " %s%s%s\n", mntkit_event_kind_name(ev->kind),
+	       ev->mnt_id, point, *changed ? " " : "", changed);
+}
+
+/* milliseconds on a clock that never jumps */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 int main(int argc, char **argv)
 {
 	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_INITIAL);
-	int seconds = argc > 1 ? atoi(argv[1]) : 10;
-	time_t end = time(NULL) + seconds;
 	struct mntkit_watch *w;
 	struct mntkit_event ev;
+	long long end, left;
+	long seconds = 10;
 	struct pollfd p;
+	char *e;
 	int r;
+
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s [SECONDS]\n", argv[0]);
+		return 2;
+	}
+	if (argc == 2) {
+		errno = 0;
+		seconds = strtol(argv[1], &e, 10);
+		if (errno || *e || e == argv[1] || seconds < 0 ||
+		    seconds > INT_MAX / 1000) {
+			fprintf(stderr, "%s: not a number of seconds\n",
+				argv[1]);
+			return 2;
+		}
+	}
 
 	r = mntkit_watch_new(NULL, &wo, &w);
 	if (r < 0)
@@ -48,15 +76,18 @@ int main(int argc, char **argv)
 	       mntkit_watch_source_name(mntkit_watch_source(w)));
 	p.fd = mntkit_watch_fd(w);
 	p.events = POLLIN;
-	while (time(NULL) < end) {
+	end = now_ms() + seconds * 1000;
+	do {
 		/* read until 0 before polling again */
 		while ((r = mntkit_watch_read(w, &ev)) == 1)
 			print_event(&ev);
 		if (r < 0)
 			errx(1, "mntkit_watch_read: %s", strerror(-r));
 		fflush(stdout);
-		poll(&p, 1, 1000);
-	}
+		left = end - now_ms();
+		if (left > 0 && poll(&p, 1, (int)left) < 0 && errno != EINTR)
+			err(1, "poll");
+	} while (left > 0);
 	mntkit_watch_free(w);
 	return 0;
 }
