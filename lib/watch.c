@@ -20,10 +20,10 @@
  *    root. fanotify names every mount of the namespace, and statmount
  *    leaves MNT_POINT out for the others (or fails with EPERM without
  *    CAP_SYS_ADMIN): they give no event, and a mount moved out of reach
- *    is DETACHed with the mounts below it. A mount gone before it could be stat'ed is
- *    reported with MNTKIT_EVENT_F_GONE and a record of its ID only (its
- *    DETACH follows). Changes fanotify does not report (remount,
- *    mount_setattr) still make /proc/PID/mountinfo poll POLLPRI: a
+ *    is DETACHed with the mounts below it. A mount gone before it could
+ *    be stat'ed is reported with MNTKIT_EVENT_F_GONE and a record of its
+ *    ID only (its DETACH follows). Changes fanotify does not report
+ *    (remount, mount_setattr) still make /proc/PID/mountinfo poll POLLPRI: a
  *    POLLPRI with no fanotify event in the same read is a change fanotify
  *    did not report, and is diffed at once; a POLLPRI together with
  *    fanotify events may hide one, and is checked by a diff once the
@@ -475,8 +475,6 @@ static int sync_table(struct mntkit_watch *w, int resync)
 
 /* ---- fanotify ---- */
 
-static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask);
-
 /* fan_stat(): the mount is not reachable from the watch's root */
 #define FAN_OUT_OF_REACH 1
 
@@ -601,6 +599,7 @@ static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 		w->need_resync = 1;
 }
 
+/* the unique mount ID of one fanotify event, 0 if it has none */
 static uint64_t fan_mnt_id(const char *ev, size_t len, size_t meta_len)
 {
 	for (size_t off = meta_len; off + 4 <= len;) {
