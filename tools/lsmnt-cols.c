@@ -97,7 +97,27 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 		      "filesystem UUID"},
 	[COL_VFS_OPTIONS] = {"VFS-OPTIONS", 0.20, CF_TRUNC, false, true,
 			     G(MNT_BASIC), "VFS specific mount options"},
+	/* --poll only */
+	[COL_ACTION] = {"ACTION", 10, CF_STRICT, false, true, 0,
+			"action detected by --poll"},
+	[COL_OLD_OPTIONS] = {"OLD-OPTIONS", 0.10, CF_TRUNC, false, true,
+			     G(MNT_BASIC) | G(SB_BASIC) | G(MNT_OPTS),
+			     "old mount options saved by --poll"},
+	[COL_OLD_TARGET] = {"OLD-TARGET", 0.30, 0, false, true, G(MNT_POINT),
+			    "old mountpoint saved by --poll"},
 };
+
+static const char *const action_names[NR_ACTS] = {
+	[ACT_MOUNT] = "mount",
+	[ACT_UMOUNT] = "umount",
+	[ACT_REMOUNT] = "remount",
+	[ACT_MOVE] = "move",
+};
+
+const char *poll_action_name(enum poll_action a)
+{
+	return a > ACT_NONE && a < NR_ACTS ? action_names[a] : NULL;
+}
 
 int col_by_name(const char *name, size_t len)
 {
@@ -899,6 +919,19 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 		if (r->tags && r->tags->sources)
 			return r->tags->sources;
 		return cell_source(cc, sm, scratch);
+	case COL_ACTION:
+		return poll_action_name(r->action);
+	case COL_OLD_OPTIONS:
+		/* findmnt: the options before a remount or an umount */
+		if (!r->old ||
+		    (r->action != ACT_REMOUNT && r->action != ACT_UMOUNT))
+			return NULL;
+		return build(scratch, put_options, r->old);
+	case COL_OLD_TARGET:
+		/* findmnt: the mount point before a move or an umount */
+		if (!r->old || (r->action != ACT_MOVE && r->action != ACT_UMOUNT))
+			return NULL;
+		return sm_str(r->old, MNTKIT_FIELD_MNT_POINT);
 	default:
 		return NULL;
 	}

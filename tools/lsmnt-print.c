@@ -481,14 +481,18 @@ static void put_art(struct outbuf *ob, const struct treeart *art,
 
 /*
  * libsmartcols' width of a column on a non-terminal: the widest cell, at
- * least the header, or the width hint when that is wider than both.
+ * least the header, or the width hint when that is wider than both. A
+ * strict-width column (ACTION) is not widened to its header first, so its
+ * hint applies even when the header is wider than the cells.
  */
 static size_t col_width(const struct colinfo *ci, size_t widest)
 {
 	size_t hdr = strlen(ci->name);
 
-	if (widest < hdr)
+	if (widest < hdr && !(ci->flags & CF_STRICT))
 		return hdr;
+	if (widest < hdr)
+		widest = hdr;
 	if (ci->whint >= 1 && widest < (size_t)ci->whint &&
 	    hdr < (size_t)ci->whint)
 		return (size_t)ci->whint;
@@ -775,6 +779,8 @@ static int scols_flags(const struct printer *pr, int col)
 		fl |= SCOLS_FL_TREE;
 	if (f & CF_WRAP)
 		fl |= SCOLS_FL_WRAP;
+	if (f & CF_STRICT)
+		fl |= SCOLS_FL_STRICTWIDTH;
 	return fl;
 }
 
@@ -823,17 +829,13 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 	return ret;
 }
 
-static int print_scols(const struct printer *pr, const struct row *rows,
-		       size_t n)
+/* a libsmartcols table with the columns of @pr, and no lines yet */
+static struct libscols_table *scols_table_for(const struct printer *pr)
 {
-	struct libscols_table *tb;
-	int ret = -ENOMEM;
+	struct libscols_table *tb = scols_new_table();
 
-	if (!n)
-		return 0; /* libsmartcols prints nothing, not even a header */
-	tb = scols_new_table();
 	if (!tb)
-		return -ENOMEM;
+		return NULL;
 	scols_table_enable_ascii(tb, pr->ascii);
 	scols_table_enable_noheadings(tb, pr->noheadings);
 	for (size_t c = 0; c < pr->ncols; c++) {
@@ -842,8 +844,10 @@ static int print_scols(const struct printer *pr, const struct row *rows,
 		struct libscols_column *cl = scols_table_new_column(
 			tb, ci->name, ci->whint, scols_flags(pr, pr->cols[c]));
 
-		if (!cl)
-			goto out;
+		if (!cl) {
+			scols_unref_table(tb);
+			return NULL;
+		}
 		if (ci->flags & CF_WRAP) {
 			/* findmnt's multi-line cells (SOURCES) */
 			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
@@ -851,10 +855,23 @@ static int print_scols(const struct printer *pr, const struct row *rows,
 			scols_column_set_safechars(cl, "\n");
 		}
 	}
+	return tb;
+}
+
+static int print_scols(const struct printer *pr, const struct row *rows,
+		       size_t n)
+{
+	struct libscols_table *tb;
+	int ret;
+
+	if (!n)
+		return 0; /* libsmartcols prints nothing, not even a header */
+	tb = scols_table_for(pr);
+	if (!tb)
+		return -ENOMEM;
 	ret = scols_fill(pr, tb, rows, n);
 	if (!ret && scols_print_table(tb))
 		ret = -EIO;
-out:
 	scols_unref_table(tb);
 	return ret;
 }
@@ -869,4 +886,57 @@ int print_rows(const struct printer *pr, const struct row *rows, size_t n,
 	if (pr->terminal)
 		return print_scols(pr, rows, n);
 	return print_text(pr, rows, n, ob);
+}
+
+/* ---- --poll: batch by batch ---- */
+
+/*
+ * A terminal: findmnt's own calls - the lines of the batch added to one
+ * table, scols_table_print_range() (the header the first time only), a
+ * newline, the lines removed.
+ */
+static int batch_scols(struct batch_printer *bp, const struct row *rows,
+		       size_t n)
+{
+	int ret;
+
+	if (!bp->tb)
+		bp->tb = scols_table_for(&bp->pr);
+	if (!bp->tb)
+		return -ENOMEM;
+	ret = scols_fill(&bp->pr, bp->tb, rows, n);
+	if (!ret && scols_table_print_range(bp->tb, NULL, NULL))
+		ret = -EIO;
+	if (!ret && fputc('\n', stdout) == EOF)
+		ret = -EIO;
+	scols_table_remove_lines(bp->tb);
+	return ret;
+}
+
+int print_batch(struct batch_printer *bp, const struct row *rows, size_t n,
+		struct outbuf *ob)
+{
+	struct printer *pr = &bp->pr;
+	int ret;
+
+	if (!n)
+		return 0;
+	if (pr->json)
+		return print_json(pr, rows, n, ob);
+	if (pr->terminal)
+		return batch_scols(bp, rows, n);
+	if (pr->mode == OUT_RAW || pr->mode == OUT_PAIRS)
+		ret = print_flat(pr, rows, n, ob);
+	else
+		ret = print_text(pr, rows, n, ob);
+	/* the header goes with the first batch; the widths still count it */
+	pr->noheadings = true;
+	return ret;
+}
+
+void batch_printer_end(struct batch_printer *bp)
+{
+	if (bp->tb)
+		scols_unref_table(bp->tb);
+	bp->tb = NULL;
 }

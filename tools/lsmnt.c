@@ -102,6 +102,9 @@ struct cmdline {
 	bool backward;	   /* -d backward */
 	bool kernel;	   /* -k */
 	bool all_ns;	   /* --all-namespaces */
+	bool poll;	   /* -p: follow the changes (lsmnt-poll.c) */
+	unsigned int actions; /* -p LIST: ACT_BIT()s, 0: all */
+	int timeout_ms;	      /* -w, < 0: none */
 	enum ns_order order;
 	bool order_given;
 	const char *ns_arg;   /* --ns */
@@ -136,7 +139,14 @@ static const char *const help_text[] = {
 	"  -b, --bytes            SIZE, AVAIL, USED in bytes, not 1.5G",
 	"  -c, --canonicalize     SOURCE as a canonical path",
 	"  -e, --evaluate         a LABEL=, UUID=, ... SOURCE as its device",
-	"  -H, --list-columns     list the columns",
+	"  -H, --list-columns     list the columns (with -p: ACTION,",
+	"                         OLD-TARGET, OLD-OPTIONS too)",
+	"",
+	"Monitor:",
+	"  -p, --poll[=<list>]    print the changes of the mount table as they",
+	"                         come: mount, umount, remount, move (only",
+	"                         those of <list>); from libmntkit's watch",
+	"  -w, --timeout <num>    with -p: exit after <num> ms without a change",
 	"",
 	"Filters:",
 	"  -t, --types <list>     only these filesystem types (no<type>...)",
@@ -170,7 +180,7 @@ static const char *const help_text[] = {
 	"  -V, --version          show the version",
 	"",
 	"Not provided (an error that says what to use): -s/--fstab, -m/--mtab,",
-	"-F/--tab-file, -x/--verify (findmnt), -p/--poll, -w (mntwatch).",
+	"-F/--tab-file, -x/--verify (findmnt).",
 	"",
 	"Finding nothing exits with status 1, as findmnt does. See lsmnt(8).",
 };
@@ -182,11 +192,14 @@ static bool col_is_number(const struct cmdline *cl, int col)
 	       (cl->pr.bytes && (lsmnt_cols[col].flags & CF_SIZE));
 }
 
-/* -H: the columns, as a table (or JSON with -J, raw with -r) */
+/*
+ * -H: the columns, as a table (or JSON with -J, raw with -r); those of
+ * --poll only with -p
+ */
 static int list_columns(const struct cmdline *cl)
 {
 	struct outbuf ob = OUTBUF_INIT;
-	int r;
+	int r, ncols = cl->poll ? NR_COLS : NR_LIST_COLS;
 
 	if (cl->pr.json) {
 		struct json_writer jw;
@@ -195,7 +208,7 @@ static int list_columns(const struct cmdline *cl)
 		json_object_begin(&jw);
 		json_key(&jw, PROG "-columns");
 		json_array_begin(&jw);
-		for (int i = 0; i < NR_COLS; i++) {
+		for (int i = 0; i < ncols; i++) {
 			json_object_begin(&jw);
 			json_kv_string(&jw, "holder", lsmnt_cols[i].name);
 			json_kv_string(&jw, "type",
@@ -208,7 +221,7 @@ static int list_columns(const struct cmdline *cl)
 		json_object_end(&jw);
 		outbuf_putc(&ob, '\n');
 	} else {
-		for (int i = 0; i < NR_COLS; i++)
+		for (int i = 0; i < ncols; i++)
 			outbuf_printf(
 				&ob,
 				cl->pr.mode == OUT_RAW ? "%s %s %s\n"
@@ -344,11 +357,6 @@ static const struct {
 	 "not provided: lsmnt reads no table file; use findmnt --tab-file, "
 	 "or --ns/-N for another namespace"},
 	{'x', "-x/--verify", "not provided; use findmnt --verify"},
-	{'p', "-p/--poll",
-	 "not provided; use mntwatch(1) to follow mount changes"},
-	{'w', "-w/--timeout",
-	 "only for --poll, which is not provided; use mntwatch(1) to follow "
-	 "mount changes"},
 };
 
 static const struct option long_options[] = {
@@ -442,7 +450,7 @@ static int parse_num_opt(const char *opt, const char *arg, uint64_t max,
 	return 0;
 }
 
-/* -s, -m, -F, -x, -p, -w: one line saying what to use instead */
+/* -s, -m, -F, -x: one line saying what to use instead */
 static int refuse(int opt)
 {
 	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
@@ -454,12 +462,40 @@ static int refuse(int opt)
 	return 0;
 }
 
+/* -w: findmnt's strtos32_or_err(): decimal, a negative is no timeout */
+static int parse_timeout(struct cmdline *cl, const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (!*arg || *end || end == arg || errno || v < INT32_MIN ||
+	    v > INT32_MAX) {
+		cli_errmsg("--timeout", "invalid timeout argument: '%s' (a "
+					"number of milliseconds)",
+			   arg);
+		return -1;
+	}
+	cl->timeout_ms = v < 0 ? -1 : (int)v;
+	return 0;
+}
+
 /* the options findmnt 2.38 has beyond the output and the filters */
 static int parse_findmnt_option(struct cmdline *cl, int opt)
 {
 	struct filter *f = &cl->f;
 
 	switch (opt) {
+	case 'p':
+		cl->poll = true;
+		/* -pLIST, --poll=LIST; a later list replaces the first */
+		if (optarg &&
+		    poll_parse_actions("--poll", optarg, &cl->actions) < 0)
+			return -1;
+		return 0;
+	case 'w':
+		return parse_timeout(cl, optarg);
 	case 'D':
 		cl->df = f->df = true;
 		return 0;
@@ -695,13 +731,37 @@ static int check_combinations(struct cmdline *cl)
 		cli_errmsg("--order", "only with --all-namespaces");
 		return -1;
 	}
+	if (cl->poll && (cl->all_ns || cl->force_tree || cl->unreachable)) {
+		/* findmnt -p --tree prints nothing at all: say so */
+		cli_errmsg("--poll", "watches one namespace as a list: not with "
+				     "%s",
+			   cl->all_ns	   ? "--all-namespaces"
+			   : cl->force_tree ? "--tree"
+					    : "--unreachable");
+		return -1;
+	}
+	return 0;
+}
+
+/* ACTION, OLD-TARGET, OLD-OPTIONS: findmnt refuses them without -p */
+static int check_poll_columns(const struct cmdline *cl)
+{
+	for (size_t c = 0; !cl->poll && c < cl->ncols; c++) {
+		if (cl->cols[c] >= NR_LIST_COLS) {
+			cli_errmsg(NULL, "%s column is requested, but --poll "
+					 "is not enabled",
+				   lsmnt_cols[cl->cols[c]].name);
+			return -1;
+		}
+	}
 	return 0;
 }
 
 static int set_columns(struct cmdline *cl)
 {
 	if (cl->output_all) {
-		for (int i = 0; i < NR_COLS; i++)
+		/* findmnt's --output-all leaves --poll's columns out */
+		for (int i = 0; i < NR_LIST_COLS; i++)
 			cl->cols[cl->ncols++] = i;
 	} else if (cl->df) {
 		if (cl->all_ns)
@@ -711,10 +771,14 @@ static int set_columns(struct cmdline *cl)
 	} else {
 		if (cl->all_ns)
 			cl->cols[cl->ncols++] = COL_NS;
+		if (cl->poll)
+			cl->cols[cl->ncols++] = COL_ACTION;
 		for (size_t i = 0; i < 4; i++)
 			cl->cols[cl->ncols++] = default_cols[i];
 	}
 	if (cl->outarg && add_columns(cl, cl->outarg, "-o") < 0)
+		return -1;
+	if (check_poll_columns(cl) < 0)
 		return -1;
 	cl->pr.cols = cl->cols;
 	cl->pr.ncols = cl->ncols;
@@ -739,7 +803,8 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	if (parse_args(cl, argc, argv) < 0 || check_combinations(cl) < 0 ||
 	    set_columns(cl) < 0 || check_backend_env() < 0)
 		return -1;
-	cl->f.source_only = cl->f.first && cl->f.source &&
+	/* not with --poll: findmnt matches its changes as any filter does */
+	cl->f.source_only = !cl->poll && cl->f.first && cl->f.source &&
 			    !cl->f.source_devno && !cl->f.types &&
 			    !cl->f.options && !cl->f.has_id && !cl->f.has_uniq;
 	if (cl->ns_arg) {
@@ -2247,6 +2312,96 @@ static void free_tags(struct devtags *tags, size_t n)
 	free(tags);
 }
 
+/* ---- --poll ---- */
+
+/* what the batches of --poll need from here: filters, statvfs, libblkid */
+struct poll_ctx {
+	struct cmdline *cl;
+	struct matcher m;
+	int tid; /* TID: 0 unless shown */
+	struct fs_usage *usage;
+	struct devtags *tags;
+	size_t ntags;
+};
+
+static bool poll_match(void *ctx, const struct mntkit_statmount *sm)
+{
+	struct poll_ctx *pc = ctx;
+
+	return matches(&pc->m, sm); /* findmnt's match_func(), -i too */
+}
+
+static int poll_decorate(void *ctx, struct row *rows, size_t n)
+{
+	struct poll_ctx *pc = ctx;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		rows[i].tid = pc->tid;
+	r = add_usage(pc->cl, rows, n, &pc->usage);
+	if (!r)
+		r = add_tags(pc->cl, rows, n, &pc->tags, &pc->ntags);
+	return r;
+}
+
+static void poll_undecorate(void *ctx)
+{
+	struct poll_ctx *pc = ctx;
+
+	free(pc->usage);
+	free_tags(pc->tags, pc->ntags);
+	pc->usage = NULL;
+	pc->tags = NULL;
+	pc->ntags = 0;
+}
+
+/*
+ * -p: the watch (lsmnt-poll.c) with lsmnt's filters and printers. The
+ * filters are findmnt's for --poll: those of a list, each change matched
+ * by its new record (the old one for an umount); -T and one argument name
+ * just what they say (no walk up to a mount point, no source/target swap).
+ */
+static int run_poll(struct cmdline *cl)
+{
+	struct filter *f = &cl->f;
+	struct poll_ctx pc = {.cl = cl, .m = {.f = f}};
+	const uint64_t need = MNTKIT_STATMOUNT_MNT_BASIC |
+			      MNTKIT_STATMOUNT_SB_BASIC |
+			      MNTKIT_STATMOUNT_MNT_OPTS |
+			      MNTKIT_STATMOUNT_MNT_POINT |
+			      MNTKIT_STATMOUNT_SB_SOURCE;
+	struct poll_opts po = {.ns = cl->ns,
+			       .ns_subject = ns_subject(cl),
+			       .mask = wanted_mask(cl) | need,
+			       .actions = cl->actions,
+			       .timeout_ms = cl->timeout_ms,
+			       .first_only = f->first,
+			       .backward = cl->backward,
+			       .match = poll_match,
+			       .decorate = poll_decorate,
+			       .undecorate = poll_undecorate,
+			       .ctx = &pc};
+	int r;
+
+	if (has_col(cl, COL_TID))
+		pc.tid = cl->ns ? cl->ns->pid : self_tid();
+	if (f->source && !f->source_devno)
+		f->source_canon = canon_source(f->source);
+	if (f->target_arg)
+		f->target = realpath(f->target_arg, NULL);
+	cl->pr.mode = cl->pr.mode == OUT_TREE ? OUT_LIST : cl->pr.mode;
+	cl->pr.tree = false;
+	cl->pr.stream = stdout;
+	cl->pr.terminal = !cl->pr.json && cl->pr.mode == OUT_LIST &&
+			  isatty(STDOUT_FILENO);
+	outbuf_init(&pc.m.s1);
+	outbuf_init(&pc.m.s2);
+	r = poll_run(&cl->pr, &po);
+	outbuf_free(&pc.m.s1);
+	outbuf_free(&pc.m.s2);
+	return r;
+}
+
 static int run(struct cmdline *cl)
 {
 	struct fs_usage *usage = NULL;
@@ -2309,9 +2464,10 @@ int main(int argc, char *argv[])
 	cli_usage = usage_line;
 	setlocale(LC_ALL, "");
 	cl.nsopts = nsopts;
+	cl.timeout_ms = -1;
 	r = parse_cmdline(&cl, argc, argv);
 	if (r == 0)
-		r = run(&cl);
+		r = cl.poll ? run_poll(&cl) : run(&cl);
 	if (cl.nsopts.mnt_ns_fd > 0)
 		close(cl.nsopts.mnt_ns_fd);
 	free(cl.f.source_canon);

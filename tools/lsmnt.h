@@ -7,6 +7,7 @@
  *   lsmnt-cols.c   the columns: names, flags, the value of a cell
  *   lsmnt-print.c  the printers: JSON, raw, pairs, list and tree (linear,
  *                  findmnt's bytes), and libsmartcols for a terminal
+ *   lsmnt-poll.c   --poll: findmnt's actions from libmntkit's watch events
  */
 #ifndef MNTKIT_TOOLS_LSMNT_H
 #define MNTKIT_TOOLS_LSMNT_H
@@ -58,6 +59,11 @@ enum col_id {
 	COL_USE_PCT,
 	COL_UUID,
 	COL_VFS_OPTIONS,
+	NR_LIST_COLS, /* the columns above: -H, --output-all */
+	/* --poll only (as findmnt's): after the others in -p -H */
+	COL_ACTION = NR_LIST_COLS,
+	COL_OLD_OPTIONS,
+	COL_OLD_TARGET,
 	NR_COLS
 };
 
@@ -77,6 +83,8 @@ enum col_id {
 #define CF_WRAP 0x40U
 /* lsmnt's own: the value comes from libblkid (or udev's database) */
 #define CF_BLKID 0x80U
+/* SCOLS_FL_STRICTWIDTH (ACTION) */
+#define CF_STRICT 0x100U
 
 struct colinfo {
 	const char *name; /* findmnt's name, upper case */
@@ -169,9 +177,27 @@ bool fstype_is_pseudo(const char *fstype);
 
 /* ---- what to print ---- */
 
+/* --poll: what happened to the mount of a row (findmnt's ACTION) */
+enum poll_action {
+	ACT_NONE, /* not --poll */
+	ACT_MOUNT,
+	ACT_UMOUNT,
+	ACT_REMOUNT,
+	ACT_MOVE,
+	NR_ACTS
+};
+
+#define ACT_BIT(a) (1U << (a))
+
+/* "mount", "umount", ...; NULL for ACT_NONE (lsmnt-cols.c) */
+const char *poll_action_name(enum poll_action a);
+
 /* a row: a mount of one of the tables, in output order */
 struct row {
 	const struct mntkit_statmount *sm;
+	/* --poll: the action, and the record before it (umount, move, remount) */
+	enum poll_action action;
+	const struct mntkit_statmount *old;
 	unsigned int depth; /* in the printed tree, 0 for a top-level row */
 	bool last;	    /* no later sibling in the printed tree */
 	/*
@@ -220,5 +246,53 @@ struct printer {
  */
 int print_rows(const struct printer *pr, const struct row *rows, size_t n,
 	       struct outbuf *ob);
+
+/*
+ * --poll: the batches of rows, as findmnt prints them with
+ * scols_table_print_range(): each batch measured on its own rows, the
+ * header (list, raw) with the first batch only; JSON: a document per
+ * batch. A terminal keeps one libsmartcols table across the batches.
+ */
+struct libscols_table;
+
+struct batch_printer {
+	struct printer pr;	   /* noheadings once the header is out */
+	struct libscols_table *tb; /* a terminal's, once a batch came */
+};
+
+int print_batch(struct batch_printer *bp, const struct row *rows, size_t n,
+		struct outbuf *ob);
+void batch_printer_end(struct batch_printer *bp);
+
+/* ---- --poll (lsmnt-poll.c) ---- */
+
+/* what the watch loop needs from the command line */
+struct poll_opts {
+	const struct mntkit_opts *ns; /* NULL: lsmnt's own namespace */
+	const char *ns_subject;	      /* for errors: "--ns", "-N" or NULL */
+	uint64_t mask;		      /* statmount groups the rows need */
+	unsigned int actions;	      /* ACT_BIT()s to print, 0: all */
+	int timeout_ms;		      /* -w: idle timeout, < 0: none */
+	bool first_only;	      /* -f: the first matching change only */
+	bool backward;		      /* -d backward: a batch reversed */
+	/* the filters (-t, -O, -S, -T, ...) of a row's record */
+	bool (*match)(void *ctx, const struct mntkit_statmount *sm);
+	/* a batch's statvfs, libblkid and TID data (NULL: none needed) */
+	int (*decorate)(void *ctx, struct row *rows, size_t n);
+	void (*undecorate)(void *ctx); /* free what decorate() made */
+	void *ctx;
+};
+
+/* -p LIST: findmnt's action words; 0 or -1 after an error message */
+int poll_parse_actions(const char *opt, const char *list,
+		       unsigned int *actions);
+
+/*
+ * Follow the mount table with libmntkit's watch and print findmnt's
+ * --poll batches. Returns 0 (timeout, --first-only), -1 after an error
+ * message; SIGINT, SIGTERM and a closed stdout end lsmnt as they end
+ * findmnt (by the signal).
+ */
+int poll_run(const struct printer *pr, const struct poll_opts *po);
 
 #endif

@@ -95,11 +95,9 @@ c_refused() {
 	expect_error refuse_tab_file "--tab-file" - "$LSMNT" -F /etc/fstab
 	expect_error refuse_tab_file_long "--tab-file" - \
 		"$LSMNT" --tab-file=/etc/fstab
-	expect_error refuse_poll "mntwatch(1)" - "$LSMNT" -p
-	expect_error refuse_poll_long "mntwatch(1)" - "$LSMNT" --poll
-	expect_error refuse_poll_arg "mntwatch(1)" - "$LSMNT" --poll=mount
-	expect_error refuse_poll_grouped "--poll" - "$LSMNT" -lp
-	expect_error refuse_timeout "mntwatch(1)" - "$LSMNT" -w 100
+	# -p and -w are provided (tests/cli/lsmnt-poll.sh): only bad values fail
+	expect_error poll_bad_action "bogus" - "$LSMNT" --poll=bogus
+	expect_error timeout_bad "--timeout" - "$LSMNT" -p -w 1.5
 	expect_error refuse_verify "findmnt --verify" - "$LSMNT" -x
 	expect_error refuse_verify_long "--verify" - "$LSMNT" --verify
 	expect_error bad_direction "sideways" - "$LSMNT" -d sideways
@@ -115,7 +113,7 @@ c_refused() {
 		fi
 	fi
 	# nothing is printed, nothing is half done: the refusal comes first
-	run "$LSMNT" -J -D --poll
+	run "$LSMNT" -J -D --verify
 	if [ "$RC" != 1 ] || [ -s "$OUT" ]; then
 		fail refuse_before_output "exit $RC, out $(head -c 100 "$OUT")"
 	else

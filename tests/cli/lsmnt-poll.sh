@@ -1,0 +1,496 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tests/cli/lsmnt-poll.sh ABS_BUILDDIR - lsmnt -p/--poll and -w/--timeout.
+#
+# The reference is the real findmnt(8) 2.38: lsmnt -p ARGS and findmnt -p
+# ARGS watch the same private mount namespace through the same sequence of
+# single operations and must print the same bytes. Each step waits until
+# both have printed the lines it makes (so both see the same batches: the
+# widths of a list are those of a batch), never on a fixed sleep alone.
+# The printed actions are also checked against what the step did, so that
+# a bug shared by both cannot pass. findmnt -p -J aborts (2.38): lsmnt's
+# JSON batches are checked on their own. Cases that mount need root and a
+# private mount namespace, else they SKIP; without findmnt they SKIP.
+
+# cli_main (lib.sh) calls the cases through $plain_cases and $ns_cases:
+# shellcheck disable=SC2317
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+cli_init "$1"
+
+LSMNT=$BUILDDIR/tools/lsmnt
+CLI_PROG=lsmnt
+export LSMNT
+
+cat >"$CLI_TMP/py/lsmntpoll.py" <<'PY'
+"""Run lsmnt -p and findmnt -p side by side over a sequence of steps."""
+import atexit, json, os, select, shutil, signal, subprocess, time
+from mntcli import *
+
+L = os.environ["LSMNT"]
+HAVE_FINDMNT = shutil.which("findmnt") is not None
+POLL_WCHAN = ("poll", "select")
+
+
+def need_findmnt():
+    if not HAVE_FINDMNT:
+        skip("no findmnt")
+
+
+def sh(*cmd):
+    subprocess.run(cmd, check=True)
+
+
+def in_poll(pid):
+    """Is the process asleep in poll(2)? wchan, else the system call."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        if state != "S":
+            return False
+        with open("/proc/%d/wchan" % pid) as f:
+            wchan = f.read()
+        if wchan not in ("", "0"):
+            return any(w in wchan for w in POLL_WCHAN)
+        with open("/proc/%d/syscall" % pid) as f:
+            nr = f.read().split()[0]
+        return nr in ("7", "271", "73")   # x86_64 poll/ppoll, arm64 ppoll
+    except (OSError, IndexError):
+        return False
+
+
+STARTED = []
+
+
+@atexit.register
+def _kill_all():
+    """A failed expect() exits at once: end the monitors left running."""
+    for p in STARTED:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+class Mon:
+    """A monitor (lsmnt or findmnt -p ARGS) and what it printed."""
+
+    def __init__(self, prog, args, env=None):
+        e = dict(os.environ)
+        e.update(env or {})
+        argv = ([L] if prog == "lsmnt" else ["findmnt"]) + ["-p"] + args
+        self.name = prog + " " + " ".join(["-p"] + args)
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=e)
+        STARTED.append(self.p)
+        self.out = b""
+        self.rc = None
+
+    def ready(self, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            if self.p.poll() is not None:
+                expect(False, "%s exited %d: %s" % (self.name, self.p.returncode,
+                                                    self.p.stderr.read()[:300]))
+            if in_poll(self.p.pid):
+                return
+            time.sleep(0.01)
+        expect(False, "%s: not waiting in poll after %ds" % (self.name, timeout))
+
+    def pump(self, t):
+        r, _, _ = select.select([self.p.stdout], [], [], t)
+        if r:
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if chunk:
+                self.out += chunk
+                return True
+            return None   # EOF
+        return False
+
+    def wait_lines(self, n, timeout=10):
+        """Wait until at least n lines are out (fail after timeout)."""
+        end = time.time() + timeout
+        while self.out.count(b"\n") < n:
+            left = end - time.time()
+            if left <= 0 or self.pump(left) is None:
+                expect(False, "%s: %d lines, expected %d: %r" % (
+                    self.name, self.out.count(b"\n"), n, self.out[-300:]))
+
+    def finish(self, sig=signal.SIGTERM, timeout=10):
+        if self.p.poll() is None and sig:
+            self.p.send_signal(sig)
+        try:
+            rest, err = self.p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            expect(False, "%s: did not exit" % self.name)
+        self.out += rest
+        self.err = err
+        self.rc = self.p.returncode
+        return self.rc
+
+
+def first_diff(a, b):
+    al, bl = a.split(b"\n"), b.split(b"\n")
+    for i in range(max(len(al), len(bl))):
+        x = al[i] if i < len(al) else b"<end>"
+        y = bl[i] if i < len(bl) else b"<end>"
+        if x != y:
+            return "line %d: findmnt %r / lsmnt %r" % (i + 1, x, y)
+    return "same"
+
+
+class Case:
+    """One set of arguments: how many lines each step makes for it."""
+
+    def __init__(self, args, want=lambda e: True, header=True,
+                 first=False, json=False, lsmnt_only=False, env=None):
+        self.args, self.want, self.header = args, want, header
+        self.first, self.json = first, json
+        self.mons = [Mon("lsmnt", args, env)]
+        if not lsmnt_only:
+            self.mons.insert(0, Mon("findmnt", args))
+        self.lines = 0       # expected so far
+        self.actions = []    # expected, in order
+        self.batches = 0
+        self.done = False
+
+    def step(self, events):
+        ev = [e for e in events if self.want(e)]
+        if not ev or self.done:
+            return
+        if self.first:
+            ev = ev[:1]
+            self.done = True
+        self.batches += 1
+        self.actions += [e[0] for e in ev]
+        if self.json:
+            # {, "filesystems": [, {, the 5 columns of a row, },{
+            # between rows, }, ], }
+            self.lines += 5 + len(ev) * 6
+        else:
+            self.lines += len(ev) + (1 if self.header and self.batches == 1 else 0)
+
+
+def run_sequence(cases, steps):
+    """steps: (argv, [(action, fstype, ro)...]) - each done once every case's
+    monitors wait in poll, then waited for until they printed its lines."""
+    for c in cases:
+        for m in c.mons:
+            m.ready()
+    for argv, events in steps:
+        sh(*argv)
+        for c in cases:
+            c.step(events)
+            for m in c.mons:
+                if m.p.poll() is None or m.out.count(b"\n") < c.lines:
+                    m.wait_lines(c.lines)
+
+
+def check_same(c, sig=signal.SIGTERM, rc_want=None):
+    """Both monitors of c: same bytes, same exit; the actions expected."""
+    f, l = c.mons
+    rcf, rcl = f.finish(sig), l.finish(sig)
+    expect(f.out == l.out, "%s: %s" % (" ".join(c.args), first_diff(f.out, l.out)))
+    expect(rcf == rcl, "%s: exit findmnt %d, lsmnt %d: %r" % (
+        " ".join(c.args), rcf, rcl, l.err[:200]))
+    if rc_want is not None:
+        expect(rcl == rc_want, "%s: exit %d, expected %d" % (" ".join(c.args), rcl, rc_want))
+    expect(l.err == b"", "%s: stderr %r" % (" ".join(c.args), l.err[:200]))
+    return l.out
+PY
+
+# ---- cases that need no mounts ----
+
+c_help() {
+	expect_help help "$LSMNT" '^usage: lsmnt ' --poll --timeout OLD-TARGET
+}
+
+c_errors() {
+	expect_error poll_unknown_action "bogus" - "$LSMNT" --poll=mount,bogus
+	expect_error poll_short_equals "=umount" - "$LSMNT" -p=umount
+	expect_error poll_empty_action "--poll" - "$LSMNT" --poll=mount,,umount
+	expect_error poll_empty_list "--poll" - "$LSMNT" --poll=
+	expect_error poll_too_many "--poll" - "$LSMNT" --poll=mount,move,move,move,mount
+	expect_error timeout_not_number "1.5" - "$LSMNT" -p -w 1.5
+	expect_error timeout_empty "--timeout" - "$LSMNT" -p --timeout=
+	expect_error timeout_range "--timeout" - "$LSMNT" -p -w 99999999999
+	expect_error action_without_poll "ACTION" - "$LSMNT" -o TARGET,ACTION
+	expect_error old_target_without_poll "OLD-TARGET" - "$LSMNT" -o +OLD-TARGET
+	expect_error poll_tree "--tree" - "$LSMNT" -p --tree
+	expect_error poll_all_ns "--all-namespaces" - "$LSMNT" -p --all-namespaces
+	# the exit status of each is findmnt's
+	py_case errors_like_findmnt <<'PY'
+from lsmntpoll import *
+need_findmnt()
+for a in (["--poll=mount,bogus"], ["-p=umount"], ["--poll=mount,,umount"],
+          ["--poll="], ["--poll=mount,move,move,move,mount"], ["-p", "-w", "1.5"],
+          ["-p", "-w", "99999999999"], ["-o", "TARGET,ACTION"], ["-o", "+OLD-TARGET"],
+          ["-o", "OLD-OPTIONS"], ["--poll=MOUNT,Umount", "-w", "0"],
+          ["--poll=move,move,move,move", "-w", "0"], ["-p", "-w", " 5"],
+          ["-p", "-w", "-0"]):
+    f = subprocess.run(["findmnt"] + a, capture_output=True)
+    l = subprocess.run([L] + a, capture_output=True)
+    expect(f.returncode == l.returncode and f.stdout == l.stdout,
+           "%s: findmnt %d %r, lsmnt %d %r" % (a, f.returncode, f.stdout[:80],
+                                              l.returncode, l.stderr[:200]))
+PY
+}
+
+c_columns() {
+	py_case poll_columns <<'PY'
+from lsmntpoll import *
+rc, out, err = tool("lsmnt", "-H")
+names = [l.split()[0] for l in out.splitlines()]
+expect("ACTION" not in names and "OLD-TARGET" not in names, "-H lists --poll's columns")
+rc, out, err = tool("lsmnt", "-p", "-H")
+pnames = [l.split()[0] for l in out.splitlines()]
+expect(pnames == names + ["ACTION", "OLD-OPTIONS", "OLD-TARGET"], "-p -H %r" % pnames[-4:])
+rc, out, err = tool("lsmnt", "-p", "-H", "-J")
+expect(rc == 0 and json.loads(out)["lsmnt-columns"][-1]["holder"] == "OLD-TARGET", "-p -H -J")
+PY
+}
+
+# -w: an idle timeout in ms; without -p findmnt ignores it, and so does lsmnt
+c_timeout_plain() {
+	py_case timeout_plain <<'PY'
+from lsmntpoll import *
+need_findmnt()
+for a, least in ((["-p", "-w", "0"], 0), (["-p", "-w", "200"], 0.2),
+                 (["-p", "-w", "-0"], 0), (["--poll=umount", "--timeout=150", "-r"], 0.15)):
+    t0 = time.time()
+    l = subprocess.run([L] + a, capture_output=True, timeout=20)
+    dt = time.time() - t0
+    f = subprocess.run(["findmnt"] + a, capture_output=True, timeout=20)
+    expect((l.returncode, l.stdout, l.stderr) == (0, b"", b"") and
+           (f.returncode, f.stdout) == (0, b""),
+           "%s: lsmnt %d %r %r, findmnt %d" % (a, l.returncode, l.stdout[:80],
+                                              l.stderr[:200], f.returncode))
+    expect(dt >= least, "%s: exited after %.3fs" % (a, dt))
+rc1, out1, _ = tool("lsmnt", "-l", "-o", "TARGET,FSTYPE")
+rc2, out2, _ = tool("lsmnt", "-l", "-o", "TARGET,FSTYPE", "-w", "5")
+expect(rc1 == rc2 == 0 and out1 == out2, "-w without -p changed the list")
+PY
+}
+
+plain_cases="c_help c_errors c_columns c_timeout_plain"
+
+# ---- cases in a private mount namespace ----
+
+setup_ns() {
+	T=$CLI_TMP/t
+	mkdir -p "$T" && mount -t tmpfs poll-top "$T" || return 1
+	export T
+}
+
+# the main sequence: every output mode, filters, -p LIST, --first-only
+sequence_case() {
+	NAME=$1 BACKEND=${2:-} py_case "$1" <<'PY'
+from lsmntpoll import *
+need_findmnt()
+T, name = os.environ["T"], os.environ["NAME"]
+env = {"MNTKIT_BACKEND": os.environ["BACKEND"]} if os.environ["BACKEND"] else None
+D = T + "/" + name
+os.makedirs(D)
+sh("mount", "-t", "tmpfs", "seq-" + name, D)
+for s in ("a", "b", "c", "m"):
+    os.makedirs(D + "/" + s)
+cases = [
+    Case([], env=env),
+    Case(["-o", "ACTION,TARGET,OLD-TARGET,OLD-OPTIONS,OPTIONS"], env=env),
+    Case(["-r"], env=env),
+    Case(["-P", "-o", "+OLD-TARGET,OLD-OPTIONS"], header=False, env=env),
+    Case(["-n", "--poll=umount,move"], lambda e: e[0] in ("umount", "move"),
+         header=False, env=env),
+    Case(["-t", "ramfs", "-l"], lambda e: e[1] == "ramfs", env=env),
+    Case(["-O", "ro", "-r", "-o", "ACTION,TARGET,OPTIONS,OLD-OPTIONS"],
+         lambda e: e[2], env=env),
+    Case(["--first-only", "-t", "ramfs"], lambda e: e[1] == "ramfs", first=True,
+         env=env),
+    Case(["-J"], json=True, lsmnt_only=True, env=env),
+]
+ro = cases[6]
+# (action, fstype, read-only): what each step makes findmnt print
+steps = [
+    (["mount", "-t", "tmpfs", "-o", "size=1m", "srcA", D + "/a"],
+     [("mount", "tmpfs", False)]),
+    (["mount", "-o", "remount,size=2m", D + "/a"], [("remount", "tmpfs", False)]),
+    (["mkdir", D + "/a/sub"], []),
+    (["mount", "-t", "ramfs", "srcS", D + "/a/sub"], [("mount", "ramfs", False)]),
+    (["mount", "--bind", D + "/a", D + "/c"], [("mount", "tmpfs", False)]),
+    (["mount", "-o", "remount,bind,ro", D + "/c"], [("remount", "tmpfs", True)]),
+    (["mount", "--move", D + "/a", D + "/b"],
+     [("move", "tmpfs", False), ("move", "ramfs", False)]),
+    (["mount", "--make-shared", D + "/b"], []),
+    (["mount", "-t", "ramfs", "-o", "mode=700", "srcR", D + "/m"],
+     [("mount", "ramfs", False)]),
+    (["umount", D + "/c"], [("umount", "tmpfs", True)]),
+    (["umount", "-l", D + "/b"], [("umount", "tmpfs", False), ("umount", "ramfs", False)]),
+    (["umount", D + "/m"], [("umount", "ramfs", False)]),
+]
+run_sequence(cases, steps)
+outs = {}
+for c in cases:
+    if c.json:
+        continue
+    outs[" ".join(c.args)] = check_same(c, rc_want=0 if c.first else -signal.SIGTERM)
+# the actions printed are the steps' (a bug both share cannot pass)
+raw = outs["-r"].decode().splitlines()
+expect([l.split(" ")[0] for l in raw[1:]] == cases[2].actions,
+       "-r actions %r, expected %r" % ([l.split(" ")[0] for l in raw[1:]], cases[2].actions))
+old = outs["-o ACTION,TARGET,OLD-TARGET,OLD-OPTIONS,OPTIONS"].decode().splitlines()
+mv = [l.split() for l in old if l.startswith("move")]
+expect(mv and mv[0][1] == D + "/b" and mv[0][2] == D + "/a", "move line %r" % mv)
+rm = [l.split() for l in old if l.startswith("remount")]
+expect(rm and "size=1024k" in rm[0][2] and "size=2048k" in rm[0][3], "remount line %r" % rm)
+ros = outs[" ".join(ro.args)].decode().splitlines()
+expect([l.split(" ")[:2] for l in ros[1:]] == [["remount", D + "/c"], ["umount", D + "/c"]],
+       "-O ro: %r" % ros)
+pairs = outs["-P -o +OLD-TARGET,OLD-OPTIONS"].decode().splitlines()
+expect(pairs[0].startswith('ACTION="mount" TARGET="%s/a"' % D) and
+       pairs[0].endswith('OLD-TARGET="" OLD-OPTIONS=""'), "-P %r" % pairs[0])
+# JSON: a document per batch, lsmnt's -J keys
+j = cases[-1].mons[0]
+j.finish()
+docs, cur = [], []
+for line in j.out.decode().splitlines(True):
+    cur.append(line)
+    if line == "}\n":
+        docs.append(json.loads("".join(cur)))
+        cur = []
+expect(not cur, "JSON: trailing text %r" % cur[:3])
+acts = [fs["action"] for d in docs for fs in d["filesystems"]]
+expect(acts == cases[-1].actions, "JSON actions %r" % acts)
+expect(len(docs) == cases[-1].batches, "JSON: %d documents" % len(docs))
+f0 = docs[0]["filesystems"][0]
+expect(set(f0) == {"action", "target", "source", "fstype", "options"} and
+       f0["target"] == D + "/a" and f0["source"] == "srcA", "JSON row %r" % f0)
+sh("umount", D)
+PY
+}
+
+c_sequence() {
+	sequence_case sequence
+}
+
+# the same through the mountinfo emulation: the watch's poll source
+c_sequence_mountinfo() {
+	sequence_case seqmi mountinfo
+}
+
+# -w restarts at every change (idle time), and ends with status 0
+c_timeout_idle() {
+	py_case timeout_idle <<'PY'
+from lsmntpoll import *
+need_findmnt()
+D = os.environ["T"] + "/idle"
+os.makedirs(D + "/x")
+c = Case(["-w", "1500", "-r"])
+for m in c.mons:
+    m.ready()
+t0 = time.time()
+for k in range(2):
+    # at 1.0 s and 2.0 s: the second after the first timeout would be
+    time.sleep(max(0, t0 + 1.0 * (k + 1) - time.time()))
+    sh("mount", "-t", "tmpfs", "idle%d" % k, D + "/x")
+    c.step([("mount", "tmpfs", False)])
+    for m in c.mons:
+        m.wait_lines(c.lines)
+for m in c.mons:
+    rc = m.finish(sig=None, timeout=10)
+    expect(rc == 0, "%s: exit %d" % (m.name, rc))
+f, l = c.mons
+expect(f.out == l.out, first_diff(f.out, l.out))
+expect(l.out.decode().count("\nmount ") == 2, "lines %r" % l.out)
+sh("umount", D + "/x")
+sh("umount", D + "/x")
+PY
+}
+
+# SIGINT, SIGTERM: findmnt dies of them, and so does lsmnt (after freeing
+# everything); a closed stdout: SIGPIPE, for findmnt at its next write
+c_signals() {
+	py_case signals <<'PY'
+from lsmntpoll import *
+need_findmnt()
+D = os.environ["T"] + "/sig"
+os.makedirs(D + "/x")
+for sig in (signal.SIGINT, signal.SIGTERM):
+    c = Case([])
+    for m in c.mons:
+        m.ready()
+    rcs = [m.finish(sig) for m in c.mons]
+    expect(rcs == [-sig, -sig], "signal %d: exit %r" % (sig, rcs))
+    expect(c.mons[1].out == b"" and c.mons[1].err == b"", "output %r" % c.mons[1].err)
+c = Case([])
+for m in c.mons:
+    m.ready()
+    m.p.stdout.close()
+sh("mount", "-t", "tmpfs", "pipe", D + "/x")
+rcs = [m.finish(None) for m in c.mons]
+expect(rcs == [-signal.SIGPIPE] * 2, "closed stdout: exit %r" % rcs)
+sh("umount", D + "/x")
+PY
+}
+
+# a write error (a full disk) ends lsmnt with one line and status 1
+c_write_error() {
+	py_case write_error <<'PY'
+from lsmntpoll import *
+D = os.environ["T"] + "/full"
+os.makedirs(D + "/x")
+if not os.path.exists("/dev/full"):
+    skip("no /dev/full")
+with open("/dev/full", "w") as full:
+    p = subprocess.Popen([L, "-p"], stdout=full, stderr=subprocess.PIPE)
+STARTED.append(p)
+m = Mon.__new__(Mon)
+m.p, m.name = p, "lsmnt -p >/dev/full"
+m.ready()
+sh("mount", "-t", "tmpfs", "full", D + "/x")
+try:
+    rc = p.wait(10)
+except subprocess.TimeoutExpired:
+    p.kill()
+    expect(False, "lsmnt -p >/dev/full: no exit after a failed write")
+err = p.stderr.read().decode()
+expect(rc == 1 and err.startswith("lsmnt: write error: ") and err.count("\n") == 1,
+       "exit %d: %r" % (rc, err))
+sh("umount", D + "/x")
+PY
+}
+
+# -N: the namespace of another process, not lsmnt's own
+c_other_ns() {
+	mkdir -p "$T/o"
+	start_other_ns poll-other || {
+		fail other_ns "could not start the other namespace"
+		return
+	}
+	py_case other_ns <<'PY'
+from lsmntpoll import *
+need_findmnt()
+T, pid = os.environ["T"], os.environ["OTHER_PID"]
+os.makedirs(T + "/mine", exist_ok=True)
+c = Case(["-N", pid, "-r", "-o", "ACTION,TARGET,SOURCE"])
+for m in c.mons:
+    m.ready()
+sh("mount", "-t", "tmpfs", "mine", T + "/mine")          # ours: not theirs
+sh("nsenter", "-t", pid, "-m", "mkdir", "-p", T + "/o/in")
+sh("nsenter", "-t", pid, "-m", "mount", "-t", "tmpfs", "theirs", T + "/o/in")
+c.step([("mount", "tmpfs", False)])
+for m in c.mons:
+    m.wait_lines(c.lines)
+out = check_same(c)
+expect(out.decode() == "ACTION TARGET SOURCE\nmount %s/o/in theirs\n" % T, "got %r" % out)
+sh("umount", T + "/mine")
+PY
+	stop_bg "$OTHER_PID"
+}
+
+ns_cases="c_sequence c_sequence_mountinfo c_timeout_idle c_signals
+	c_write_error c_other_ns"
+
+# ---- main ----
+
+cli_main setup_ns "could not mount the test tmpfs" "${2:-}"

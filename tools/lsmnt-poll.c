@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lsmnt-poll.c - lsmnt --poll: findmnt's monitor of the mount table, fed by
+ * libmntkit's watch (fanotify mount events where the kernel has them,
+ * POLLPRI on mountinfo + diffs elsewhere) instead of a re-read and a diff
+ * of the whole table at every change.
+ *
+ * findmnt 2.38 polls mountinfo for POLLPRI and, at each wakeup, diffs the
+ * new table against the old one with libmount's tabdiff, pairing entries
+ * by (source, target): a new pair is "mount", a pair whose options differ
+ * "remount", a pair gone "umount" - or "move" when a "mount" of the same
+ * mount ID and source came in the same diff. It prints the batch of
+ * matching changes (mounts, remounts, moves in table order, then umounts
+ * in the old table's order) and a newline, and flushes.
+ *
+ * lsmnt maps the watch's events onto the same actions (lsmnt(8) lists the
+ * rules), one batch per wakeup: every event read until the watch has no
+ * more. The table order of mountinfo is that of the unique mount IDs
+ * (Linux 6.8+), so a batch is sorted by ID, umounts last. Each event's
+ * records are copied (they live until the next read) only when the event
+ * makes a row: the cost is per event, never per mount of the table.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lsmnt.h"
+
+/* ---- -p LIST ---- */
+
+int poll_parse_actions(const char *opt, const char *list,
+		       unsigned int *actions)
+{
+	const char *p = list;
+	size_t count = 0;
+
+	*actions = 0;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		enum poll_action a;
+
+		if (!n) {
+			cli_errmsg(opt, "empty action in '%s' (mount, umount, "
+					"remount, move)",
+				   list);
+			return -1;
+		}
+		for (a = ACT_MOUNT; a < NR_ACTS; a++) {
+			const char *name = poll_action_name(a);
+
+			if (strlen(name) == n && !strncasecmp(p, name, n))
+				break;
+		}
+		if (a == NR_ACTS) {
+			cli_errmsg(opt, "unknown action: %.*s (mount, umount, "
+					"remount, move)",
+				   (int)n, p);
+			return -1;
+		}
+		/* findmnt keeps at most 4 and refuses a longer list */
+		if (++count > 4) {
+			cli_errmsg(opt, "too many actions in '%s' (at most 4)",
+				   list);
+			return -1;
+		}
+		*actions |= ACT_BIT(a);
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+/* ---- a batch: the rows of one wakeup ---- */
+
+struct change {
+	struct row row;
+	int section;  /* 0: mount, remount, move; 1: umount */
+	uint64_t id;  /* the mount's ID: its place in mountinfo */
+	size_t seq;   /* arrival, to keep the sort stable */
+	struct mntkit_statmount *sm, *old; /* copies, owned */
+};
+
+struct batch {
+	struct change *v;
+	size_t n, cap, seq;
+	struct row *rows; /* the sorted rows handed to the printer */
+	size_t rowcap;
+	struct outbuf s1, s2; /* for the options of two records */
+};
+
+static void batch_clear(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].sm);
+		free(b->v[i].old);
+	}
+	b->n = 0;
+	b->seq = 0;
+}
+
+static void batch_free(struct batch *b)
+{
+	batch_clear(b);
+	free(b->v);
+	free(b->rows);
+	outbuf_free(&b->s1);
+	outbuf_free(&b->s2);
+}
+
+static struct mntkit_statmount *sm_copy(const struct mntkit_statmount *sm)
+{
+	size_t size = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE
+			      ? MNTKIT_STATMOUNT_FIXED_SIZE
+			      : sm->size;
+	struct mntkit_statmount *c = calloc(1, size);
+
+	if (c)
+		memcpy(c, sm, sm->size < size ? sm->size : size);
+	return c;
+}
+
+/*
+ * Add a row for @a: the columns show @now (the new record, or the old one
+ * for an umount, whose OLD-* show it too), OLD-* show @old (move,
+ * remount). 1 added, 0 filtered out, -ENOMEM.
+ */
+static int batch_add(struct batch *b, const struct poll_opts *po,
+		     enum poll_action a, uint64_t id,
+		     const struct mntkit_statmount *now,
+		     const struct mntkit_statmount *old)
+{
+	struct change *c;
+
+	if (po->actions && !(po->actions & ACT_BIT(a)))
+		return 0;
+	if (po->match && !po->match(po->ctx, now))
+		return 0;
+	if (b->n == b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 16;
+		struct change *nv = realloc(b->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		b->v = nv;
+		b->cap = ncap;
+	}
+	c = &b->v[b->n];
+	memset(c, 0, sizeof(*c));
+	c->sm = sm_copy(now);
+	c->old = old ? sm_copy(old) : NULL;
+	if (!c->sm || (old && !c->old)) {
+		free(c->sm);
+		free(c->old);
+		return -ENOMEM;
+	}
+	c->row.sm = c->sm;
+	c->row.old = a == ACT_UMOUNT ? c->sm : c->old;
+	c->row.action = a;
+	c->section = a == ACT_UMOUNT;
+	c->id = id;
+	c->seq = b->seq++;
+	b->n++;
+	return 1;
+}
+
+static const char *sm_field(const struct mntkit_statmount *sm,
+			    enum mntkit_field f)
+{
+	const char *s;
+
+	if (!sm || mntkit_sm_str(sm, sm->size, f, &s) < 0)
+		return "";
+	return s;
+}
+
+/* the findmnt OPTIONS strings of two records differ */
+static bool options_differ(struct batch *b, const struct mntkit_statmount *x,
+			   const struct mntkit_statmount *y)
+{
+	const char *ox = cell_options(x, &b->s1);
+	const char *oy = cell_options(y, &b->s2);
+
+	if (!ox || !oy)
+		return ox != oy;
+	return strcmp(ox, oy) != 0;
+}
+
+/*
+ * An event as findmnt's tabdiff sees the two tables: by (source, target).
+ *  ATTACH            mount
+ *  DETACH            umount (of the last record seen)
+ *  MOVE, CHANGE      another source: umount of the old pair and mount of
+ *                    the new; else another target: move; else other
+ *                    OPTIONS (VFS and fs options, findmnt's string):
+ *                    remount; else (propagation, IDs, ...) nothing
+ *  RESYNC            nothing (the events after it bring the view up)
+ * A mount the kernel named but that was gone before it could be stat'ed
+ * (MNTKIT_EVENT_F_GONE, and its DETACH with the same empty record) came
+ * and went between two reads: findmnt never sees such a one either.
+ */
+static int batch_event(struct batch *b, const struct poll_opts *po,
+		       const struct mntkit_event *ev)
+{
+	const struct mntkit_statmount *x = ev->before, *y = ev->after;
+	int r;
+
+	switch (ev->kind) {
+	case MNTKIT_EVENT_ATTACH:
+		if ((ev->flags & MNTKIT_EVENT_F_GONE) || !y || !y->mask)
+			return 0;
+		return batch_add(b, po, ACT_MOUNT, ev->mnt_id, y, NULL);
+	case MNTKIT_EVENT_DETACH:
+		if (!x || !x->mask)
+			return 0;
+		return batch_add(b, po, ACT_UMOUNT, ev->mnt_id, x, NULL);
+	case MNTKIT_EVENT_MOVE:
+	case MNTKIT_EVENT_CHANGE:
+		if (!x || !y || !x->mask || !y->mask)
+			return 0;
+		if (strcmp(sm_field(x, MNTKIT_FIELD_SB_SOURCE),
+			   sm_field(y, MNTKIT_FIELD_SB_SOURCE))) {
+			r = batch_add(b, po, ACT_MOUNT, ev->mnt_id, y, NULL);
+			if (r >= 0)
+				r = batch_add(b, po, ACT_UMOUNT, ev->mnt_id, x,
+					      NULL);
+			return r;
+		}
+		if (strcmp(sm_field(x, MNTKIT_FIELD_MNT_POINT),
+			   sm_field(y, MNTKIT_FIELD_MNT_POINT)))
+			return batch_add(b, po, ACT_MOVE, ev->mnt_id, y, x);
+		if (options_differ(b, x, y))
+			return batch_add(b, po, ACT_REMOUNT, ev->mnt_id, y, x);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_change(const void *pa, const void *pb)
+{
+	const struct change *a = pa, *b = pb;
+
+	if (a->section != b->section)
+		return a->section - b->section;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* the rows of the batch in findmnt's order (-d backward: reversed) */
+static int batch_rows(struct batch *b, const struct poll_opts *po,
+		      size_t *n)
+{
+	*n = b->n;
+	if (po->first_only && *n > 1)
+		*n = 1; /* after the sort below: findmnt's first */
+	if (b->n > b->rowcap) {
+		struct row *nv = realloc(b->rows, b->n * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		b->rows = nv;
+		b->rowcap = b->n;
+	}
+	qsort(b->v, b->n, sizeof(*b->v), cmp_change);
+	for (size_t i = 0; i < *n; i++)
+		b->rows[i] = b->v[po->backward ? b->n - 1 - i : i].row;
+	return 0;
+}
+
+/* ---- the loop ---- */
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
+{
+	/*
+	 * No rescans: they find only mount(2) propagation changes, which
+	 * the kernel signals to no one - findmnt never sees them, and
+	 * they make no action anyway.
+	 */
+	MNTKIT_WATCH_OPTS(wo, .mask = po->mask,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+	int r = mntkit_watch_new(po->ns, &wo, w);
+
+	if (!r)
+		return 0;
+	if (r == -EPERM)
+		cli_errmsg(po->ns_subject, "%s (needs CAP_SYS_ADMIN)",
+			   strerror(-r));
+	else if (r == -ENOENT && po->ns)
+		cli_errmsg(po->ns_subject, "no such mount namespace");
+	else
+		cli_errmsg(po->ns_subject ? po->ns_subject : "--poll",
+			   "cannot watch the mounts: %s", strerror(-r));
+	return -1;
+}
+
+struct loop {
+	const struct poll_opts *po;
+	struct batch_printer bp;
+	struct mntkit_watch *w;
+	struct batch b;
+	struct outbuf ob;
+	int sfd;
+	int sig;      /* the signal that ended it, 0 if none */
+	bool done;    /* -f: the first batch is out */
+};
+
+/* print the batch read; 0 or -1 after a message */
+static int flush_batch(struct loop *l)
+{
+	const struct poll_opts *po = l->po;
+	size_t n;
+	int r = batch_rows(&l->b, po, &n);
+
+	if (!r && n && po->decorate)
+		r = po->decorate(po->ctx, l->b.rows, n);
+	if (r < 0) {
+		cli_errmsg(NULL, "%s", strerror(-r));
+		return -1;
+	}
+	if (n) {
+		r = print_batch(&l->bp, l->b.rows, n, &l->ob);
+		if (!r)
+			r = outbuf_flush(&l->ob, stdout);
+		if (r < 0) {
+			cli_errmsg("write error", "%s", strerror(-r));
+			return -1;
+		}
+		l->done = po->first_only;
+	}
+	if (po->undecorate)
+		po->undecorate(po->ctx);
+	batch_clear(&l->b);
+	return 0;
+}
+
+/* read every event there is; 1 if any came, 0 none, -1 error */
+static int read_events(struct loop *l)
+{
+	struct mntkit_event ev;
+	int r, got = 0;
+
+	while ((r = mntkit_watch_read(l->w, &ev)) == 1) {
+		got = 1;
+		r = batch_event(&l->b, l->po, &ev);
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		cli_errmsg("--poll", "%s", strerror(-r));
+		return -1;
+	}
+	return got;
+}
+
+static int setup_signals(struct loop *l)
+{
+	sigset_t sigs;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	l->sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (l->sfd < 0) {
+		cli_errmsg("signalfd", "%s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int which_signal(int sfd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return SIGTERM;
+	return (int)si.ssi_signo;
+}
+
+/*
+ * The wait: the watch, the signals, and stdout (a pipe's write end says
+ * POLLERR once its reader is gone). 1: go on; 0: stop (timeout, signal,
+ * no reader); -1: error.
+ */
+static int wait_events(struct loop *l, int64_t deadline)
+{
+	struct pollfd pfd[3] = {
+		{.fd = mntkit_watch_fd(l->w), .events = POLLIN},
+		{.fd = l->sfd, .events = POLLIN},
+		{.fd = STDOUT_FILENO, .events = 0},
+	};
+	int wait_ms = -1;
+
+	if (deadline >= 0) {
+		int64_t left = deadline - mono_ms();
+
+		if (left <= 0)
+			return 0;
+		wait_ms = left > INT_MAX ? INT_MAX : (int)left;
+	}
+	if (poll(pfd, 3, wait_ms) < 0) {
+		if (errno == EINTR)
+			return 1;
+		cli_errmsg("poll", "%s", strerror(errno));
+		return -1;
+	}
+	if (pfd[1].revents) {
+		l->sig = which_signal(l->sfd);
+		return 0;
+	}
+	if (pfd[2].revents & POLLERR) {
+		/* findmnt dies of SIGPIPE at its next write: so does lsmnt */
+		l->sig = SIGPIPE;
+		return 0;
+	}
+	return 1;
+}
+
+static int loop_run(struct loop *l)
+{
+	const struct poll_opts *po = l->po;
+	int64_t deadline = -1;
+	int r;
+
+	if (po->timeout_ms >= 0)
+		deadline = mono_ms() + po->timeout_ms;
+	for (;;) {
+		r = read_events(l);
+		if (r < 0)
+			return -1;
+		if (r > 0 && po->timeout_ms >= 0)
+			deadline = mono_ms() + po->timeout_ms; /* idle time */
+		if (l->b.n && flush_batch(l) < 0)
+			return -1;
+		if (l->done)
+			return 0;
+		r = wait_events(l, deadline);
+		if (r <= 0)
+			return r;
+	}
+}
+
+/*
+ * End as the signal ends findmnt (which leaves SIGINT, SIGTERM and
+ * SIGPIPE to their default action), once everything is freed; if it is
+ * ignored, a write error for SIGPIPE, else status 0.
+ */
+static int end_by_signal(int sig)
+{
+	sigset_t one;
+
+	fflush(stdout);
+	if (sig != SIGPIPE)
+		signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	raise(sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	if (sig == SIGPIPE) {
+		cli_errmsg("write error", "%s", strerror(EPIPE));
+		return -1;
+	}
+	return 0;
+}
+
+int poll_run(const struct printer *pr, const struct poll_opts *po)
+{
+	struct loop l = {.po = po, .sfd = -1};
+	int r = -1;
+
+	l.bp.pr = *pr;
+	outbuf_init(&l.ob);
+	outbuf_init(&l.b.s1);
+	outbuf_init(&l.b.s2);
+	if (setup_signals(&l) == 0 && open_watch(po, &l.w) == 0)
+		r = loop_run(&l);
+	mntkit_watch_free(l.w);
+	batch_free(&l.b);
+	batch_printer_end(&l.bp);
+	outbuf_free(&l.ob);
+	if (l.sfd >= 0)
+		close(l.sfd);
+	if (!r && l.sig)
+		r = end_by_signal(l.sig);
+	return r;
+}
