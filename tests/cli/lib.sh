@@ -568,6 +568,61 @@ def tool_ok(name, *args, env=None):
                                                        err.strip()))
     return out
 PY
+	cat >"$CLI_TMP/py/findmntcmp.py" <<'PY'
+"""lsmnt ($LSMNT) against the real findmnt: run both, compare the bytes."""
+import os
+import shutil
+import subprocess
+import time
+
+from mntcli import expect, skip
+
+HAVE_FINDMNT = shutil.which("findmnt") is not None
+
+
+def need_findmnt():
+    if not HAVE_FINDMNT:
+        skip("no findmnt")
+
+
+def run(argv, env=None, cwd=None):
+    """(exit status, stdout, stderr, pid) of ARGV, ENV added to ours."""
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    p = subprocess.Popen([os.fsencode(a) for a in argv], env=e, cwd=cwd,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = p.communicate()
+    return p.returncode, out, err, p.pid
+
+
+def first_diff(a, b):
+    """Where findmnt's output A and lsmnt's B first differ, for a message."""
+    al, bl = a.split(b"\n"), b.split(b"\n")
+    for i in range(max(len(al), len(bl))):
+        x = al[i] if i < len(al) else b"<end>"
+        y = bl[i] if i < len(bl) else b"<end>"
+        if x != y:
+            return "line %d: findmnt %r / lsmnt %r" % (i + 1, x, y)
+    return "same"
+
+
+def same(args, env=None, cwd=None, tries=4):
+    """lsmnt ARGS and findmnt ARGS: the same stdout and exit status, and
+    no stderr from lsmnt when they succeed (tried again when they differ:
+    another process may change the table or the disk meanwhile)."""
+    lsmnt = os.environ["LSMNT"]
+    for n in range(tries):
+        fr, fo, fe, _ = run(["findmnt"] + args, env, cwd)
+        lr, lo, le, _ = run([lsmnt] + args, env, cwd)
+        if (fr, fo) == (lr, lo):
+            expect(fr != 0 or le == b"", "%s: stderr %r" % (args, le[:200]))
+            return lo
+        time.sleep(0.05)
+    expect(False, "%s: exit %d/%d, %s %s" % (
+        " ".join(args), fr, lr, first_diff(fo, lo),
+        le.decode(errors="replace")[:200]))
+PY
 }
 
 # ---- run directly (the test runner runs every tests/cli/*.sh): check the

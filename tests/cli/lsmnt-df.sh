@@ -29,50 +29,10 @@ cat >"$CLI_TMP/py/lsmntdf.py" <<'PY'
 """Compare lsmnt with findmnt (statvfs columns, -D and friends)."""
 import json, os, shutil, subprocess, time
 from mntcli import *
+from findmntcmp import *
 
 L = os.environ["LSMNT"]
-HAVE_FINDMNT = shutil.which("findmnt") is not None
 USAGE = "TARGET,SIZE,AVAIL,USED,USE%"
-
-
-def need_findmnt():
-    if not HAVE_FINDMNT:
-        skip("no findmnt")
-
-
-def run(argv, env=None, cwd=None):
-    e = dict(os.environ)
-    if env:
-        e.update(env)
-    p = subprocess.run([os.fsencode(a) for a in argv], capture_output=True,
-                       env=e, cwd=cwd)
-    return p.returncode, p.stdout, p.stderr
-
-
-def first_diff(a, b):
-    al, bl = a.split(b"\n"), b.split(b"\n")
-    for i, (x, y) in enumerate(zip(al, bl)):
-        if x != y:
-            return "line %d: findmnt %r / lsmnt %r" % (i + 1, x, y)
-    i = min(len(al), len(bl))
-    return "line %d: findmnt %r / lsmnt %r" % (
-        i + 1, al[i] if i < len(al) else b"<end>",
-        bl[i] if i < len(bl) else b"<end>")
-
-
-def same(args, env=None, cwd=None, tries=4):
-    """lsmnt ARGS and findmnt ARGS: same stdout and exit status (tried
-    again when they differ: another process may write meanwhile)."""
-    for n in range(tries):
-        fr, fo, fe = run(["findmnt"] + args, env, cwd)
-        lr, lo, le = run([L] + args, env, cwd)
-        if (fr, fo) == (lr, lo):
-            expect(fr != 0 or le == b"", "%s: stderr %r" % (args, le[:200]))
-            return lo
-        time.sleep(0.05)
-    expect(False, "%s: exit %d/%d, %s %s" % (
-        " ".join(args), fr, lr, first_diff(fo, lo),
-        le.decode(errors="replace")[:200]))
 
 
 MODES = [[], ["-l"], ["-J"], ["-J", "-l"], ["-r"], ["-P"], ["-a"],
@@ -188,12 +148,12 @@ c_statvfs_only_when_asked() {
 c_list_columns_df() {
 	py_case list_columns_df <<'PY'
 from lsmntdf import *
-rc, out, err = run([L, "-H"])
+rc, out, err, _ = run([L, "-H"])
 expect(rc == 0 and not err, err)
 cols = {l.split()[0]: l.split()[1] for l in out.decode().splitlines()}
 for c in ("SIZE", "AVAIL", "USED", "USE%"):
     expect(cols.get(c) == "<string>", "-H: %s %r" % (c, cols.get(c)))
-rc, out, err = run([L, "-H", "-b", "-J"])
+rc, out, err, _ = run([L, "-H", "-b", "-J"])
 j = {c["holder"]: c["type"] for c in json.loads(out)["lsmnt-columns"]}
 expect(j["SIZE"] == "<integer>" and j["USE%"] == "<string>", "-H -b -J %r" % j)
 PY
@@ -366,7 +326,7 @@ for m in ([], ["-l"], ["-J"], ["-r"], ["-P"]):
               ["-U", "-D"], ["-U", "-d", "backward", "-t", "tmpfs"]):
         same(m + a)
 # the stacked pair on c is one mount, the top one (df-z)
-rc, out, err = run([L, "-U", "-J", "-l", "-M", T + "/c", "-o", "SOURCE"])
+rc, out, err, _ = run([L, "-U", "-J", "-l", "-M", T + "/c", "-o", "SOURCE"])
 expect(json.loads(out)["filesystems"] == [{"source": "df-z"}], out)
 PY
 }

@@ -27,15 +27,10 @@ cat >"$CLI_TMP/py/lsmntpoll.py" <<'PY'
 """Run lsmnt -p and findmnt -p side by side over a sequence of steps."""
 import atexit, json, os, select, shutil, signal, subprocess, time
 from mntcli import *
+from findmntcmp import *
 
 L = os.environ["LSMNT"]
-HAVE_FINDMNT = shutil.which("findmnt") is not None
 POLL_WCHAN = ("poll", "select")
-
-
-def need_findmnt():
-    if not HAVE_FINDMNT:
-        skip("no findmnt")
 
 
 def sh(*cmd):
@@ -128,16 +123,6 @@ class Mon:
         self.err = err
         self.rc = self.p.returncode
         return self.rc
-
-
-def first_diff(a, b):
-    al, bl = a.split(b"\n"), b.split(b"\n")
-    for i in range(max(len(al), len(bl))):
-        x = al[i] if i < len(al) else b"<end>"
-        y = bl[i] if i < len(bl) else b"<end>"
-        if x != y:
-            return "line %d: findmnt %r / lsmnt %r" % (i + 1, x, y)
-    return "same"
 
 
 class Case:
