@@ -241,19 +241,34 @@ static struct mntkit_watch *watch_open(enum mntkit_watch_source src,
 	return w;
 }
 
+/* a snapshot with the watch's default mask: every group but SUPPORTED_MASK */
+static struct mntkit_table *snapshot_now(void)
+{
+	struct mntkit_table *t;
+
+	T_ASSERT(mntkit_table_new(NULL,
+				  MNTKIT_STATMOUNT_ALL &
+					  ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
+				  0, &t) == 0);
+	return t;
+}
+
+/* the model starts as the table now */
+static void model_from_now(struct model *m)
+{
+	struct mntkit_table *t = snapshot_now();
+
+	model_from_table(m, t);
+	mntkit_table_free(t);
+}
+
 static void check_against_snapshot(const struct model *m)
 {
 	struct mntkit_table *t;
 
 	T_OK(mntkit_table_new(NULL, 0, 0, &t) == 0 ? 0 : -1);
-	/* the watch's default mask: every group but SUPPORTED_MASK */
 	mntkit_table_free(t);
-	T_OK(mntkit_table_new(NULL,
-			      MNTKIT_STATMOUNT_ALL &
-				      ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
-			      0, &t) == 0 ?
-		     0 :
-		     -1);
+	t = snapshot_now();
 	model_check(m, t);
 	mntkit_table_free(t);
 }
@@ -371,18 +386,12 @@ static void random_ops(enum mntkit_watch_source src)
 	struct world wd = { 0 };
 	struct model m = { 0 };
 	struct mntkit_watch *w;
-	struct mntkit_table *t;
 
 	t_private_ns();
 	world_init(&wd, src == MNTKIT_WATCH_FANOTIFY ? 0x5eed1 : 0x5eed2);
 	/* no timed rescans: only what the kernel signals counts here */
 	w = watch_open(src, MNTKIT_WATCH_NO_RESCAN, 0);
-	T_ASSERT(mntkit_table_new(NULL,
-				  MNTKIT_STATMOUNT_ALL &
-					  ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
-				  0, &t) == 0);
-	model_from_table(&m, t);
-	mntkit_table_free(t);
+	model_from_now(&m);
 
 	/* 1: every change signalled (no mount(2) propagation changes) */
 	run_ops(&wd, w, &m, 2500);
@@ -569,7 +578,6 @@ T_CASE(overflow_resync)
 {
 	struct model m = { 0 };
 	struct mntkit_watch *w;
-	struct mntkit_table *t;
 	char *d, *keep;
 	int max_events = 16384;
 	FILE *f = fopen("/proc/sys/fs/fanotify/max_queued_events", "r");
@@ -585,12 +593,7 @@ T_CASE(overflow_resync)
 	d = t_tmpdir();
 	keep = t_path("%s/keep", d);
 	w = watch_open(MNTKIT_WATCH_FANOTIFY, MNTKIT_WATCH_NO_RESCAN, 0);
-	T_ASSERT(mntkit_table_new(NULL,
-				  MNTKIT_STATMOUNT_ALL &
-					  ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
-				  0, &t) == 0);
-	model_from_table(&m, t);
-	mntkit_table_free(t);
+	model_from_now(&m);
 	for (int i = 0; i < max_events / 2 + 100; i++) {
 		t_mount("o", d, "tmpfs", 0, NULL);
 		t_umount(d);
