@@ -93,6 +93,25 @@ void cli_help(const char *const *lines, size_t n)
 		puts(lines[i]);
 }
 
+int cli_common_option(int opt, char *const argv[], const char *const *help,
+		      size_t nhelp)
+{
+	switch (opt) {
+	case 'h':
+		cli_help(help, nhelp);
+		return 1;
+	case 'V':
+		cli_version();
+		return 1;
+	case ':':
+		cli_bad_option(argv, "option requires an argument");
+		return -1;
+	default:
+		cli_bad_option(argv, "unknown option");
+		return -1;
+	}
+}
+
 /* ---- numbers ---- */
 
 int cli_parse_number(const char *s, uint64_t *v)

@@ -46,6 +46,15 @@ void cli_version(void);
 void cli_help(const char *const *lines, size_t n);
 
 /*
+ * The options every tool has, for the end of its option switch (getopt
+ * with a leading ':'): -h (cli_help() with @help, @nhelp) and -V return 1
+ * (done, exit 0); a missing argument or an unknown option is a usage
+ * error, -1.
+ */
+int cli_common_option(int opt, char *const argv[], const char *const *help,
+		      size_t nhelp);
+
+/*
  * A whole decimal or 0x hex number: no sign, space, octal or suffix.
  * Returns 1 and stores it, 0 when @s is not such a number, or -ERANGE when
  * it does not fit 64 bits (*v untouched unless 1).

@@ -257,18 +257,9 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		return 0;
 	case OPT_SOURCE:
 		return parse_source(cl, optarg);
-	case 'h':
-		cli_help(help_text, sizeof(help_text) / sizeof(*help_text));
-		return 1;
-	case 'V':
-		cli_version();
-		return 1;
-	case ':':
-		cli_bad_option(argv, "option requires an argument");
-		return -1;
 	default:
-		cli_bad_option(argv, "unknown option");
-		return -1;
+		return cli_common_option(opt, argv, help_text,
+					 sizeof(help_text) / sizeof(*help_text));
 	}
 }
 

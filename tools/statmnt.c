@@ -197,18 +197,9 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		}
 		cl->ns_arg = optarg; /* checked after MNTKIT_BACKEND */
 		return 0;
-	case 'h':
-		cli_help(help_text, sizeof(help_text) / sizeof(help_text[0]));
-		return 1;
-	case 'V':
-		cli_version();
-		return 1;
-	case ':':
-		cli_bad_option(argv, "option requires an argument");
-		return -1;
 	default:
-		cli_bad_option(argv, "unknown option");
-		return -1;
+		return cli_common_option(opt, argv, help_text,
+					 sizeof(help_text) / sizeof(*help_text));
 	}
 }
 
