@@ -7,7 +7,8 @@
 #   make bench    the benchmarks (bench/: listing, emulation, lsmnt, mntwatch;
 #                 BIG=1 for lsmnt's big sizes)
 #   make check-builds  compile (no tests) optimized with gcc -O3 and with
-#                 clang, where -Wall -Wextra -Werror finds other things
+#                 clang, where -Wall -Wextra -Werror finds other things,
+#                 and the library alone (-Dtools=false ...)
 #   make fuzz     the libFuzzer target for FUZZ_TIME seconds (fuzz/run.sh;
 #                 replays the corpus when libFuzzer is not available)
 
@@ -17,10 +18,15 @@ SANBUILD ?= build-san
 FUZZBUILD ?= build-fuzz
 RELBUILD ?= build-release
 CLANGBUILD ?= build-clang
+LIBBUILD ?= build-libonly
 FUZZ_TIME ?= 45
 BIG     ?= 0
 MESON   ?= meson
 NINJA   ?= ninja
+# The project's own builds turn warnings into errors; a distribution's
+# build (debian/rules, or a plain "meson setup") does not, so that a newer
+# compiler's new warning never makes the package unbuildable.
+WERROR  ?= -Dwerror=true
 
 # Debian packages the build and the tests need (apt-get, when missing);
 # e2fsprogs, fdisk and btrfs-progs make the test file systems of lsmnt's
@@ -40,7 +46,7 @@ deps:
 	@sh scripts/deps.sh $(DEB_PKGS)
 
 $(BUILD)/build.ninja:
-	$(MESON) setup $(BUILD) --prefix=$(PREFIX)
+	$(MESON) setup $(BUILD) --prefix=$(PREFIX) $(WERROR)
 
 build: deps $(BUILD)/build.ninja
 	$(NINJA) -C $(BUILD)
@@ -52,7 +58,7 @@ check: build
 	@sh tests/run-tests.sh $(BUILD)
 
 $(SANBUILD)/build.ninja:
-	$(MESON) setup $(SANBUILD) -Db_sanitize=address,undefined \
+	$(MESON) setup $(SANBUILD) $(WERROR) -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dbuildtype=debug
 
 check-sanitize: deps $(SANBUILD)/build.ninja
@@ -64,13 +70,20 @@ check-sanitize: deps $(SANBUILD)/build.ninja
 # gcc warns at -O3 about what it cannot see at -O2 (maybe-uninitialized
 # through inlining); clang warns about other things. Both must stay clean.
 $(RELBUILD)/build.ninja:
-	$(MESON) setup $(RELBUILD) -Dbuildtype=release
+	$(MESON) setup $(RELBUILD) $(WERROR) -Dbuildtype=release
 
 $(CLANGBUILD)/build.ninja:
-	CC=clang $(MESON) setup $(CLANGBUILD)
+	CC=clang $(MESON) setup $(CLANGBUILD) $(WERROR)
 
-check-builds: deps $(RELBUILD)/build.ninja
+# the library alone, as a distribution's minimal build or a subproject:
+# no tools, so no libsmartcols or libblkid
+$(LIBBUILD)/build.ninja:
+	$(MESON) setup $(LIBBUILD) $(WERROR) -Dtools=false -Dtests=false \
+		-Dbench=false -Dfuzz=false -Dexamples=false -Ddocs=false
+
+check-builds: deps $(RELBUILD)/build.ninja $(LIBBUILD)/build.ninja
 	$(NINJA) -C $(RELBUILD)
+	$(NINJA) -C $(LIBBUILD)
 	@if command -v clang >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory $(CLANGBUILD)/build.ninja && \
 		$(NINJA) -C $(CLANGBUILD); \
@@ -94,4 +107,5 @@ fuzz: deps
 	@MESON=$(MESON) NINJA=$(NINJA) sh fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME)
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(RELBUILD) $(CLANGBUILD)
+	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(RELBUILD) $(CLANGBUILD) \
+		$(LIBBUILD)

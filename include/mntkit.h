@@ -51,6 +51,13 @@ extern "C" {
 #define MNTKIT_VERSION_MINOR 1
 #define MNTKIT_VERSION_PATCH 0
 
+/*
+ * The release of the library a program runs with, "MAJOR.MINOR.PATCH"
+ * (a static string); MNTKIT_VERSION_* above are the release it was
+ * compiled against.
+ */
+const char *mntkit_version(void);
+
 /* ------------------------------------------------------------------------ */
 /* Part 1: the kernel ABI                                                   */
 /* ------------------------------------------------------------------------ */
