@@ -4,6 +4,7 @@
 #   make check    install what is missing, build, run the whole test suite
 #   make check-sanitize   the suite under AddressSanitizer + UBSan
 #   make install  PREFIX=/usr/local DESTDIR=
+#   make abi-baseline  abi/libmntkit.abi anew (an intended ABI change)
 #   make bench    the benchmarks (bench/: listing, emulation, lsmnt, mntwatch;
 #                 BIG=1 for lsmnt's big sizes)
 #   make check-builds  compile (no tests) optimized with gcc -O3 and with
@@ -38,7 +39,7 @@ DEB_PKGS = meson ninja-build gcc g++ pkg-config libc6-dev libsmartcols-dev \
 FUZZ_DEB_PKGS = clang libclang-rt-dev
 
 .PHONY: all deps build run check check-sanitize check-builds install bench fuzz \
-	clean
+	abi-baseline clean
 
 all: build
 
@@ -90,6 +91,13 @@ check-builds: deps $(RELBUILD)/build.ninja $(LIBBUILD)/build.ninja
 	else \
 		echo "mntkit: clang not installed: the clang build is skipped"; \
 	fi
+
+# the ABI baseline tests/cli/abi.sh compares the library with: make it
+# anew only for an intended change of the ABI (and say so in NEWS)
+abi-baseline: build
+	@sh scripts/deps.sh abigail-tools
+	abidw --headers-dir include --drop-private-types --no-corpus-path \
+		--out-file abi/libmntkit.abi $(BUILD)/lib/libmntkit.so.0.*[0-9]
 
 install: build
 	$(MESON) configure $(BUILD) --prefix=$(PREFIX)
