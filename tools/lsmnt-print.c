@@ -263,29 +263,32 @@ static void json_key_lower(struct outbuf *ob, const char *name)
 
 /*
  * A CF_WRAP cell (SOURCES): libsmartcols' array of strings, one per line
- * of the value, on one line of their own; an empty cell is [null].
+ * of the value (the chunks between its '\n's), on one line of their own;
+ * an empty chunk - an empty cell, a "\n\n" or a '\n' at the end - is null,
+ * as findmnt writes it ("trail\n" gives "trail", null).
  */
 static void put_json_array(struct outbuf *ob, const char *v, size_t ind)
 {
 	outbuf_puts(ob, "[\n");
 	put_spaces(ob, ind + 4);
-	if (!v || !*v)
-		outbuf_puts(ob, "null");
-	while (v && *v) {
+	for (v = v ? v : "";; v++) {
 		const char *nl = strchr(v, '\n');
 		size_t len = nl ? (size_t)(nl - v) : strlen(v);
-		char *item = strndup(v, len);
+		char *item = len ? strndup(v, len) : NULL;
 
-		if (!item) {
+		if (len && !item) {
 			ob->err = ENOMEM;
 			return;
 		}
-		put_json(ob, item);
+		if (item)
+			put_json(ob, item);
+		else
+			outbuf_puts(ob, "null");
 		free(item);
 		if (!nl)
 			break;
 		outbuf_puts(ob, ", ");
-		v = nl + 1;
+		v = nl;
 	}
 	outbuf_putc(ob, '\n');
 	put_spaces(ob, ind);
@@ -602,7 +605,9 @@ static void measure(struct textctx *tc, const struct row *rows, size_t n)
 /*
  * A CF_WRAP cell's value @v cut at its first '\n': the first chunk (in
  * *@first, NULL when there is no '\n' and @v itself is the cell) and the
- * rest (in *@pend), which the continuation lines print.
+ * rest (in *@pend), which the continuation lines print. As in
+ * libsmartcols, a '\n' that ends the value starts no line of its own, and
+ * a value whose every chunk is empty ("\n\n") is one empty line.
  */
 static const char *wrap_first(const char *v, char **pend, char **first)
 {
@@ -611,7 +616,9 @@ static const char *wrap_first(const char *v, char **pend, char **first)
 	*first = NULL;
 	if (!nl)
 		return v;
-	*pend = strdup(nl + 1);
+	if (v[strspn(v, "\n")] == '\0')
+		return "";
+	*pend = nl[1] ? strdup(nl + 1) : NULL;
 	*first = strndup(v, (size_t)(nl - v));
 	return *first ? *first : "";
 }
@@ -624,7 +631,7 @@ static char *wrap_next(char **pend)
 	*pend = NULL;
 	if (cur && (nl = strchr(cur, '\n'))) {
 		*nl = '\0';
-		*pend = strdup(nl + 1);
+		*pend = nl[1] ? strdup(nl + 1) : NULL;
 	}
 	return cur;
 }

@@ -335,7 +335,36 @@ expect(b"from udev" in p.stdout, "udev's label not used: %r" % p.stdout[:300])
 PY
 }
 
-ns_cases="c_ns_cols c_ns_partition c_ns_btrfs c_ns_udev"
+# sources with newlines: findmnt's SOURCES cell is one line per chunk
+# between the '\n's in text (a '\n' at the end adds no line, a value of
+# '\n's only is one empty line) and an array with null for each empty
+# chunk in JSON ("trail\n": "trail", null - never a dangling comma); any
+# user can make such a mount in a user namespace
+c_ns_sources_newlines() {
+	py_case ns_sources_newlines <<'PY'
+from lsmntcols import *
+import subprocess
+need_findmnt()
+T = os.environ["T"]
+D = T + "/nl"
+os.makedirs(D, exist_ok=True)
+for src in ("trail\n", "a\n\nb\n", "\n", "\n\n", "\nb", "a\n\n\n", "a\nb"):
+    subprocess.run(["mount", "-t", "tmpfs", src, D], check=True)
+    try:
+        for m in MODES + [["--output-all"], ["-J", "--output-all"]]:
+            out = same(m + ["-N", PID, "-R", "-T", D, "-o", "TARGET,SOURCES,FSTYPE"])
+            if "-J" in m:
+                json.loads(out)
+        j = json.loads(same(["-J", "-N", PID, "-M", D, "-o", "SOURCES"]))
+        want = [c if c else None for c in src.split("\n")]
+        expect(j["filesystems"][0]["sources"] == want,
+               "%r: %r, want %r" % (src, j, want))
+    finally:
+        subprocess.run(["umount", D], check=True)
+PY
+}
+
+ns_cases="c_ns_cols c_ns_partition c_ns_btrfs c_ns_udev c_ns_sources_newlines"
 
 # ---- main ----
 
