@@ -706,8 +706,11 @@ static int parse_args(struct cmdline *cl, int argc, char *argv[])
 		f->source = argv[optind];
 		f->swap = nargs == 1;
 	}
-	if (nargs == 2)
+	if (nargs == 2) {
+		/* SOURCE TARGET: TARGET must be the mount point itself (as -M) */
 		f->target_arg = argv[optind + 1];
+		f->strict = true;
+	}
 	if (f->source)
 		parse_source(f);
 	return 0;
@@ -1090,7 +1093,8 @@ static uint64_t filter_mask(const struct filter *f)
 	if (f->source)
 		m |= MNTKIT_STATMOUNT_SB_SOURCE | MNTKIT_STATMOUNT_SB_BASIC |
 		     MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_FS_SUBTYPE;
-	if (f->target_arg)
+	/* one argument is tried as a mount point too (select_rows()) */
+	if (f->target_arg || f->swap)
 		m |= MNTKIT_STATMOUNT_MNT_POINT;
 	return m;
 }
@@ -1978,10 +1982,16 @@ static int list_namespaces(const struct cmdline *cl, uint64_t **ids,
 
 /* ---- main work ---- */
 
+/*
+ * What the snapshot must hold: the shown columns' groups and whatever the
+ * filters and -U compare, whether or not a column shows it.
+ */
 static uint64_t wanted_mask(const struct cmdline *cl)
 {
 	uint64_t m = filter_mask(&cl->f);
 
+	if (cl->uniq) /* mounts on the same target */
+		m |= MNTKIT_STATMOUNT_MNT_POINT;
 	for (size_t c = 0; c < cl->ncols; c++)
 		m |= lsmnt_cols[cl->cols[c]].mask;
 	return m;

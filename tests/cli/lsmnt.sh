@@ -399,6 +399,26 @@ for f in filters:
 PY
 }
 
+# every filter, -U and a lone argument (a source, else a mount point) work
+# whether or not a shown column holds what they compare: "lsmnt -n -o
+# SOURCE /" is the commonest scripting idiom
+c_ns_filters_hidden_columns() {
+	py_case ns_filters_hidden_columns <<'PY'
+from lsmntcmp import *
+need_findmnt()
+T = os.environ["T"]
+filters = [[T + "/c"], [T + "/d"], [T + "/a/sub"], ["lsmnt-p"],
+           ["lsmnt-p", T + "/q"], ["lsmnt-a", T + "/a/sub"], ["-T", T + "/a/sub"],
+           ["-M", T + "/d"], ["-R", "-T", T], ["-S", "lsmnt-a"], ["-O", "ro"],
+           ["-t", "tmpfs"], ["-U", "-R", "-T", T], ["-U", "-l"], ["-U"],
+           ["-f", T + "/d"], ["-f", "-R", "-T", T], ["-i", "-t", "tmpfs"]]
+for f in filters:
+    for cols in ("SOURCE", "FSTYPE", "ID", "SOURCE,FSTYPE", "OPTIONS,ID"):
+        for m in ([], ["-n"], ["-l"], ["-J"], ["-r"], ["-P"]):
+            same(m + f + ["-o", cols])
+PY
+}
+
 c_ns_columns() {
 	py_case ns_columns <<'PY'
 from lsmntcmp import *
@@ -577,7 +597,7 @@ for m in ([], ["-J"], ["-l"], ["-r"]):
 PY
 }
 
-ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_columns c_ns_idmap c_ns_other
+ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_columns c_ns_idmap c_ns_other
 	c_ns_churn c_ns_child_order"
 
 # ---- main ----
