@@ -84,7 +84,7 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 		     "task ID (the process whose mounts are listed)"},
 	[COL_UIDMAP] = {"UIDMAP", 0.10, CF_TRUNC, false, false, G(MNT_UIDMAP),
 			"UID mapping of an idmapped mount"},
-	[COL_UNIQ_ID] = {"UNIQ-ID", 10, CF_RIGHT, true, true, G(MNT_BASIC),
+	[COL_UNIQ_ID] = {"UNIQ-ID", 10, CF_RIGHT, true, false, G(MNT_BASIC),
 			 "mount 64-bit ID"},
 	[COL_UNIQ_PARENT] = {"UNIQ-PARENT", 10, CF_RIGHT, true, false,
 			     G(MNT_BASIC), "mount parent 64-bit ID"},

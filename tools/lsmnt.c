@@ -763,9 +763,14 @@ static int check_poll_columns(const struct cmdline *cl)
 static int set_columns(struct cmdline *cl)
 {
 	if (cl->output_all) {
-		/* findmnt's --output-all leaves --poll's columns out */
+		/*
+		 * findmnt's columns (Debian 12's findmnt 2.38), in its order,
+		 * without --poll's: a script that reads --output-all gets what
+		 * findmnt gives; lsmnt's own columns are there with -o +COL
+		 */
 		for (int i = 0; i < NR_LIST_COLS; i++)
-			cl->cols[cl->ncols++] = i;
+			if (lsmnt_cols[i].findmnt)
+				cl->cols[cl->ncols++] = i;
 	} else if (cl->df) {
 		if (cl->all_ns)
 			cl->cols[cl->ncols++] = COL_NS;
@@ -2121,7 +2126,7 @@ static struct plan make_plan(const struct cmdline *cl)
 	if (!p.submounts && (f->source || f->target_arg || f->first))
 		p.tree_mode = false;
 	if (cl->force_tree)
-		p.tree_mode = cl->pr.mode == OUT_TREE;
+		p.tree_mode = true;
 	p.whole_tree = p.tree_mode && !p.submounts;
 	return p;
 }

@@ -61,7 +61,8 @@ for m in MODES:
               ["-o", "FREQ"], ["-o", "PASSNO,TID"], ["-e", "-o", TAGS],
               ["-c", "-o", "SOURCES,TARGET"], ["-v", "-o", "SOURCES,TARGET"],
               ["-t", "proc,sysfs", "-o", "TARGET,FREQ,PASSNO,LABEL"],
-              ["-o", "+UUID,TID"], ["-D", "-o", "+SOURCES"]):
+              ["-o", "+UUID,TID"], ["-D", "-o", "+SOURCES"], ["--output-all"],
+              ["-y", "--output-all"], ["-y", "-D"], ["-y", "-o", "MAJ:MIN,USE%,TARGET"]):
         same(m + ["-N", PID] + a)
 PY
 }
@@ -118,7 +119,7 @@ rc, out, err, _ = run([L, "-H"])
 lcols = [l.split()[0] for l in out.decode().splitlines()]
 expect(all(c in lcols for c in fcols), "-H lacks %r" % [c for c in fcols if c not in lcols])
 hdr = run([L, "-r", "--output-all"])[1].split(b"\n")[0].decode().split()
-expect([c for c in hdr if c in fcols] == fcols, "--output-all order %r" % hdr)
+expect(hdr == fcols, "--output-all is not findmnt's columns: %r" % hdr)
 rc, out, err, _ = run([L, "-H", "-J"])
 j = {c["holder"]: c["type"] for c in json.loads(out)["lsmnt-columns"]}
 for c in ("TID", "FREQ", "PASSNO"):
