@@ -243,7 +243,8 @@ static struct cellctx cell_ctx(const struct printer *pr, bool text)
 			     .nofsroot = pr->nofsroot,
 			     .bytes = pr->bytes,
 			     .canonicalize = pr->canonicalize,
-			     .evaluate = pr->evaluate};
+			     .evaluate = pr->evaluate,
+			     .vfs_all = pr->vfs_all};
 
 	return cc;
 }

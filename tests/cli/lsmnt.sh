@@ -455,6 +455,33 @@ finally:
 PY
 }
 
+# findmnt 2.38's --shadowed, --vfs-all, --verbose and -C/--nocanonicalize,
+# and -S MAJ:MIN (findmnt's device number filter) next to arguments
+c_ns_more_options() {
+	py_case ns_more_options <<'PY'
+from lsmntcmp import *
+import subprocess
+need_findmnt()
+T = os.environ["T"]
+st = os.stat(T + "/d")
+dev = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+st = os.stat(T + "/a")
+deva = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+subprocess.run(["mount", "-o", "remount,noatime,nosymfollow", T + "/n"], check=True)
+for m in ([], ["-l"], ["-J"], ["-r"], ["-P"]):
+    for f in (["--shadowed"], ["--shadowed", "-R", "-T", T], ["--shadowed", "-i"],
+              ["--shadowed", "-t", "tmpfs"], ["--shadowed", T + "/d"],
+              ["--vfs-all", "-R", "-T", T], ["--vfs-all", "-o", "TARGET,VFS-OPTIONS,OPTIONS"],
+              ["--verbose", T + "/d"], ["-C", "-T", T + "/a/../d"],
+              ["-C", "-M", T + "/a/../d"], ["-C", T + "/d/"], ["-T", T + "/a/../d"],
+              ["-S", dev], ["-S", dev, T + "/d"], ["-S", dev, "lsmnt-d2"],
+              ["-S", dev, "lsmnt-d1", T + "/d"], ["-S", deva, "-T", T + "/a"],
+              ["-S", deva, T + "/c"], [dev], [deva, T + "/b"], ["-f", "-S", dev],
+              ["-i", "-S", dev, "-t", "tmpfs"]):
+        same(m + f)
+PY
+}
+
 c_ns_columns() {
 	py_case ns_columns <<'PY'
 from lsmntcmp import *
@@ -633,7 +660,7 @@ for m in ([], ["-J"], ["-l"], ["-r"]):
 PY
 }
 
-ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode
+ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
 	c_ns_columns c_ns_idmap c_ns_other
 	c_ns_churn c_ns_child_order"
 
