@@ -391,6 +391,7 @@ struct build {
 	uint64_t start; /* MNTKIT_LSMT_ROOT or the subtree's top */
 	uint64_t mask;
 	int relist;	/* a listed mount was not found (see fill_all()) */
+	struct mntkit_idvec listed;  /* the last listing, sorted */
 	struct mntkit_idvec sus;     /* the IDs to read again */
 	struct mntkit_idvec outside; /* parents found above our root */
 	size_t *walk;		     /* scratch of cycle_members() */
@@ -451,13 +452,22 @@ static int is_outside(const struct build *b, uint64_t id)
 	return 0;
 }
 
+static int was_listed(const struct build *b, uint64_t id)
+{
+	return bsearch(&id, b->listed.v, b->listed.n, sizeof(id), cmp_id) !=
+	       NULL;
+}
+
 /*
  * Is the parent @p of a root, not in the table, above the caller's root
  * (so it is not listed: the root's place is right), or was the root read
- * while the table changed? A mount the caller's root does not reach has
- * no MNT_POINT (EPERM without CAP_SYS_ADMIN); the emulation names a parent
+ * while the table changed? A parent that was listed is below our root (it
+ * vanished since). A mount the caller's root does not reach has no
+ * MNT_POINT (EPERM without CAP_SYS_ADMIN); the emulation names a parent
  * outside mountinfo by an old ID it does not find, as an old kernel names
- * every mount. 1 above, 0 not, or -errno.
+ * every mount (there, a parent made and gone since the listing passes for
+ * one outside too: its child, read in between, stays a root of its own).
+ * 1 above, 0 not, or -errno.
  */
 static int parent_outside(struct build *b, uint64_t p)
 {
@@ -465,6 +475,8 @@ static int parent_outside(struct build *b, uint64_t p)
 
 	if (is_outside(b, p))
 		return 1;
+	if (was_listed(b, p))
+		return 0; /* listed, so below our root, but gone since */
 	ret = mntkit__stat_into(b->req, p,
 				MNTKIT_STATMOUNT_MNT_BASIC |
 					MNTKIT_STATMOUNT_MNT_POINT,
@@ -689,7 +701,8 @@ static int relist(struct build *b)
 		ret = merge(t, keep, nkeep, add, nadd);
 	free(keep);
 	free(add);
-	free(iv.v);
+	free(b->listed.v);
+	b->listed = iv;
 	free(fresh.v);
 	return ret;
 }
@@ -766,7 +779,6 @@ static int settle(struct build *b)
 int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 			uint64_t mask, struct mntkit_table **out)
 {
-	struct mntkit_idvec iv = { 0 };
 	struct build b = {
 		.req = req,
 		.start = start,
@@ -780,23 +792,23 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 	if (!t)
 		return -ENOMEM;
 	b.t = t;
-	ret = list_all(&b, &iv);
+	ret = list_all(&b, &b.listed);
 	if (ret)
 		goto fail;
 	ret = -ENOMEM;
-	t->off = malloc((iv.n + 1) * sizeof(*t->off));
+	t->off = malloc((b.listed.n + 1) * sizeof(*t->off));
 	if (!t->off)
 		goto fail;
-	ret = fill_all(&b, iv.v, iv.n, t->off, &t->n);
+	ret = fill_all(&b, b.listed.v, b.listed.n, t->off, &t->n);
 	if (!ret)
 		ret = settle(&b);
 	if (ret)
 		goto fail;
-	free(iv.v);
+	free(b.listed.v);
 	*out = t;
 	return 0;
 fail:
-	free(iv.v);
+	free(b.listed.v);
 	mntkit_table_free(t);
 	return ret;
 }
