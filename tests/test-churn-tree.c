@@ -545,8 +545,9 @@ static char *tool_path(const char *name)
 		*slash = '\0';
 	}
 	slash = t_path("%s/tools/%s", exe, name);
+	/* the build makes both; a copy of this program alone has neither */
 	if (access(slash, X_OK))
-		t_fail("%s: %s", slash, strerror(errno));
+		t_skip("%s: %s", slash, strerror(errno));
 	return slash;
 }
 
