@@ -339,19 +339,27 @@ static int reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 	return root >= 0 ? 0 : -ENOENT;
 }
 
+/*
+ * No climb up the parents is longer than this: a namespace holds fewer
+ * mounts (fs.mount-max), and each step is a fresh statmount, so only mounts
+ * that keep swapping places under the climb could make it go round.
+ */
+#define CLIMB_MAX MNTKIT_LISTMOUNT_MAX_NR
+
 /* the namespace's true root: climb from @id to the mount that is its own
- * parent (CAP_SYS_ADMIN past a chroot, else -EPERM) */
+ * parent (CAP_SYS_ADMIN past a chroot, else -EPERM; -ELOOP: see CLIMB_MAX) */
 int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 {
 	uint64_t parent;
 	int ret;
 
-	for (;;) {
+	for (size_t steps = 0; steps < CLIMB_MAX; steps++) {
 		ret = parent_of(req, *id, &parent);
 		if (ret || parent == *id)
 			return ret;
 		*id = parent;
 	}
+	return -ELOOP;
 }
 
 int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
