@@ -1133,6 +1133,8 @@ static void accessors_suite(enum mntkit_backend b)
 	T_EQ_I(mntkit_table_next_sibling(NULL, 0), -1);
 	T_EQ_I(mntkit_table_first_root(NULL), -1);
 	T_EQ_U(mntkit_table_depth(NULL, 0), 0);
+	T_EQ_U(mntkit_table_state(NULL), 0);
+	T_EQ_I(mntkit_table_placed(NULL, 0), 0);
 	mntkit_table_free(NULL);
 	/* indexes out of range */
 	t = table_new(NULL, 0, 0);
@@ -1147,7 +1149,12 @@ static void accessors_suite(enum mntkit_backend b)
 		T_EQ_I(mntkit_table_first_child(t, bad), -1);
 		T_EQ_I(mntkit_table_next_sibling(t, bad), -1);
 		T_EQ_U(mntkit_table_depth(t, bad), 0);
+		T_EQ_I(mntkit_table_placed(t, bad), 0);
 	}
+	/* a table read while nothing moved: nothing placed */
+	T_EQ_U(mntkit_table_state(t), 0);
+	for (size_t i = 0; i < n; i++)
+		T_EQ_I(mntkit_table_placed(t, i), 0);
 	/* the records are the table's, readable with the checked readers */
 	for (size_t i = 0; i < n; i++) {
 		const struct mntkit_statmount *sm = rec(t, i);
