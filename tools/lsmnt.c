@@ -85,6 +85,12 @@ struct filter {
 	 * mount(8) looking a device up): just the source is matched
 	 */
 	bool source_only;
+	/*
+	 * -f with a source only, as libmount's mnt_table_find_source(): the
+	 * sources as they are first, through the whole table, and only when
+	 * none is the source, the canonical ones (1, then 2; 0: both at once)
+	 */
+	int source_pass;
 	bool shadowed; /* --shadowed: only mounts another is mounted over */
 	bool nocanon;  /* -C: no path made canonical to compare it */
 };
@@ -983,26 +989,20 @@ static bool same_path(const char *a, const char *b)
 	return la == lb && !strncmp(a, b, la);
 }
 
-/* LABEL=x and friends, through udev's links */
+/*
+ * The device a -S source names, canonical: a tag (LABEL=, UUID=, ...)
+ * through libblkid as findmnt resolves it (udev's links, else its
+ * cache and, as root, a scan), a path as realpath() gives it.
+ */
 static char *canon_source(const char *src)
 {
-	static const struct {
-		const char *tag, *dir;
-	} tags[] = {
-		{"LABEL=", "/dev/disk/by-label/"},
-		{"UUID=", "/dev/disk/by-uuid/"},
-		{"PARTLABEL=", "/dev/disk/by-partlabel/"},
-		{"PARTUUID=", "/dev/disk/by-partuuid/"},
-	};
-	char path[PATH_MAX];
+	char *dev, *real;
 
-	for (size_t i = 0; i < sizeof(tags) / sizeof(*tags); i++) {
-		size_t n = strlen(tags[i].tag);
-
-		if (strncmp(src, tags[i].tag, n))
-			continue;
-		snprintf(path, sizeof(path), "%s%s", tags[i].dir, src + n);
-		return realpath(path, NULL);
+	if (source_is_tag(src)) {
+		dev = evaluate_tag(src);
+		real = dev ? realpath(dev, NULL) : NULL;
+		free(dev);
+		return real;
 	}
 	return strchr(src, '/') ? realpath(src, NULL) : NULL;
 }
@@ -1053,10 +1053,11 @@ static bool match_source(struct matcher *m, const struct mntkit_statmount *sm)
 
 	if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_SB_SOURCE, &src) < 0)
 		return false;
-	if (same_path(src, f->source))
+	if (f->source_pass != 2 && same_path(src, f->source))
 		return true;
 	type = cell_fstype(sm, &m->s1);
-	if (!f->source_canon || fstype_is_pseudo(type) || f->nocanon)
+	if (!f->source_canon || fstype_is_pseudo(type) || f->nocanon ||
+	    f->source_pass == 1)
 		return false;
 	if (!strcmp(src, f->source_canon))
 		return true;
@@ -2264,6 +2265,13 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 		f->source_canon = canon_source(f->source);
 	if (f->target_arg)
 		f->target = canon_target(f, f->target_arg);
+	if (f->source_only && f->source) {
+		f->source_pass = 1;
+		r = build_rows(cl, p, tabs, ntabs, fo);
+		if (r < 0 || fo->n)
+			return r;
+		f->source_pass = 2;
+	}
 	r = build_rows(cl, p, tabs, ntabs, fo);
 	if (r < 0 || fo->n)
 		return r;

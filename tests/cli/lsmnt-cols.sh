@@ -253,6 +253,13 @@ for m in MODES:
               ["-o", "LABEL,UUID"], ["-o", "PARTUUID,PARTLABEL,TARGET"]):
         same(m + ["-N", PID, "-R", "-T", T] + a)
         same(m + ["-N", PID, "-t", "ext4,btrfs,tmpfs"] + a)
+# tags as -S and as the argument resolve through libblkid, as in findmnt
+# (this machine may have no /dev/disk/by-* links: no udev)
+for m in MODES:
+    for a in (["-S", "LABEL=cols label"], ["-S", "UUID=5e6f7a8b-1111-4222-8333-944455556666"],
+              ["LABEL=cols-c"], ["-S", "LABEL=no such label"], ["-f", "LABEL=cols label"],
+              ["-S", "LABEL=cols label", "-R"]):
+        same(m + ["-N", PID] + a + ["-o", "TARGET,SOURCE,LABEL"])
 # the values themselves, independently
 j = json.loads(same(["-J", "-l", "-N", PID, "-M", T + "/a", "-o", ALL]))
 f = j["filesystems"][0]
