@@ -440,7 +440,9 @@ static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 	*ino = 0;
 	*mnt = 0;
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_INO | want, &stx))
-		return -errno;
+		return mntkit__native_refused(MNTKIT_REFUSED_STATX) ?
+			       mntkit__root_ident_nostatx(dev, ino, mnt) :
+			       -errno;
 	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	*ino = stx.stx_ino;
 	*mnt = (stx.stx_mask & want) ? stx.stx_mnt_id : 0;

@@ -73,4 +73,15 @@ struct mntkit_mnt_ns_info {
 /* fanotify mount events (6.15+) */
 #define MNTKIT_FAN_REPORT_MNT 0x00004000U
 
+/* fanotify mount marks and events (6.15+) */
+#define MNTKIT_FAN_MARK_MNTNS 0x00000110U
+#define MNTKIT_FAN_MNT_ATTACH 0x01000000ULL
+
+/* pidfd_open(2) (5.3+; PIDFD_THREAD, 6.9+, is O_EXCL), the namespace
+ * ioctl (6.11+) */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#define MNTKIT_PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
+
 #endif
