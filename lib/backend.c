@@ -71,6 +71,11 @@ static int backend_from_name(const char *name)
  */
 static int probed_refused_errno[MNTKIT_NR_REFUSALS];
 
+static const char *refused_names[MNTKIT_NR_REFUSALS] = {
+	"statmount", "listmount", "statx", "name_to_handle_at",
+	"ioctl", "fanotify_init", "epoll_create1", "pidfd_open",
+};
+
 static void refuse(uint32_t call, int err)
 {
 	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++)
@@ -226,8 +231,10 @@ static uint32_t probe_fanotify(int ns_fd)
 	close(fd);
 	if (!err)
 		return MNTKIT_FEAT_FANOTIFY_MNT;
-	if (bad != EINVAL || (err != EPERM && err != EINVAL))
+	if (bad != EINVAL || (err != EPERM && err != EINVAL)) {
 		refuse(MNTKIT_REFUSED_FANOTIFY, err);
+		refused_names[5] = "fanotify_mark";
+	}
 	/* a mark refused for want of privilege: the feature is there */
 	return err == EPERM && bad == EINVAL ? MNTKIT_FEAT_FANOTIFY_MNT : 0;
 }
@@ -454,10 +461,6 @@ int mntkit_get_features(struct mntkit_features *features)
 
 /* ---- refusals ---- */
 
-static const char *const refused_names[MNTKIT_NR_REFUSALS] = {
-	"statmount", "listmount", "statx", "name_to_handle_at",
-	"ioctl", "fanotify", "epoll_create1", "pidfd_open",
-};
 
 /* epoll and pidfd_open are probed when asked about (the watch needs them) */
 static int lazy_errno(uint32_t call)

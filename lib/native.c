@@ -98,14 +98,16 @@ static void probe_source(void)
 		struct file_handle fh;
 		unsigned char space[MAX_HANDLE_SZ];
 	} h;
+	struct statx stx;
 	uint64_t id;
 	int mnt, ret, err;
 
 	ret = statx_unique_id(AT_FDCWD, "/", 0, &id);
 	if (ret == 0)
 		id_source |= MNTKIT_FEAT_STATX_UNIQUE;
-	else if (ret != -EOPNOTSUPP)
-		statx_refused = -ret;
+	/* glibc's statx() answers ENOSYS from stat(): the raw call tells */
+	else if (syscall(SYS_statx, AT_FDCWD, "/", 0, STATX_INO, &stx))
+		statx_refused = errno;
 	ret = handle_unique_id(AT_FDCWD, "/", 0, &id);
 	if (ret == 0) {
 		id_source |= MNTKIT_FEAT_HANDLE_UNIQUE;
@@ -212,7 +214,9 @@ int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
 	}
 	if (!handle_refused) {
 		ret = handle_unique_id(dirfd, path, at_flags, mnt_id);
-		if (!statx_refused || ret != -EINVAL)
+		/* before 6.12, or no handles (procfs): fdinfo, whose open
+		 * fails as this one did where the path is the problem */
+		if (!statx_refused || !ret)
 			return ret;
 	}
 	return fdinfo_unique_id(dirfd, path, at_flags, mnt_id);

@@ -301,3 +301,102 @@ bool cli_has_cap_sys_admin(void)
 	return data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &
 	       CAP_TO_MASK(CAP_SYS_ADMIN);
 }
+
+/* ---- refused system calls ---- */
+
+static const char *errno_name(int err)
+{
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		{ EPERM, "EPERM" },	  { ENOENT, "ENOENT" },
+		{ EACCES, "EACCES" },	  { EINVAL, "EINVAL" },
+		{ ENOSYS, "ENOSYS" },	  { ENOTTY, "ENOTTY" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" }, { EFAULT, "EFAULT" },
+		{ ENOMEM, "ENOMEM" },	  { EMFILE, "EMFILE" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].err == err)
+			return names[i].name;
+	return strerror(err);
+}
+
+static bool proc_mounted(void)
+{
+	return access("/proc/self/mountinfo", F_OK) == 0;
+}
+
+void cli_say_refused(const char *subject, const char *name, int err,
+		     const char *tail)
+{
+	cli_errmsg(subject, "%s(2) is %s: %s%s", name,
+		   err == ENOSYS ? "not available (seccomp, or an older kernel)"
+				 : "refused by the system (seccomp?)",
+		   errno_name(err), tail);
+}
+
+/* the calls the library does without, but for which /proc stands in */
+#define NEED_PROC                                                              \
+	(MNTKIT_REFUSED_STATMOUNT | MNTKIT_REFUSED_LISTMOUNT |                 \
+	 MNTKIT_REFUSED_FANOTIFY | MNTKIT_REFUSED_PIDFD)
+
+bool cli_report_refusal(const char *subject, uint32_t calls, int err)
+{
+	const char *name;
+	uint32_t bit, fallback = NEED_PROC | MNTKIT_REFUSED_STATX |
+				 MNTKIT_REFUSED_HANDLE |
+				 MNTKIT_REFUSED_NS_IOCTL;
+	int e;
+
+	/* a call without a fallback, refused with this very errno */
+	for (bit = 1; bit && bit <= calls; bit <<= 1) {
+		if (!(calls & bit & ~fallback))
+			continue;
+		e = mntkit_refused(bit, &name);
+		if (e > 0 && e == err) {
+			cli_say_refused(subject, name, e, "");
+			return true;
+		}
+	}
+	if (proc_mounted())
+		return false;
+	/* statx with name_to_handle_at: fdinfo, in /proc */
+	if (mntkit_refused(MNTKIT_REFUSED_HANDLE, NULL) <= 0)
+		calls &= ~MNTKIT_REFUSED_STATX;
+	for (bit = 1; bit && bit <= calls; bit <<= 1) {
+		if (!(calls & bit & (NEED_PROC | MNTKIT_REFUSED_STATX)))
+			continue;
+		e = mntkit_refused(bit, &name);
+		if (e > 0) {
+			cli_say_refused(subject, name, e,
+				    ", and /proc is not mounted");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* uid_map of the initial user namespace: all of it, mapped to itself */
+static bool initial_userns(void)
+{
+	unsigned long a, b, c;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	bool ret = false;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%lu %lu %lu", &a, &b, &c) == 3)
+		ret = a == 0 && b == 0 && c == 4294967295UL;
+	fclose(f);
+	return ret;
+}
+
+const char *cli_eperm_hint(void)
+{
+	if (cli_has_cap_sys_admin() && initial_userns())
+		return "CAP_SYS_ADMIN is held: refused by the system "
+		       "(seccomp, a security module?)";
+	return "needs CAP_SYS_ADMIN";
+}

@@ -116,4 +116,34 @@ int cli_check_backend_env(const char **env);
 /* whether this process has CAP_SYS_ADMIN in its effective set */
 bool cli_has_cap_sys_admin(void);
 
+/*
+ * A query failed with @err (an errno value). When one of @calls
+ * (MNTKIT_REFUSED_*) is refused with that errno (mntkit_refused()), or
+ * /proc is not mounted and one of them that it would stand in for is
+ * refused, say so in one line ("PROG: SUBJECT: statmount(2) is refused by
+ * the system (seccomp?): EPERM") and return true; else false (nothing
+ * printed).
+ */
+bool cli_report_refusal(const char *subject, uint32_t calls, int err);
+
+/* "SUBJECT: NAME(2) is refused by the system (seccomp?): ERRNO" + @tail */
+void cli_say_refused(const char *subject, const char *name, int err,
+		     const char *tail);
+
+/* the calls a listing or a lookup may make */
+#define CLI_REFUSED_QUERY                                                    \
+	(MNTKIT_REFUSED_STATMOUNT | MNTKIT_REFUSED_LISTMOUNT |                 \
+	 MNTKIT_REFUSED_STATX | MNTKIT_REFUSED_HANDLE)
+/* and a watch */
+#define CLI_REFUSED_WATCH                                                    \
+	(CLI_REFUSED_QUERY | MNTKIT_REFUSED_FANOTIFY | MNTKIT_REFUSED_EPOLL |  \
+	 MNTKIT_REFUSED_PIDFD)
+
+/*
+ * What an EPERM means: "needs CAP_SYS_ADMIN", or, for a process that has
+ * it in the initial user namespace (where no capability check fails it),
+ * a refusal of the system (seccomp, a security module).
+ */
+const char *cli_eperm_hint(void);
+
 #endif

@@ -2005,9 +2005,11 @@ static int take_snapshot(const struct cmdline *cl,
 
 	if (r == 0 || quiet)
 		return r;
+	if (cli_report_refusal(ns_subject(cl), CLI_REFUSED_QUERY, -r))
+		return r;
 	if (r == -EPERM)
-		cli_errmsg(ns_subject(cl), "%s (needs CAP_SYS_ADMIN)",
-		       strerror(-r));
+		cli_errmsg(ns_subject(cl), "%s (%s)", strerror(-r),
+			   cli_eperm_hint());
 	else if (r == -ENOSYS)
 		cli_errmsg(ns_subject(cl),
 		       "%s (this kernel has no listmount(2); "
