@@ -5,7 +5,8 @@
  * The kernel is probed once per process (pthread_once); the backend is then
  * the forced one (mntkit_set_backend(), else MNTKIT_BACKEND in the
  * environment) or, by default, native where the kernel has both system
- * calls and the mountinfo emulation elsewhere.
+ * calls - and no seccomp filter refuses either (see "Refusals" below) -
+ * and the mountinfo emulation elsewhere.
  *
  * Hybrid replies. Where the kernel's statmount lacks groups (6.8 - 6.14:
  * see probe_kernel_mask()), the native backend completes its replies with
