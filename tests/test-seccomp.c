@@ -437,6 +437,35 @@ T_CASE(poll_watch_without_proc)
 	T_NULL(w);
 }
 
+#ifdef T_HAVE_REFUSED
+/* without a filter nothing is refused (root, a kernel that has the calls) */
+T_CASE(nothing_refused_unfiltered)
+{
+	t_require_root();
+	t_require_statmount();
+	require_fanotify_mnt();
+	T_EQ_U(refused_mask(), 0);
+	for (uint32_t bit = 1; bit <= MNTKIT_REFUSED_PIDFD; bit <<= 1)
+		T_EQ_I(mntkit_refused(bit, NULL), 0);
+}
+
+T_CASE(refused_bad_call)
+{
+	const char *name = "x";
+
+	T_EQ_I(mntkit_refused(0, &name), -EINVAL);
+	T_NULL(name);
+	T_EQ_I(errno, EINVAL);
+	T_EQ_I(mntkit_refused(MNTKIT_REFUSED_STATMOUNT |
+				      MNTKIT_REFUSED_LISTMOUNT,
+			      NULL),
+	       -EINVAL);
+	T_EQ_I(mntkit_refused(MNTKIT_REFUSED_PIDFD << 1, NULL), -EINVAL);
+	T_EQ_I(mntkit_refused(MNTKIT_REFUSED_STATMOUNT, &name), 0);
+	T_EQ_STR(name, "statmount");
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	return t_run(argc, argv);
