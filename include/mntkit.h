@@ -230,7 +230,8 @@ enum mntkit_backend {
  * mntkit_set_backend - force a backend for the whole process.
  *
  * MNTKIT_BACKEND_AUTO returns to probing. Forcing NATIVE on a kernel without
- * the system calls fails with -ENOSYS; an unknown value with -EINVAL. The
+ * the system calls (or where a seccomp filter refuses either: see
+ * mntkit_refused()) fails with -ENOSYS; an unknown value with -EINVAL. The
  * environment variable MNTKIT_BACKEND=native|mountinfo|auto has the same
  * effect at the first call that needs a backend; this call overrides it.
  */

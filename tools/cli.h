@@ -76,6 +76,7 @@ enum cli_ns_fail {
 	CLI_NS_OPEN_ERR,   /* a path that does not open: err */
 	CLI_NS_NOT_NSFILE, /* a file, but no namespace */
 	CLI_NS_NOT_MNTNS,  /* a namespace, but no mount namespace */
+	CLI_NS_REFUSED,	   /* the nsfs ioctl is refused (seccomp): err */
 };
 
 /* the usual words for @what and @err (an errno value, or 0) */

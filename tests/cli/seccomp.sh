@@ -114,6 +114,22 @@ c_statmnt_fallbacks() {
 	done
 }
 
+# --ns PATH with the nsfs ioctls refused: /proc/self/fd tells the type
+c_ns_path_ioctl_refused() {
+	local sleeper
+	sleep 60 &
+	sleeper=$!
+	same_output "ns_path[ioctl=EPERM]" ioctl=EPERM \
+		"$LSMNT" --ns "/proc/$sleeper/ns/mnt"
+	same_output "ns_path_statmnt[ioctl=EACCES]" ioctl=EACCES \
+		"$STATMNT" --ns "/proc/$sleeper/ns/mnt" -l
+	expect_error ns_path_not_mnt[ioctl=EPERM] "not a mount namespace" - \
+		filtered ioctl=EPERM "$LSMNT" --ns "/proc/$sleeper/ns/net"
+	expect_error ns_path_not_ns[ioctl=EPERM] "not a namespace file" - \
+		filtered ioctl=EPERM "$LSMNT" --ns /etc/passwd
+	stop_bg "$sleeper"
+}
+
 # mntwatch's first table (--initial) with and without the filter; the
 # emulation names mounts it cannot prove by old IDs: compared without IDs
 c_mntwatch_fallbacks() {
@@ -217,7 +233,7 @@ c_without_proc() {
 }
 
 plain_cases="c_lsmnt_fallbacks c_lsmnt_findmnt c_statmnt_fallbacks
-	c_mntwatch_fallbacks c_refusal_errors c_without_proc"
+	c_ns_path_ioctl_refused c_mntwatch_fallbacks c_refusal_errors c_without_proc"
 ns_cases=""
 
 if [ ! -x "$SECCOMP_RUN" ]; then
