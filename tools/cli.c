@@ -364,6 +364,23 @@ int cli_check_backend_env(const char **env)
 	return r < 0 ? r : 0;
 }
 
+const char *cli_backend_reason(int r)
+{
+	uint32_t bit;
+	const char *name;
+	int e;
+
+	if (r != -ENOSYS)
+		return strerror(-r);
+	for (bit = MNTKIT_REFUSED_STATMOUNT; bit <= MNTKIT_REFUSED_LISTMOUNT;
+	     bit <<= 1) {
+		e = mntkit_refused(bit, &name);
+		if (e > 0 && e != ENOSYS)
+			return refused_words(name, e);
+	}
+	return strerror(-r);
+}
+
 bool cli_has_cap_sys_admin(void)
 {
 	struct __user_cap_header_struct hdr = {

@@ -114,6 +114,14 @@ int cli_parse_ns(const char *arg, struct mntkit_opts *o, unsigned int flags,
 #define CLI_BACKEND_UNKNOWN 1
 int cli_check_backend_env(const char **env);
 
+/*
+ * The words for cli_check_backend_env()'s error @r: for the native
+ * backend refused (-ENOSYS) by a filter, the refused call
+ * ("statmount(2) is refused by the system (seccomp?): EPERM"), else
+ * strerror(-@r).
+ */
+const char *cli_backend_reason(int r);
+
 /* whether this process has CAP_SYS_ADMIN in its effective set */
 bool cli_has_cap_sys_admin(void);
 

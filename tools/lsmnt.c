@@ -325,7 +325,8 @@ static int check_backend_env(void)
 			   "mountinfo or auto)",
 			   env);
 	else if (r < 0)
-		cli_errmsg("MNTKIT_BACKEND", "%s: %s", env, strerror(-r));
+		cli_errmsg("MNTKIT_BACKEND", "%s: %s", env,
+			   cli_backend_reason(r));
 	return r ? -1 : 0;
 }
 

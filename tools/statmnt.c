@@ -142,7 +142,8 @@ static int check_backend_env(void)
 			   "unknown backend "
 			   "(native, mountinfo or auto)");
 	else if (r < 0)
-		errmsg_opt("MNTKIT_BACKEND", "=", env, "%s", strerror(-r));
+		errmsg_opt("MNTKIT_BACKEND", "=", env, "%s",
+			   cli_backend_reason(r));
 	return r ? -1 : 0;
 }
 

@@ -162,6 +162,12 @@ c_refusal_errors() {
 	else
 		skip fanotify_forced "needs root"
 	fi
+	CLI_PROG=lsmnt expect_error backend_native_refused \
+		"MNTKIT_BACKEND: native: statmount(2) is refused by the system (seccomp?): EPERM" - \
+		env MNTKIT_BACKEND=native "$SECCOMP_RUN" statmount=EPERM -- "$LSMNT"
+	CLI_PROG=statmnt expect_error backend_native_refused_statmnt \
+		"MNTKIT_BACKEND=native: listmount(2) is refused by the system (seccomp?): EINVAL" - \
+		env MNTKIT_BACKEND=native "$SECCOMP_RUN" listmount=EINVAL -- "$STATMNT" /
 	sleep 60 &
 	sleeper=$!
 	CLI_PROG=statmnt expect_error openat2_in_pid \
