@@ -185,21 +185,19 @@ static int hybrid_allowed(void)
 	return !s || strcmp(s, "0") != 0;
 }
 
-/* whether this process has CAP_SYS_ADMIN in its effective set */
-static int has_cap_sys_admin(void)
+/*
+ * fanotify_init's EPERM is the kernel's where a group that any process may
+ * have (FAN_REPORT_FID, 5.13+) is granted: the caller lacks CAP_SYS_ADMIN.
+ */
+static int fanotify_eperm_is_real(void)
 {
-	struct {
-		uint32_t version;
-		int pid;
-	} hdr = { 0x20080522, 0 }; /* _LINUX_CAPABILITY_VERSION_3 */
-	struct {
-		uint32_t effective, permitted, inheritable;
-	} data[2];
+	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID,
+			       O_RDONLY | O_CLOEXEC);
 
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data))
+	if (fd < 0)
 		return 0;
-	return !!(data[0].effective & (1U << 21)); /* CAP_SYS_ADMIN */
+	close(fd);
+	return 1;
 }
 
 /*
@@ -217,7 +215,8 @@ static uint32_t probe_fanotify(int ns_fd)
 
 	if (fd < 0) {
 		err = errno;
-		if (err != EINVAL && (err != EPERM || has_cap_sys_admin()))
+		if (err != EINVAL &&
+		    (err != EPERM || !fanotify_eperm_is_real()))
 			refuse(MNTKIT_REFUSED_FANOTIFY, err);
 		return 0;
 	}
@@ -462,21 +461,29 @@ int mntkit_get_features(struct mntkit_features *features)
 
 /* ---- refusals ---- */
 
+static pthread_once_t lazy_once = PTHREAD_ONCE_INIT;
+static int epoll_errno, pidfd_errno;
 
-/* epoll and pidfd_open are probed when asked about (the watch needs them) */
+static int errno_of_fd(int fd)
+{
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* epoll and pidfd_open: probed at the first question (the watch needs
+ * them, a query not) */
+static void probe_lazy(void)
+{
+	epoll_errno = errno_of_fd(epoll_create1(EPOLL_CLOEXEC));
+	pidfd_errno = errno_of_fd((int)syscall(SYS_pidfd_open, getpid(), 0));
+}
+
 static int lazy_errno(uint32_t call)
 {
-	int fd = -1;
-
-	if (call == MNTKIT_REFUSED_EPOLL)
-		fd = epoll_create1(EPOLL_CLOEXEC);
-	else if (call == MNTKIT_REFUSED_PIDFD)
-		fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	return errno;
+	pthread_once(&lazy_once, probe_lazy);
+	return call == MNTKIT_REFUSED_EPOLL ? epoll_errno : pidfd_errno;
 }
 
 static int refused_errno(unsigned int i)

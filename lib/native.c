@@ -221,6 +221,7 @@ int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
 	}
 	return fdinfo_unique_id(dirfd, path, at_flags, mnt_id);
 }
+
 int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt)
 {
 	struct stat st;

@@ -70,10 +70,8 @@ struct mntkit_mnt_ns_info {
 /* name_to_handle_at: return the unique mount ID in a u64 (6.12+) */
 #define MNTKIT_AT_HANDLE_MNT_ID_UNIQUE 0x001
 
-/* fanotify mount events (6.15+) */
+/* fanotify mount events, marks (6.15+) */
 #define MNTKIT_FAN_REPORT_MNT 0x00004000U
-
-/* fanotify mount marks and events (6.15+) */
 #define MNTKIT_FAN_MARK_MNTNS 0x00000110U
 #define MNTKIT_FAN_MNT_ATTACH 0x01000000ULL
 

@@ -239,6 +239,20 @@ T_CASE(unprivileged_is_not_refused)
 	T_EQ_U(refused_mask(), 0);
 }
 
+/* ... but the same process under a filter that refuses fanotify_init */
+T_CASE(unprivileged_fanotify_refused)
+{
+	t_require_root();
+	t_require_statmount();
+	T_OK(setgroups(0, NULL));
+	T_OK(setresgid(65534, 65534, 65534));
+	T_OK(setresuid(65534, 65534, 65534));
+	refuse("fanotify_init", EPERM, NULL, 0, NULL, 0);
+	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	EXPECT_REFUSED(MNTKIT_REFUSED_FANOTIFY, EPERM);
+	T_EQ_U(refused_mask() & ~MNTKIT_REFUSED_FANOTIFY, 0);
+}
+
 /* statx refused: path lookups by name_to_handle_at or fdinfo */
 static void statx_refused(int err, const char *also, int also_err)
 {
