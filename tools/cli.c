@@ -279,9 +279,8 @@ static int parse_ns_path(const char *arg, struct mntkit_opts *o,
 	}
 	type = ioctl(fd, NS_GET_NSTYPE);
 	err = type < 0 ? errno : 0;
-	/* a file that is no namespace answers ENOTTY; a filter otherwise:
-	 * then an nsfs file is taken, and the kernel will say if it is not
-	 * a mount namespace (EINVAL) */
+	/* a file that is no namespace answers ENOTTY, a filter otherwise:
+	 * then nsfs (fstatfs) and the fd's link tell the type */
 	if (err && err != ENOTTY &&
 	    mntkit_refused(MNTKIT_REFUSED_NS_IOCTL, NULL) == err) {
 		if (fstatfs(fd, &sfs) < 0)
