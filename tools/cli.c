@@ -157,11 +157,11 @@ static const char *errno_name(int err)
 		int err;
 		const char *name;
 	} names[] = {
-		{ EPERM, "EPERM" },	  { ENOENT, "ENOENT" },
-		{ EACCES, "EACCES" },	  { EINVAL, "EINVAL" },
-		{ ENOSYS, "ENOSYS" },	  { ENOTTY, "ENOTTY" },
-		{ EOPNOTSUPP, "EOPNOTSUPP" }, { EFAULT, "EFAULT" },
-		{ ENOMEM, "ENOMEM" },	  { EMFILE, "EMFILE" },
+		{ EPERM, "EPERM" },   { ENOENT, "ENOENT" },
+		{ EACCES, "EACCES" }, { EINVAL, "EINVAL" },
+		{ ENOSYS, "ENOSYS" }, { ENOTTY, "ENOTTY" },
+		{ EFAULT, "EFAULT" }, { ENOMEM, "ENOMEM" },
+		{ EMFILE, "EMFILE" }, { EOPNOTSUPP, "EOPNOTSUPP" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -442,7 +442,7 @@ bool cli_report_refusal(const char *subject, uint32_t calls, int err)
 		e = mntkit_refused(bit, &name);
 		if (e > 0) {
 			cli_say_refused(subject, name, e,
-				    ", and /proc is not mounted");
+					", and /proc is not mounted");
 			return true;
 		}
 	}

@@ -11,6 +11,7 @@
 # command in a new mount namespace where /proc is unmounted.
 
 # shellcheck disable=SC2317 # cli_main calls the cases
+# shellcheck disable=SC2016 # sh -c scripts expand their own arguments
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
@@ -123,9 +124,9 @@ c_ns_path_ioctl_refused() {
 		"$LSMNT" --ns "/proc/$sleeper/ns/mnt"
 	same_output "ns_path_statmnt[ioctl=EACCES]" ioctl=EACCES \
 		"$STATMNT" --ns "/proc/$sleeper/ns/mnt" -l
-	expect_error ns_path_not_mnt[ioctl=EPERM] "not a mount namespace" - \
+	expect_error "ns_path_not_mnt[ioctl=EPERM]" "not a mount namespace" - \
 		filtered ioctl=EPERM "$LSMNT" --ns "/proc/$sleeper/ns/net"
-	expect_error ns_path_not_ns[ioctl=EPERM] "not a namespace file" - \
+	expect_error "ns_path_not_ns[ioctl=EPERM]" "not a namespace file" - \
 		filtered ioctl=EPERM "$LSMNT" --ns /etc/passwd
 	stop_bg "$sleeper"
 }
@@ -218,7 +219,6 @@ c_without_proc() {
 		noproc "$SECCOMP_RUN" fanotify_init=EPERM -- "$MNTWATCH"
 	# the fanotify source alone: an attach, then a detach
 	mkdir -p "$CLI_TMP/w"
-	# shellcheck disable=SC2016 # expanded by the inner shell
 	run noproc sh -c '
 		"$1" -p "$2" -c 2 --timeout 10 >"$3" &
 		w=$!
