@@ -237,7 +237,8 @@ enum mntkit_backend {
  * mntkit_set_backend - force a backend for the whole process.
  *
  * MNTKIT_BACKEND_AUTO returns to probing. Forcing NATIVE on a kernel without
- * the system calls fails with -ENOSYS; an unknown value with -EINVAL. The
+ * the system calls (or where a seccomp filter refuses either: see
+ * mntkit_refused()) fails with -ENOSYS; an unknown value with -EINVAL. The
  * environment variable MNTKIT_BACKEND=native|mountinfo|auto has the same
  * effect at the first call that needs a backend; this call overrides it.
  */
@@ -279,6 +280,9 @@ const char *mntkit_backend_name(enum mntkit_backend backend);
  *                  to complete its replies (MNTKIT_FEAT_HYBRID); 0 when
  *                  none. The groups of a reply that came from the
  *                  emulation are sm->mask & emul_mask.
+ * @refused:        MNTKIT_REFUSED_* of the system calls this process may
+ *                  not make (see mntkit_refused()); the library does
+ *                  without them where it can.
  */
 struct mntkit_features {
 	size_t size;
@@ -287,9 +291,38 @@ struct mntkit_features {
 	uint64_t supported_mask;
 	uint64_t kernel_mask;
 	uint64_t emul_mask;
+	uint32_t refused;
 };
 
 int mntkit_get_features(struct mntkit_features *features);
+
+/*
+ * System calls a seccomp filter (a container runtime's profile) may refuse,
+ * and what the library does without each (mntkit(3), "Refused system
+ * calls"):
+ */
+#define MNTKIT_REFUSED_STATMOUNT 0x0001U /* statmount(2): the emulation */
+#define MNTKIT_REFUSED_LISTMOUNT 0x0002U /* listmount(2): the emulation */
+#define MNTKIT_REFUSED_STATX     0x0004U /* statx(2): name_to_handle_at,
+					    fdinfo */
+#define MNTKIT_REFUSED_HANDLE    0x0008U /* name_to_handle_at(2): statx */
+#define MNTKIT_REFUSED_NS_IOCTL  0x0010U /* ioctl(2) NS_GET_MNTNS_ID: no
+					    namespace IDs */
+#define MNTKIT_REFUSED_FANOTIFY  0x0020U /* fanotify_init/_mark(2): the
+					    poll source of watches */
+#define MNTKIT_REFUSED_EPOLL     0x0040U /* epoll_create1(2): no watch */
+#define MNTKIT_REFUSED_PIDFD     0x0080U /* pidfd_open(2): without /proc,
+					    no namespace fd */
+
+/*
+ * mntkit_refused - does this process get to make system call @call (one
+ * MNTKIT_REFUSED_* bit)? 0 when it does, else the errno the system answers
+ * for it: EPERM, EACCES, EINVAL (a filter: the call answers that errno for
+ * any input, where the kernel's answers differ) or ENOSYS (a filter, or a
+ * kernel without the call). *@name (if not NULL) gets the call's name
+ * ("statmount"). -EINVAL (errno set) when @call is not one bit of them.
+ */
+int mntkit_refused(uint32_t call, const char **name);
 
 /* ---- Options of the conveniences ---- */
 

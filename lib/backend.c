@@ -5,7 +5,8 @@
  * The kernel is probed once per process (pthread_once); the backend is then
  * the forced one (mntkit_set_backend(), else MNTKIT_BACKEND in the
  * environment) or, by default, native where the kernel has both system
- * calls and the mountinfo emulation elsewhere.
+ * calls - and no seccomp filter refuses either (see "Refusals" below) -
+ * and the mountinfo emulation elsewhere.
  *
  * Hybrid replies. Where the kernel's statmount lacks groups (6.8 - 6.14:
  * see probe_kernel_mask()), the native backend completes its replies with
@@ -27,6 +28,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,12 +56,86 @@ static int backend_from_name(const char *name)
 	return -1;
 }
 
-/* The errno of the system call for an argument it must refuse. */
-static int probe_errno(long nr, const void *req, unsigned int flags)
+/*
+ * Refusals. A seccomp filter (a container runtime's profile) answers a
+ * call it refuses with one errno for every input: EPERM (Docker, podman),
+ * ENOSYS (older runc), EINVAL or EACCES (some profiles). A kernel that has
+ * the call answers each input its own way. So each probe asks something
+ * whose answer is known - a good request and deliberately bad ones - and
+ * a call that does not answer as the kernel would is taken as refused:
+ * its errno is kept (probed_refused_errno[]), the library does without
+ * it, and mntkit_refused() tells the caller. ENOSYS can also mean that
+ * the kernel lacks the call; it counts as refused all the same (the
+ * library cannot use the call either way). EPERM for a real reason (a
+ * foreign namespace, a mount outside the caller's root) never arises in
+ * these probes: they ask about the caller's own root and namespace.
+ */
+static int probed_refused_errno[MNTKIT_NR_REFUSALS];
+
+static const char *refused_names[MNTKIT_NR_REFUSALS] = {
+	"statmount", "listmount", "statx", "name_to_handle_at",
+	"ioctl", "fanotify_init", "epoll_create1", "pidfd_open",
+};
+
+static void refuse(uint32_t call, int err)
 {
-	if (syscall(nr, req, NULL, 0, flags) == 0)
+	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++)
+		if (call == 1U << i)
+			probed_refused_errno[i] = err ? err : EINVAL;
+}
+
+/* the errno of a call that failed, 0 for a success */
+static int errno_of(long ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+/*
+ * listmount(2): a listing of one ID below the caller's root always
+ * succeeds where the kernel has the call. 0 or its errno; *@first: the
+ * ID it gave, if any.
+ */
+static int probe_listmount(uint64_t *first)
+{
+	struct mntkit_mnt_id_req req = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+		.mnt_id = MNTKIT_LSMT_ROOT,
+	};
+	uint64_t one = 0;
+	ssize_t n = sys_listmount(&req, &one, 1, 0);
+
+	if (n < 0)
+		return errno;
+	if (n == 1)
+		*first = one;
+	return 0;
+}
+
+/*
+ * statmount(2): the kernel answers mount ID 0 with EINVAL and an ID no
+ * mount has with ENOENT; a filter gives the same errno to both. Then a
+ * mount's ID (@good, when one is known) must be answered. 0 or an errno.
+ */
+static int probe_statmount(uint64_t good)
+{
+	struct mntkit_mnt_id_req req = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+		.param = MNTKIT_STATMOUNT_MNT_BASIC,
+	};
+	struct mntkit_statmount sm;
+	int e0, e1;
+
+	e0 = errno_of(sys_statmount(&req, &sm, sizeof(sm), 0));
+	req.mnt_id = MNTKIT_LSMT_ROOT - 1; /* above every unique ID */
+	e1 = errno_of(sys_statmount(&req, &sm, sizeof(sm), 0));
+	if (e0 != EINVAL)
+		return e0 ? e0 : EINVAL;
+	if (e1 != ENOENT)
+		return e1 ? e1 : EINVAL;
+	if (!good)
 		return 0;
-	return errno;
+	req.mnt_id = good;
+	return errno_of(sys_statmount(&req, &sm, sizeof(sm), 0));
 }
 
 static uint64_t probe_kernel_mask(uint64_t root_id)
@@ -109,7 +185,66 @@ static int hybrid_allowed(void)
 	return !s || strcmp(s, "0") != 0;
 }
 
-static uint32_t probe_ns(uint64_t root_id, uint32_t feat)
+/*
+ * fanotify_init's EPERM is the kernel's where a group that any process may
+ * have (FAN_REPORT_FID, 5.13+) is granted: the caller lacks CAP_SYS_ADMIN.
+ */
+static int fanotify_eperm_is_real(void)
+{
+	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID,
+			       O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/*
+ * fanotify mount events (6.15+) on the namespace of @ns_fd. Old kernels
+ * answer FAN_REPORT_MNT with EINVAL; without CAP_SYS_ADMIN init is
+ * refused (before 6.15) or the mark is (EPERM, for a real reason: a mark
+ * with bad flags still gets the kernel's EINVAL). Anything else is a
+ * refusal.
+ */
+static uint32_t probe_fanotify(int ns_fd)
+{
+	int fd = fanotify_init(FAN_CLASS_NOTIF | MNTKIT_FAN_REPORT_MNT,
+			       O_RDONLY | O_CLOEXEC);
+	int err, bad;
+
+	if (fd < 0) {
+		err = errno;
+		if (err != EINVAL &&
+		    (err != EPERM || !fanotify_eperm_is_real()))
+			refuse(MNTKIT_REFUSED_FANOTIFY, err);
+		return 0;
+	}
+	if (ns_fd < 0) { /* no /proc: the watch opens it elsewhere */
+		close(fd);
+		return MNTKIT_FEAT_FANOTIFY_MNT;
+	}
+	err = errno_of(fanotify_mark(fd, FAN_MARK_ADD | MNTKIT_FAN_MARK_MNTNS,
+				     MNTKIT_FAN_MNT_ATTACH, ns_fd, NULL));
+	bad = errno_of(fanotify_mark(fd, 0x80000000U, MNTKIT_FAN_MNT_ATTACH,
+				     ns_fd, NULL));
+	close(fd);
+	if (!err)
+		return MNTKIT_FEAT_FANOTIFY_MNT;
+	if (bad != EINVAL || (err != EPERM && err != EINVAL)) {
+		refuse(MNTKIT_REFUSED_FANOTIFY, err);
+		refused_names[5] = "fanotify_mark";
+	}
+	/* a mark refused for want of privilege: the feature is there */
+	return err == EPERM && bad == EINVAL ? MNTKIT_FEAT_FANOTIFY_MNT : 0;
+}
+
+/*
+ * The nsfs ioctls. A kernel before 6.10 (NS_GET_MNTNS_ID) or 6.12
+ * (NS_MNT_GET_INFO) answers ENOTTY; a filter answers what it answers
+ * for every ioctl.
+ */
+static uint32_t probe_ns(uint64_t root_id, uint32_t feat, int fd)
 {
 	struct mntkit_mnt_ns_info info = { .size = sizeof(info) };
 	struct mntkit_mnt_id_req req = {
@@ -118,9 +253,7 @@ static uint32_t probe_ns(uint64_t root_id, uint32_t feat)
 	};
 	struct mntkit_statmount sm;
 	uint64_t ns_id;
-	int fd;
 
-	fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return feat;
 	if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &ns_id) == 0) {
@@ -129,6 +262,8 @@ static uint32_t probe_ns(uint64_t root_id, uint32_t feat)
 		if ((feat & MNTKIT_FEAT_STATMOUNT) &&
 		    sys_statmount(&req, &sm, sizeof(sm), 0) == 0)
 			feat |= MNTKIT_FEAT_REQ_NS_ID;
+	} else if (errno != ENOTTY) {
+		refuse(MNTKIT_REFUSED_NS_IOCTL, errno);
 	}
 	if (ioctl(fd, MNTKIT_NS_MNT_GET_INFO, &info) == 0)
 		feat |= MNTKIT_FEAT_NS_ITER;
@@ -137,43 +272,50 @@ static uint32_t probe_ns(uint64_t root_id, uint32_t feat)
 	if ((feat & MNTKIT_FEAT_STATMOUNT) &&
 	    sys_statmount(&req, &sm, sizeof(sm), 0) == 0)
 		feat |= MNTKIT_FEAT_REQ_NS_FD;
-	close(fd);
 	return feat;
 }
 
-static uint32_t probe_fanotify(void)
-{
-	int fd = fanotify_init(FAN_CLASS_NOTIF | MNTKIT_FAN_REPORT_MNT,
-			       O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return MNTKIT_FEAT_FANOTIFY_MNT;
-}
-
+/*
+ * Each call on its own: a profile may allow listmount and refuse
+ * statmount. The native backend needs both (the emulation then serves
+ * both, so that IDs stay of one kind).
+ */
 static void probe(void)
 {
 	struct mntkit_mnt_id_req req = {
 		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+		.mnt_id = MNTKIT_LSMT_ROOT,
 	};
 	uint32_t feat = 0;
-	uint64_t root_id = 0;
+	uint64_t root_id = 0, first = 0;
 	uint64_t one;
+	int err, ns_fd;
 
-	/* mnt_id 0 is refused with EINVAL where the call exists */
-	if (probe_errno(MNTKIT_NR_statmount, &req, 0) == EINVAL)
-		feat |= MNTKIT_FEAT_STATMOUNT;
-	req.mnt_id = MNTKIT_LSMT_ROOT;
-	if (probe_errno(MNTKIT_NR_listmount, &req, 0x80000000U) == EINVAL)
+	err = probe_listmount(&first);
+	if (err)
+		refuse(MNTKIT_REFUSED_LISTMOUNT, err);
+	else
 		feat |= MNTKIT_FEAT_LISTMOUNT;
-	if (sys_listmount(&req, &one, 1, MNTKIT_LISTMOUNT_REVERSE) >= 0)
+	if ((feat & MNTKIT_FEAT_LISTMOUNT) &&
+	    sys_listmount(&req, &one, 1, MNTKIT_LISTMOUNT_REVERSE) >= 0)
 		feat |= MNTKIT_FEAT_LIST_REVERSE;
 
 	if (mntkit__native_path_id(AT_FDCWD, "/", 0, &root_id) == 0) {
 		feat |= MNTKIT_FEAT_UNIQUE_IDS;
 		feat |= mntkit__native_id_source();
+	} else {
+		root_id = 0;
 	}
+	err = probe_statmount(root_id ? root_id : first);
+	if (err)
+		refuse(MNTKIT_REFUSED_STATMOUNT, err);
+	else
+		feat |= MNTKIT_FEAT_STATMOUNT;
+	/* listmount's IDs are unique ones, whatever statx says */
+	if (feat & MNTKIT_FEAT_LISTMOUNT)
+		feat |= MNTKIT_FEAT_UNIQUE_IDS;
+	if (!root_id)
+		root_id = first; /* any mount will do below */
 	if ((feat & MNTKIT_FEAT_STATMOUNT) && root_id)
 		probed_kernel_mask = probe_kernel_mask(root_id) &
 				     test_kernel_mask();
@@ -183,10 +325,15 @@ static void probe(void)
 		probed_hybrid_mask = mntkit__emul_supported_mask() &
 				     MNTKIT_STATMOUNT_ALL & ~probed_kernel_mask;
 	}
-	feat = probe_ns(root_id, feat);
-	feat |= probe_fanotify();
+	ns_fd = mntkit__own_ns_fd();
+	feat = probe_ns(root_id, feat, ns_fd);
+	feat |= probe_fanotify(ns_fd);
+	if (ns_fd >= 0)
+		close(ns_fd);
 	probed_features = feat;
 }
+
+static uint32_t refused_mask(void);
 
 uint32_t mntkit__kernel_features(void)
 {
@@ -297,6 +444,7 @@ int mntkit_get_features(struct mntkit_features *features)
 		f.flags &= ~(MNTKIT_FEAT_UNIQUE_IDS | MNTKIT_FEAT_STATX_UNIQUE |
 			     MNTKIT_FEAT_HANDLE_UNIQUE);
 	f.kernel_mask = probed_kernel_mask;
+	f.refused = refused_mask();
 	f.supported_mask = f.backend == MNTKIT_BACKEND_NATIVE ?
 				   probed_kernel_mask | probed_hybrid_mask :
 				   mntkit__emul_supported_mask();
@@ -309,4 +457,67 @@ int mntkit_get_features(struct mntkit_features *features)
 	memcpy((char *)features + sizeof(f.size), (char *)&f + sizeof(f.size),
 	       n - sizeof(f.size));
 	return 0;
+}
+
+/* ---- refusals ---- */
+
+static pthread_once_t lazy_once = PTHREAD_ONCE_INIT;
+static int epoll_errno, pidfd_errno;
+
+static int errno_of_fd(int fd)
+{
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* epoll and pidfd_open: probed at the first question (the watch needs
+ * them, a query not) */
+static void probe_lazy(void)
+{
+	epoll_errno = errno_of_fd(epoll_create1(EPOLL_CLOEXEC));
+	pidfd_errno = errno_of_fd((int)syscall(SYS_pidfd_open, getpid(), 0));
+}
+
+static int lazy_errno(uint32_t call)
+{
+	pthread_once(&lazy_once, probe_lazy);
+	return call == MNTKIT_REFUSED_EPOLL ? epoll_errno : pidfd_errno;
+}
+
+static int refused_errno(unsigned int i)
+{
+	uint32_t call = 1U << i;
+
+	pthread_once(&probe_once, probe);
+	if (call == MNTKIT_REFUSED_STATX || call == MNTKIT_REFUSED_HANDLE)
+		return mntkit__native_refused(call);
+	if (call == MNTKIT_REFUSED_EPOLL || call == MNTKIT_REFUSED_PIDFD)
+		return lazy_errno(call);
+	return probed_refused_errno[i];
+}
+
+static uint32_t refused_mask(void)
+{
+	uint32_t m = 0;
+
+	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++)
+		if (refused_errno(i))
+			m |= 1U << i;
+	return m;
+}
+
+int mntkit_refused(uint32_t call, const char **name)
+{
+	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++) {
+		if (call != 1U << i)
+			continue;
+		if (name)
+			*name = refused_names[i];
+		return refused_errno(i);
+	}
+	if (name)
+		*name = NULL;
+	return mntkit__fail(EINVAL);
 }

@@ -439,6 +439,8 @@ static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 	*dev = 0; /* set on failure too: -errno is not known non-zero */
 	*ino = 0;
 	*mnt = 0;
+	if (mntkit__native_refused(MNTKIT_REFUSED_STATX)) /* seccomp */
+		return mntkit__root_ident_nostatx(dev, ino, mnt);
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_INO | want, &stx))
 		return -errno;
 	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);

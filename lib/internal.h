@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "mntkit.h"
 
@@ -54,6 +55,24 @@ uint32_t mntkit__kernel_features(void);
 /* native path -> unique ID (statx, then name_to_handle_at) */
 int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
 			   uint64_t *mnt_id);
+
+/* the errno statx (MNTKIT_REFUSED_STATX) or name_to_handle_at
+ * (MNTKIT_REFUSED_HANDLE) is refused with, 0 if it is not */
+int mntkit__native_refused(uint32_t call);
+
+/* statx refused: the root's device, inode (stat) and old mount ID
+ * (fdinfo), for the emulation; 0 or -errno */
+int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt);
+
+/* how many MNTKIT_REFUSED_* bits there are */
+#define MNTKIT_NR_REFUSALS 8
+
+/*
+ * An fd of the calling thread's mount namespace: /proc/thread-self/ns/mnt,
+ * or without /proc, pidfd_open(2) and PIDFD_GET_MNT_NAMESPACE (6.11+).
+ * An fd or -errno.
+ */
+int mntkit__own_ns_fd(void);
 
 /* which of MNTKIT_FEAT_STATX_UNIQUE / _HANDLE_UNIQUE give unique IDs */
 uint32_t mntkit__native_id_source(void);

@@ -82,21 +82,121 @@ static int handle_unique_id(int dirfd, const char *path, int at_flags,
 
 static pthread_once_t source_once = PTHREAD_ONCE_INIT;
 static uint32_t id_source;
+static int statx_refused;  /* its errno, 0 where statx works */
+static int handle_refused; /* the same for name_to_handle_at */
 
+/*
+ * statx of "/" always works where the call does (4.11+): an error is a
+ * refusal. name_to_handle_at answers EINVAL for AT_HANDLE_MNT_ID_UNIQUE
+ * before 6.12, and EOPNOTSUPP on a filesystem without handles: a plain
+ * call then tells the kernel (which answers it, or EOPNOTSUPP again) from
+ * a filter (the same errno).
+ */
 static void probe_source(void)
 {
+	struct {
+		struct file_handle fh;
+		unsigned char space[MAX_HANDLE_SZ];
+	} h;
+	struct statx stx;
 	uint64_t id;
+	int mnt, ret, err;
 
-	if (statx_unique_id(AT_FDCWD, "/", 0, &id) == 0)
+	ret = statx_unique_id(AT_FDCWD, "/", 0, &id);
+	if (ret == 0)
 		id_source |= MNTKIT_FEAT_STATX_UNIQUE;
-	if (handle_unique_id(AT_FDCWD, "/", 0, &id) == 0)
+	/* glibc's statx() answers ENOSYS from stat(): the raw call tells */
+	else if (syscall(SYS_statx, AT_FDCWD, "/", 0, STATX_INO, &stx))
+		statx_refused = errno;
+	ret = handle_unique_id(AT_FDCWD, "/", 0, &id);
+	if (ret == 0) {
 		id_source |= MNTKIT_FEAT_HANDLE_UNIQUE;
+		return;
+	}
+	memset(&h, 0, sizeof(h));
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	err = syscall(SYS_name_to_handle_at, AT_FDCWD, "/", &h.fh, &mnt, 0) ?
+		      errno : 0;
+	if (err && err != EOPNOTSUPP && err != EOVERFLOW)
+		handle_refused = err;
 }
 
 uint32_t mntkit__native_id_source(void)
 {
 	pthread_once(&source_once, probe_source);
 	return id_source;
+}
+
+int mntkit__native_refused(uint32_t call)
+{
+	pthread_once(&source_once, probe_source);
+	if (call == MNTKIT_REFUSED_STATX)
+		return statx_refused;
+	return call == MNTKIT_REFUSED_HANDLE ? handle_refused : 0;
+}
+
+/* the mount below the caller's root whose old ID is @old (raw calls: the
+ * backend probe comes here) */
+static int old_to_unique(uint64_t old, uint64_t *mnt_id)
+{
+	struct mntkit_mnt_id_req lreq = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+		.mnt_id = MNTKIT_LSMT_ROOT,
+	};
+	struct mntkit_mnt_id_req req = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+		.param = MNTKIT_STATMOUNT_MNT_BASIC,
+	};
+	struct mntkit_statmount sm;
+	uint64_t ids[256];
+	ssize_t n;
+
+	do {
+		n = sys_listmount(&lreq, ids, MNTKIT_ARRAY_SIZE(ids), 0);
+		if (n < 0)
+			return -errno;
+		for (ssize_t i = 0; i < n; i++) {
+			req.mnt_id = ids[i];
+			if (sys_statmount(&req, &sm, sizeof(sm), 0) == 0 &&
+			    sm.mnt_id_old == old) {
+				*mnt_id = sm.mnt_id;
+				return 0;
+			}
+		}
+		if (n > 0)
+			lreq.param = ids[n - 1];
+	} while (n == (ssize_t)MNTKIT_ARRAY_SIZE(ids));
+	return -ENOENT;
+}
+
+/*
+ * Neither statx nor name_to_handle_at gives the unique ID: the old one
+ * from the fd's fdinfo (needs /proc), found among the mounts below the
+ * caller's root by statmount's mnt_id_old. One listing and a statmount a
+ * mount, for a process whose filter leaves it nothing better.
+ */
+static int fdinfo_unique_id(int dirfd, const char *path, int at_flags,
+			    uint64_t *mnt_id)
+{
+	uint64_t old;
+	int fd, ret;
+
+	if ((at_flags & AT_EMPTY_PATH) && !*path) {
+		fd = dirfd;
+	} else {
+		fd = openat(dirfd, path,
+			    O_PATH | O_CLOEXEC |
+				    (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW :
+								      0));
+		if (fd < 0)
+			return -errno;
+	}
+	ret = mntkit__fdinfo_mnt_id(fd, &old);
+	if (fd != dirfd)
+		close(fd);
+	if (ret)
+		return ret;
+	return old_to_unique(old, mnt_id);
 }
 
 int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
@@ -106,10 +206,37 @@ int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
 
 	if (!path || !mnt_id)
 		return -EFAULT;
-	ret = statx_unique_id(dirfd, path, at_flags, mnt_id);
-	if (ret != -EOPNOTSUPP)
+	pthread_once(&source_once, probe_source);
+	if (!statx_refused) {
+		ret = statx_unique_id(dirfd, path, at_flags, mnt_id);
+		if (ret != -EOPNOTSUPP)
+			return ret;
+	}
+	if (!handle_refused) {
+		ret = handle_unique_id(dirfd, path, at_flags, mnt_id);
+		/* before 6.12, or no handles (procfs): fdinfo, whose open
+		 * fails as this one did where the path is the problem */
+		if (!statx_refused || !ret)
+			return ret;
+	}
+	return fdinfo_unique_id(dirfd, path, at_flags, mnt_id);
+}
+
+int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = fstat(fd, &st) ? -errno : mntkit__fdinfo_mnt_id(fd, mnt);
+	close(fd);
+	if (ret)
 		return ret;
-	return handle_unique_id(dirfd, path, at_flags, mnt_id);
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
 }
 
 const struct mntkit_backend_ops mntkit_native_ops = {

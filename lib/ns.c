@@ -63,16 +63,34 @@ int mntkit_ns_id_from_pid(pid_t pid, uint64_t *mnt_ns_id)
 	return ret;
 }
 
+int mntkit__own_ns_fd(void)
+{
+	int pidfd, fd;
+
+	fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT)
+		return fd >= 0 ? fd : -errno;
+	/* no /proc (a chroot, a namespace where it is unmounted) */
+	pidfd = (int)syscall(SYS_pidfd_open, gettid(), O_EXCL); /* THREAD */
+	if (pidfd < 0)
+		pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		return -ENOENT; /* what the open said */
+	fd = ioctl(pidfd, MNTKIT_PIDFD_GET_MNT_NAMESPACE, 0);
+	close(pidfd);
+	return fd >= 0 ? fd : -ENOENT;
+}
+
 /* ---- finding namespaces by ID ---- */
 
 /* the calling thread's namespace: an fd and its ID; -errno */
 static int own_ns(uint64_t *id)
 {
-	int fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	int fd = mntkit__own_ns_fd();
 	int ret;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ret = mntkit_ns_id_from_fd(fd, id);
 	if (ret < 0) {
 		close(fd);

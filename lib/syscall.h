@@ -70,7 +70,16 @@ struct mntkit_mnt_ns_info {
 /* name_to_handle_at: return the unique mount ID in a u64 (6.12+) */
 #define MNTKIT_AT_HANDLE_MNT_ID_UNIQUE 0x001
 
-/* fanotify mount events (6.15+) */
+/* fanotify mount events, marks (6.15+) */
 #define MNTKIT_FAN_REPORT_MNT 0x00004000U
+#define MNTKIT_FAN_MARK_MNTNS 0x00000110U
+#define MNTKIT_FAN_MNT_ATTACH 0x01000000ULL
+
+/* pidfd_open(2) (5.3+; PIDFD_THREAD, 6.9+, is O_EXCL), the namespace
+ * ioctl (6.11+) */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#define MNTKIT_PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
 
 #endif

@@ -816,6 +816,11 @@ static int open_pid_files(pid_t pid, struct nsfiles *f)
 	}
 	snprintf(path, sizeof(path), "/proc/%s/ns/mnt", dir);
 	f->ns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->ns_fd < 0 && errno == ENOENT && !pid) {
+		/* no /proc: fanotify alone can watch (mntkit_watch_new) */
+		f->ns_fd = mntkit__own_ns_fd();
+		return f->ns_fd < 0 ? f->ns_fd : 0;
+	}
 	if (f->ns_fd < 0)
 		return -errno;
 	snprintf(path, sizeof(path), "/proc/%s/mountinfo", dir);
@@ -988,7 +993,7 @@ static int setup_fds(struct mntkit_watch *w)
 				     TFD_NONBLOCK | TFD_CLOEXEC);
 	if (w->epfd < 0 || w->timer_fd < 0)
 		return -errno;
-	ret = epoll_add(w->epfd, w->wake_fd, EPOLLPRI);
+	ret = w->wake_fd < 0 ? 0 : epoll_add(w->epfd, w->wake_fd, EPOLLPRI);
 	if (!ret)
 		ret = epoll_add(w->epfd, w->timer_fd, EPOLLIN);
 	if (!ret && w->fan_fd >= 0)
@@ -1093,6 +1098,8 @@ int mntkit_watch_new(const struct mntkit_opts *opts,
 	pin_own_ns(w, &o, f.ns_fd);
 	/* the mark before the snapshot: nothing falls between the two */
 	ret = pick_source(w, wo.source, f.ns_fd);
+	if (!ret && w->wake_fd < 0 && w->source != MNTKIT_WATCH_FANOTIFY)
+		ret = -ENOENT; /* no /proc, and the poll source needs it */
 	if (!ret)
 		ret = setup_fds(w);
 	if (!ret)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -148,6 +149,39 @@ int cli_parse_number_lax(const char *s, uint64_t *v)
 	return cli_parse_number(s, v);
 }
 
+/* ---- refused system calls: the words ---- */
+
+static const char *errno_name(int err)
+{
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		{ EPERM, "EPERM" },   { ENOENT, "ENOENT" },
+		{ EACCES, "EACCES" }, { EINVAL, "EINVAL" },
+		{ ENOSYS, "ENOSYS" }, { ENOTTY, "ENOTTY" },
+		{ EFAULT, "EFAULT" }, { ENOMEM, "ENOMEM" },
+		{ EMFILE, "EMFILE" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].err == err)
+			return names[i].name;
+	return strerror(err);
+}
+
+/* "NAME(2) is refused by the system (seccomp?): ERRNO" */
+static const char *refused_words(const char *name, int err)
+{
+	static char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s(2) is %s: %s", name,
+		 err == ENOSYS ? "not available (seccomp, or an older kernel)"
+			       : "refused by the system (seccomp?)",
+		 errno_name(err));
+	return buf;
+}
+
 /* ---- --ns ---- */
 
 const char *cli_ns_reason(enum cli_ns_fail what, int err)
@@ -166,6 +200,8 @@ const char *cli_ns_reason(enum cli_ns_fail what, int err)
 		return "not a namespace file";
 	case CLI_NS_NOT_MNTNS:
 		return "not a mount namespace";
+	case CLI_NS_REFUSED:
+		return refused_words("ioctl", err);
 	case CLI_NS_OPEN_ERR:
 	default:
 		return strerror(err);
@@ -195,6 +231,27 @@ int cli_parse_pid(const char *s, pid_t *pid, enum cli_ns_fail *what, int *err)
 	return 0;
 }
 
+#define NSFS_MAGIC_NR 0x6e736673 /* linux/magic.h NSFS_MAGIC */
+
+/*
+ * Is the nsfs file @fd a namespace of type @type ("mnt")? Its
+ * /proc/self/fd link reads "mnt:[INODE]". 0 yes (or no /proc to tell),
+ * -1 no.
+ */
+static int nsfs_fd_type(int fd, const char *type)
+{
+	char path[64], link[64];
+	size_t n = strlen(type);
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len < 0)
+		return 0;
+	link[len] = '\0';
+	return strncmp(link, type, n) == 0 && link[n] == ':' ? 0 : -1;
+}
+
 /* make sure a mount namespace fd is not 0, which the ABI reads as "none" */
 static int ns_fd_not_zero(int fd)
 {
@@ -210,7 +267,8 @@ static int ns_fd_not_zero(int fd)
 static int parse_ns_path(const char *arg, struct mntkit_opts *o,
 			 cli_ns_report_fn report)
 {
-	int fd, type;
+	struct statfs sfs;
+	int fd, type, err;
 
 	fd = open(arg, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
@@ -220,6 +278,24 @@ static int parse_ns_path(const char *arg, struct mntkit_opts *o,
 		return -1;
 	}
 	type = ioctl(fd, NS_GET_NSTYPE);
+	err = type < 0 ? errno : 0;
+	/* a file that is no namespace answers ENOTTY, a filter otherwise:
+	 * then nsfs (fstatfs) and the fd's link tell the type */
+	if (err && err != ENOTTY &&
+	    mntkit_refused(MNTKIT_REFUSED_NS_IOCTL, NULL) == err) {
+		if (fstatfs(fd, &sfs) < 0)
+			report(arg, CLI_NS_REFUSED, err);
+		else if (sfs.f_type != NSFS_MAGIC_NR)
+			report(arg, CLI_NS_NOT_NSFILE, 0);
+		else if (nsfs_fd_type(fd, "mnt") < 0)
+			report(arg, CLI_NS_NOT_MNTNS, 0);
+		else {
+			o->mnt_ns_fd = fd;
+			return 0;
+		}
+		close(fd);
+		return -1;
+	}
 	if (type != CLONE_NEWNS) {
 		report(arg, type < 0 ? CLI_NS_NOT_NSFILE : CLI_NS_NOT_MNTNS, 0);
 		close(fd);
@@ -287,6 +363,23 @@ int cli_check_backend_env(const char **env)
 	return r < 0 ? r : 0;
 }
 
+const char *cli_backend_reason(int r)
+{
+	uint32_t bit;
+	const char *name;
+	int e;
+
+	if (r != -ENOSYS)
+		return strerror(-r);
+	for (bit = MNTKIT_REFUSED_STATMOUNT; bit <= MNTKIT_REFUSED_LISTMOUNT;
+	     bit <<= 1) {
+		e = mntkit_refused(bit, &name);
+		if (e > 0 && e != ENOSYS)
+			return refused_words(name, e);
+	}
+	return strerror(-r);
+}
+
 bool cli_has_cap_sys_admin(void)
 {
 	struct __user_cap_header_struct hdr = {
@@ -300,4 +393,81 @@ bool cli_has_cap_sys_admin(void)
 		return false;
 	return data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &
 	       CAP_TO_MASK(CAP_SYS_ADMIN);
+}
+
+/* ---- refused system calls ---- */
+
+static bool proc_mounted(void)
+{
+	return access("/proc/self/mountinfo", F_OK) == 0;
+}
+
+void cli_say_refused(const char *subject, const char *name, int err,
+		     const char *tail)
+{
+	cli_errmsg(subject, "%s%s", refused_words(name, err), tail);
+}
+
+/* the calls the library does without, but for which /proc stands in */
+#define NEED_PROC                                                              \
+	(MNTKIT_REFUSED_STATMOUNT | MNTKIT_REFUSED_LISTMOUNT |                 \
+	 MNTKIT_REFUSED_FANOTIFY | MNTKIT_REFUSED_PIDFD)
+
+bool cli_report_refusal(const char *subject, uint32_t calls, int err)
+{
+	const char *name;
+	uint32_t bit, fallback = NEED_PROC | MNTKIT_REFUSED_STATX |
+				 MNTKIT_REFUSED_HANDLE |
+				 MNTKIT_REFUSED_NS_IOCTL;
+	int e;
+
+	/* a call without a fallback, refused with this very errno */
+	for (bit = 1; bit && bit <= calls; bit <<= 1) {
+		if (!(calls & bit & ~fallback))
+			continue;
+		e = mntkit_refused(bit, &name);
+		if (e > 0 && e == err) {
+			cli_say_refused(subject, name, e, "");
+			return true;
+		}
+	}
+	if (proc_mounted())
+		return false;
+	/* statx with name_to_handle_at: fdinfo, in /proc */
+	if (mntkit_refused(MNTKIT_REFUSED_HANDLE, NULL) <= 0)
+		calls &= ~MNTKIT_REFUSED_STATX;
+	for (bit = 1; bit && bit <= calls; bit <<= 1) {
+		if (!(calls & bit & (NEED_PROC | MNTKIT_REFUSED_STATX)))
+			continue;
+		e = mntkit_refused(bit, &name);
+		if (e > 0) {
+			cli_say_refused(subject, name, e,
+					", and /proc is not mounted");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* uid_map of the initial user namespace: all of it, mapped to itself */
+static bool initial_userns(void)
+{
+	unsigned long a, b, c;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	bool ret = false;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%lu %lu %lu", &a, &b, &c) == 3)
+		ret = a == 0 && b == 0 && c == 4294967295UL;
+	fclose(f);
+	return ret;
+}
+
+const char *cli_eperm_hint(void)
+{
+	if (cli_has_cap_sys_admin() && initial_userns())
+		return "CAP_SYS_ADMIN is held: refused by the system "
+		       "(seccomp, a security module?)";
+	return "needs CAP_SYS_ADMIN";
 }

@@ -76,6 +76,7 @@ enum cli_ns_fail {
 	CLI_NS_OPEN_ERR,   /* a path that does not open: err */
 	CLI_NS_NOT_NSFILE, /* a file, but no namespace */
 	CLI_NS_NOT_MNTNS,  /* a namespace, but no mount namespace */
+	CLI_NS_REFUSED,	   /* the nsfs ioctl is refused (seccomp): err */
 };
 
 /* the usual words for @what and @err (an errno value, or 0) */
@@ -113,7 +114,45 @@ int cli_parse_ns(const char *arg, struct mntkit_opts *o, unsigned int flags,
 #define CLI_BACKEND_UNKNOWN 1
 int cli_check_backend_env(const char **env);
 
+/*
+ * The words for cli_check_backend_env()'s error @r: for the native
+ * backend refused (-ENOSYS) by a filter, the refused call
+ * ("statmount(2) is refused by the system (seccomp?): EPERM"), else
+ * strerror(-@r).
+ */
+const char *cli_backend_reason(int r);
+
 /* whether this process has CAP_SYS_ADMIN in its effective set */
 bool cli_has_cap_sys_admin(void);
+
+/*
+ * A query failed with @err (an errno value). When one of @calls
+ * (MNTKIT_REFUSED_*) is refused with that errno (mntkit_refused()), or
+ * /proc is not mounted and one of them that it would stand in for is
+ * refused, say so in one line ("PROG: SUBJECT: statmount(2) is refused by
+ * the system (seccomp?): EPERM") and return true; else false (nothing
+ * printed).
+ */
+bool cli_report_refusal(const char *subject, uint32_t calls, int err);
+
+/* "SUBJECT: NAME(2) is refused by the system (seccomp?): ERRNO" + @tail */
+void cli_say_refused(const char *subject, const char *name, int err,
+		     const char *tail);
+
+/* the calls a listing or a lookup may make */
+#define CLI_REFUSED_QUERY                                                    \
+	(MNTKIT_REFUSED_STATMOUNT | MNTKIT_REFUSED_LISTMOUNT |                 \
+	 MNTKIT_REFUSED_STATX | MNTKIT_REFUSED_HANDLE)
+/* and a watch */
+#define CLI_REFUSED_WATCH                                                    \
+	(CLI_REFUSED_QUERY | MNTKIT_REFUSED_FANOTIFY | MNTKIT_REFUSED_EPOLL |  \
+	 MNTKIT_REFUSED_PIDFD)
+
+/*
+ * What an EPERM means: "needs CAP_SYS_ADMIN", or, for a process that has
+ * it in the initial user namespace (where no capability check fails it),
+ * a refusal of the system (seccomp, a security module).
+ */
+const char *cli_eperm_hint(void);
 
 #endif

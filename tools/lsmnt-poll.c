@@ -300,9 +300,12 @@ static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 
 	if (!r)
 		return 0;
+	if (cli_report_refusal(po->ns_subject ? po->ns_subject : "--poll",
+			       CLI_REFUSED_WATCH, -r))
+		return -1;
 	if (r == -EPERM)
-		cli_errmsg(po->ns_subject, "%s (needs CAP_SYS_ADMIN)",
-			   strerror(-r));
+		cli_errmsg(po->ns_subject, "%s (%s)", strerror(-r),
+			   cli_eperm_hint());
 	else if (r == -ENOENT && po->ns)
 		cli_errmsg(po->ns_subject, "no such mount namespace");
 	else

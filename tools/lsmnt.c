@@ -336,7 +336,8 @@ static int check_backend_env(void)
 			   "mountinfo or auto)",
 			   env);
 	else if (r < 0)
-		cli_errmsg("MNTKIT_BACKEND", "%s: %s", env, strerror(-r));
+		cli_errmsg("MNTKIT_BACKEND", "%s: %s", env,
+			   cli_backend_reason(r));
 	return r ? -1 : 0;
 }
 
@@ -2093,9 +2094,11 @@ static int take_snapshot(const struct cmdline *cl,
 
 	if (r == 0 || quiet)
 		return r;
+	if (cli_report_refusal(ns_subject(cl), CLI_REFUSED_QUERY, -r))
+		return r;
 	if (r == -EPERM)
-		cli_errmsg(ns_subject(cl), "%s (needs CAP_SYS_ADMIN)",
-		       strerror(-r));
+		cli_errmsg(ns_subject(cl), "%s (%s)", strerror(-r),
+			   cli_eperm_hint());
 	else if (r == -ENOSYS)
 		cli_errmsg(ns_subject(cl),
 		       "%s (this kernel has no listmount(2); "

@@ -521,9 +521,21 @@ static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 	MNTKIT_WATCH_OPTS(wo, .source = cl->source,
 			  .flags = cl->initial ? MNTKIT_WATCH_INITIAL : 0);
 	int r = mntkit_watch_new(cl->ns, &wo, w);
+	const char *call;
+	int e;
 
 	if (r == 0)
 		return 0;
+	/* fanotify asked for: its refusal has no fallback */
+	if (cl->source == MNTKIT_WATCH_FANOTIFY &&
+	    (e = mntkit_refused(MNTKIT_REFUSED_FANOTIFY, &call)) > 0 &&
+	    (e == -r || r == -EOPNOTSUPP)) {
+		cli_say_refused("--source fanotify", call, e, "");
+		return -1;
+	}
+	if (cli_report_refusal(cl->ns ? cl->ns_arg : source_subject(cl),
+			       CLI_REFUSED_WATCH, -r))
+		return -1;
 	if (r == -EOPNOTSUPP && cl->source == MNTKIT_WATCH_FANOTIFY)
 		cli_errmsg("--source fanotify",
 		       "the kernel has no fanotify mount events (6.15+) "

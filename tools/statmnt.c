@@ -142,7 +142,8 @@ static int check_backend_env(void)
 			   "unknown backend "
 			   "(native, mountinfo or auto)");
 	else if (r < 0)
-		errmsg_opt("MNTKIT_BACKEND", "=", env, "%s", strerror(-r));
+		errmsg_opt("MNTKIT_BACKEND", "=", env, "%s",
+			   cli_backend_reason(r));
 	return r ? -1 : 0;
 }
 
@@ -245,6 +246,9 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
  * (and so in its mount namespace) through /proc/PID/root, with every
  * symlink and ".." kept inside that root (RESOLVE_IN_ROOT).
  */
+/* path_id_in_pid(): -(OPENAT2_REFUSED + errno) when openat2 is refused */
+#define OPENAT2_REFUSED 0x10000
+
 static int path_id_in_pid(pid_t pid, const char *path, uint64_t *id)
 {
 	struct open_how how = {
@@ -260,6 +264,11 @@ static int path_id_in_pid(pid_t pid, const char *path, uint64_t *id)
 		return -errno;
 	fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 	r = fd < 0 ? -errno : 0;
+	/* the kernel answers a how bigger than a page with E2BIG; a filter
+	 * with the errno it gave the real call */
+	if (r && syscall(SYS_openat2, AT_FDCWD, "/", NULL, (size_t)1 << 20) < 0 &&
+	    errno == -r)
+		r = -(OPENAT2_REFUSED + errno);
 	close(rootfd);
 	if (r)
 		return r;
@@ -282,11 +291,13 @@ static int path_id(const struct cmdline *cl, uint64_t *id)
 		       cl->nsopts.pid ? " or an absolute path" : "");
 		return -1;
 	}
-	if (r < 0) {
+	if (r <= -OPENAT2_REFUSED)
+		cli_say_refused(path, "openat2", -r - OPENAT2_REFUSED,
+				" (it resolves a path in the process's root; "
+				"give a mount ID)");
+	else if (r < 0 && !cli_report_refusal(path, CLI_REFUSED_QUERY, -r))
 		cli_errmsg(path, "%s", strerror(-r));
-		return -1;
-	}
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
 static const char *root_subject(const struct cmdline *cl)
@@ -304,6 +315,8 @@ static void query_error(const struct cmdline *cl, uint64_t id, int err)
 {
 	const char *what = target_subject(cl);
 
+	if (cli_report_refusal(what, CLI_REFUSED_QUERY, -err))
+		return;
 	if (err == -ENOENT && cl->target && cl->ns)
 		cli_errmsg(what,
 		       "no such mount 0x%" PRIx64 " in mount namespace %s", id,
