@@ -135,6 +135,20 @@ struct mntkit_statmount {
 
 #define MNTKIT_STATMOUNT_FIXED_SIZE 512
 
+/*
+ * Both structs are the kernel's layout on every ABI: each 64-bit field sits
+ * at an 8-aligned offset, so i386 (which aligns a u64 member to 4 bytes,
+ * like the kernel's own __u64 there) has the same offsets and the sizes
+ * 24/32/512 its compat statmount/listmount read; only _Alignof differs.
+ */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(struct mntkit_statmount) == 512, "statmount: 512");
+_Static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
+#elif defined(__cplusplus) && __cplusplus >= 201103L
+static_assert(sizeof(struct mntkit_statmount) == 512, "statmount: 512");
+static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
+#endif
+
 /* statmount request mask (mnt_id_req.param) and reply mask bits */
 #define MNTKIT_STATMOUNT_SB_BASIC       0x00000001ULL /* sb_dev_*, sb_magic, sb_flags */
 #define MNTKIT_STATMOUNT_MNT_BASIC      0x00000002ULL /* mnt_id ... mnt_master */
