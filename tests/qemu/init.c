@@ -4,8 +4,9 @@
  * kernel (tests/qemu/run.sh). Linked statically; nothing else is in the
  * initramfs but the test programs.
  *
- * It mounts proc, sysfs, devtmpfs, tmpfs and a few more file systems (so
- * that the emulation meets a varied table), makes / shared, then runs the
+ * It puts / on a mount above rootfs (as a booted system has it), mounts
+ * proc, sysfs, devtmpfs, tmpfs and a few more file systems (so that the
+ * emulation meets a varied table), makes / shared, then runs the
  * programs listed in /tests.list, one line each:
  *
  *	NAME PATH [ARG...]
@@ -192,8 +193,26 @@ static void run_prog(char *name, char **argv, unsigned int timeout)
 		both("@@END %s unknown\n", name);
 }
 
+/*
+ * Put / on a mount of its own above rootfs, as every booted system has it
+ * (switch_root): a bind mount of rootfs moved onto /, and chroot into it.
+ * Without it the namespace's root mount is the tree's visible root, and
+ * kernels before 7.x, which list another namespace from the first child
+ * of its root mount (listmount(LSMT_ROOT) with mnt_ns_id), list a
+ * namespace as the subtree of whatever was mounted first (/proc).
+ */
+static void switch_root(void)
+{
+	mkdir("/.root", 0755);
+	if (mount("/", "/.root", NULL, MS_BIND, NULL) ||
+	    chdir("/.root") || mount(".", "/", NULL, MS_MOVE, NULL) ||
+	    chroot(".") || chdir("/"))
+		put(con_fd, "init: switch root: %s\n", strerror(errno));
+}
+
 static void setup_mounts(void)
 {
+	switch_root();
 	/* the basics the tests need */
 	try_mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL);
