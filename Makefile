@@ -2,6 +2,8 @@
 #
 #   make run      install what is missing, build, run the main job (lsmnt)
 #   make check    install what is missing, build, run the whole test suite
+#                 (with the i386 build, $(BUILD)-i386, and the qemu kernel
+#                 matrix: tests/cli/i386.sh, tests/cli/qemu.sh)
 #   make check-sanitize   the suite under AddressSanitizer + UBSan
 #   make install  PREFIX=/usr/local DESTDIR=
 #   make bench    the benchmarks (bench/: listing, emulation, lsmnt, mntwatch;
@@ -94,4 +96,4 @@ fuzz: deps
 	@MESON=$(MESON) NINJA=$(NINJA) sh fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME)
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(RELBUILD) $(CLANGBUILD)
+	rm -rf $(BUILD) $(BUILD)-i386 $(SANBUILD) $(FUZZBUILD) $(RELBUILD) $(CLANGBUILD)

@@ -60,6 +60,7 @@
 #                             lines are named after the guest's release
 #   MNTKIT_QEMU_APPEND=ARGS   more kernel command line arguments
 #   MNTKIT_QEMU_CPU=MODEL     qemu's -cpu (default qemu64,-cx16: see boot)
+#   MNTKIT_QEMU_LOGS=DIR      keep each guest's console as DIR/NAME.console
 
 set -u
 
@@ -572,6 +573,9 @@ report() {
 	if [ "$NAME" = - ]; then
 		NAME=qemu-$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
 		[ "$NAME" = qemu- ] && NAME=qemu-kernel
+	fi
+	if [ -n "${MNTKIT_QEMU_LOGS:-}" ] && mkdir -p "$MNTKIT_QEMU_LOGS"; then
+		tr -d '\r' <"$d/console.log" >"$MNTKIT_QEMU_LOGS/$NAME.console"
 	fi
 	if [ -z "$release" ]; then
 		echo "FAIL $NAME: the guest never started its tests (qemu exit status $qrc after ${elapsed}s)"
