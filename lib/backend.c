@@ -194,7 +194,8 @@ static void probe(void)
 	if ((feat & MNTKIT_FEAT_STATMOUNT) && root_id)
 		probed_kernel_mask = probe_kernel_mask(root_id) &
 				     test_kernel_mask();
-	if (probed_kernel_mask && probed_kernel_mask != MNTKIT_STATMOUNT_ALL &&
+	if (probed_kernel_mask &&
+	    (probed_kernel_mask & MNTKIT_STATMOUNT_ALL) != MNTKIT_STATMOUNT_ALL &&
 	    hybrid_allowed()) {
 		probed_hybrid = 1;
 		probed_hybrid_mask = mntkit__emul_supported_mask() &
