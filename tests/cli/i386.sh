@@ -56,7 +56,7 @@ fi
 if [ ! -f "$OUT/build.ninja" ]; then
 	if ! meson setup "$OUT" "$SRCDIR" \
 		--cross-file "$SRCDIR/tests/cross/i386.ini" \
-		-Dtools=false >"$tmp/setup.log" 2>&1; then
+		-Dtools=false -Dwerror=true >"$tmp/setup.log" 2>&1; then
 		echo "FAIL i386/build: meson setup $OUT failed"
 		tail -n 40 "$tmp/setup.log" | sed 's/^/    | /' >&2
 		rm -rf "$OUT"
