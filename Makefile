@@ -2,6 +2,8 @@
 #
 #   make run      install what is missing, build, run the main job (lsmnt)
 #   make check    install what is missing, build, run the whole test suite
+#                 (with the i386 build, $(BUILD)-i386, and the qemu kernel
+#                 matrix: tests/cli/i386.sh, tests/cli/qemu.sh)
 #   make check-sanitize   the suite under AddressSanitizer + UBSan
 #   make install  PREFIX=/usr/local DESTDIR=
 #   make abi-baseline  abi/libmntkit.abi anew (an intended ABI change)
@@ -31,9 +33,11 @@ WERROR  ?= -Dwerror=true
 
 # Debian packages the build and the tests need (apt-get, when missing);
 # e2fsprogs, fdisk and btrfs-progs make the test file systems of lsmnt's
-# LABEL/UUID/SOURCES cases (which SKIP without them).
+# LABEL/UUID/SOURCES cases (which SKIP without them); gcc-multilib the
+# i386 build of tests/cli/i386.sh (tests/qemu/run.sh installs qemu itself).
 DEB_PKGS = meson ninja-build gcc g++ pkg-config libc6-dev libsmartcols-dev \
-	   libblkid-dev util-linux mount python3 e2fsprogs fdisk btrfs-progs
+	   libblkid-dev util-linux mount python3 e2fsprogs fdisk btrfs-progs \
+	   gcc-multilib
 # ... and what "make fuzz" needs for libFuzzer (clang and its runtime);
 # without them it replays the corpus instead
 FUZZ_DEB_PKGS = clang libclang-rt-dev
@@ -115,5 +119,5 @@ fuzz: deps
 	@MESON=$(MESON) NINJA=$(NINJA) sh fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME)
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(RELBUILD) $(CLANGBUILD) \
-		$(LIBBUILD)
+	rm -rf $(BUILD) $(BUILD)-i386 $(SANBUILD) $(FUZZBUILD) $(RELBUILD) \
+		$(CLANGBUILD) $(LIBBUILD)

@@ -142,6 +142,20 @@ struct mntkit_statmount {
 
 #define MNTKIT_STATMOUNT_FIXED_SIZE 512
 
+/*
+ * Both structs are the kernel's layout on every ABI: each 64-bit field sits
+ * at an 8-aligned offset, so i386 (which aligns a u64 member to 4 bytes,
+ * like the kernel's own __u64 there) has the same offsets and the sizes
+ * 24/32/512 its compat statmount/listmount read; only _Alignof differs.
+ */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(struct mntkit_statmount) == 512, "statmount: 512");
+_Static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
+#elif defined(__cplusplus) && __cplusplus >= 201103L
+static_assert(sizeof(struct mntkit_statmount) == 512, "statmount: 512");
+static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
+#endif
+
 /* statmount request mask (mnt_id_req.param) and reply mask bits */
 #define MNTKIT_STATMOUNT_SB_BASIC       0x00000001ULL /* sb_dev_*, sb_magic, sb_flags */
 #define MNTKIT_STATMOUNT_MNT_BASIC      0x00000002ULL /* mnt_id ... mnt_master */
@@ -712,8 +726,9 @@ struct mntkit_event {
  * An ID above 2^31 is a unique ID: the same ID is the same mount. An ID
  * <= 2^31 is an old, reusable ID (kernels without unique IDs, or a mount
  * the emulation cannot name otherwise): the same ID is taken for the same
- * mount only when parent, mount point, sb device, sb magic, mnt_root and
- * fs type (and subtype) agree; otherwise DETACH + ATTACH. For every ID, a
+ * mount only when sb device, sb magic, mnt_root and fs type (and subtype)
+ * agree; otherwise DETACH + ATTACH; a new parent or mount point is a MOVE,
+ * as under a unique ID. For every ID, a
  * different sb device, sb magic, mnt_root, fs type or old ID also gives
  * DETACH + ATTACH. A reused old ID whose record is byte-identical is not
  * reported (it cannot be told from the same mount).

@@ -145,19 +145,36 @@ static uint64_t probe_kernel_mask(uint64_t root_id)
 		.mnt_id = root_id,
 		.param = MNTKIT_STATMOUNT_SUPPORTED_MASK,
 	};
+	static const uint64_t strs[] = {
+		MNTKIT_STATMOUNT_MNT_OPTS, MNTKIT_STATMOUNT_FS_SUBTYPE,
+		MNTKIT_STATMOUNT_SB_SOURCE, MNTKIT_STATMOUNT_OPT_ARRAY,
+		MNTKIT_STATMOUNT_OPT_SEC_ARRAY,
+	};
 	struct mntkit_statmount sm;
+	uint64_t mask;
 
 	if (sys_statmount(&req, &sm, sizeof(sm), 0) == 0 &&
 	    (sm.mask & MNTKIT_STATMOUNT_SUPPORTED_MASK))
 		return sm.supported_mask | MNTKIT_STATMOUNT_SUPPORTED_MASK;
-	/* 6.8 - 6.10: no supported_mask; the groups of 6.8 plus the fixed
-	 * ones the kernel answers to (string groups may be empty) */
+	/* before supported_mask (6.8 - 6.14): the fixed groups the kernel
+	 * answers to, the strings of 6.8, and each later string group the
+	 * kernel tries to write into a bare reply (EOVERFLOW: no room for
+	 * its string; a kernel without the group ignores it) - 6.11-6.12
+	 * have MNT_OPTS */
 	req.param = MNTKIT_STATMOUNT_SB_BASIC | MNTKIT_STATMOUNT_MNT_BASIC |
 		    MNTKIT_STATMOUNT_PROPAGATE_FROM | MNTKIT_STATMOUNT_MNT_NS_ID;
 	if (sys_statmount(&req, &sm, sizeof(sm), 0) != 0)
 		return 0;
-	return sm.mask | MNTKIT_STATMOUNT_MNT_ROOT |
+	mask = sm.mask | MNTKIT_STATMOUNT_MNT_ROOT |
 	       MNTKIT_STATMOUNT_MNT_POINT | MNTKIT_STATMOUNT_FS_TYPE;
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		req.param = strs[i];
+		if (sys_statmount(&req, &sm, sizeof(sm), 0) == 0)
+			mask |= sm.mask & strs[i];
+		else if (errno == EOVERFLOW)
+			mask |= strs[i];
+	}
+	return mask;
 }
 
 /* MNTKIT_TEST_KERNEL_MASK: pretend the kernel has only these groups */
@@ -319,7 +336,8 @@ static void probe(void)
 	if ((feat & MNTKIT_FEAT_STATMOUNT) && root_id)
 		probed_kernel_mask = probe_kernel_mask(root_id) &
 				     test_kernel_mask();
-	if (probed_kernel_mask && probed_kernel_mask != MNTKIT_STATMOUNT_ALL &&
+	if (probed_kernel_mask &&
+	    (probed_kernel_mask & MNTKIT_STATMOUNT_ALL) != MNTKIT_STATMOUNT_ALL &&
 	    hybrid_allowed()) {
 		probed_hybrid = 1;
 		probed_hybrid_mask = mntkit__emul_supported_mask() &

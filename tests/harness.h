@@ -526,6 +526,77 @@ static inline void t_require_statmount(void)
 }
 
 /*
+ * The statmount groups of the running kernel, asked of the kernel itself
+ * (0 without statmount), for the cases whose expectations depend on it:
+ * its supported_mask where it has STATMOUNT_SUPPORTED_MASK; before that,
+ * the fixed groups it fills for the root mount, the strings every
+ * statmount has (mnt_root, mnt_point, fs_type), and each later string
+ * group it tries to write: EOVERFLOW into a bare 512-byte reply, or the
+ * group in the reply's mask (a kernel that lacks a group ignores it).
+ */
+static inline uint64_t t_kernel_groups_probe(void);
+
+static inline uint64_t t_kernel_groups(void)
+{
+	static uint64_t groups;
+	static pid_t pid;
+
+	/* once per process (a case runs in a child of its own) */
+	if (pid != getpid()) {
+		groups = t_kernel_groups_probe();
+		pid = getpid();
+	}
+	return groups;
+}
+
+/* the groups of @mask the running kernel answers (unknown bits kept) */
+#define t_kmask(mask) ((mask) & (t_kernel_groups() | ~0x7fffULL))
+
+static inline uint64_t t_kernel_groups_probe(void)
+{
+	static const uint64_t strs[] = {0x80, 0x100, 0x200, 0x400, 0x800,
+					0x2000, 0x4000};
+	struct t_req req = {.size = 24, .mnt_id = t_uid("/"),
+			    .param = 0x1000};
+	union {
+		struct t_sm_head h;
+		uint64_t q[64]; /* 512 bytes; supported_mask at 144 */
+	} u;
+	uint64_t mask;
+
+	memset(&u, 0, sizeof(u));
+	if (t_sys_statmount(&req, &u, sizeof(u), 0) < 0)
+		return 0;
+	if (u.h.mask & 0x1000)
+		return u.q[144 / 8] | 0x1000;
+	req.param = 0x1 | 0x2 | 0x4 | 0x40;
+	if (t_sys_statmount(&req, &u, sizeof(u), 0) < 0)
+		t_fail("statmount(/, fixed groups): %s", strerror(errno));
+	mask = u.h.mask | 0x8 | 0x10 | 0x20;
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		req.param = strs[i];
+		if (t_sys_statmount(&req, &u, sizeof(u), 0) < 0) {
+			if (errno == EOVERFLOW)
+				mask |= strs[i];
+		} else {
+			mask |= u.h.mask & strs[i];
+		}
+	}
+	return mask;
+}
+
+/* skip unless the kernel's statmount has the groups @mask (named @what) */
+static inline void t_require_groups(uint64_t mask, const char *what)
+{
+	uint64_t k = t_kernel_groups();
+
+	if ((k & mask) != mask)
+		t_skip("the kernel's statmount has no %s (groups %#" PRIx64
+		       ", this kernel %#" PRIx64 ")",
+		       what, mask & ~k, k);
+}
+
+/*
  * The raw statmount reply of @id for @mask (grown until it fits), malloc'd.
  * Returns NULL with errno on failure.
  */

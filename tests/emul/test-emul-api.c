@@ -147,8 +147,18 @@ T_CASE(statmount_short_buffers)
 	root = t_uid("/proc");
 	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
 		for (size_t size = 0; size <= 600; size += (size < 520 ? 1 : 40)) {
+			/* /proc has no options: 6.11-6.12 (no FS_SUBTYPE
+			 * yet) answer an empty MNT_OPTS, later kernels and
+			 * the emulation none; not asked there */
+			uint64_t want = masks[m] &
+					(t_kernel_groups() & 0x100 ? ~0ULL
+								   : ~0x80ULL);
 			struct t_req r = { .size = 24, .mnt_id = root,
-					   .param = masks[m] };
+					   .param = want };
+			/* the emulation asked for the groups the kernel
+			 * has (it ignores the others) */
+			struct t_req re = { .size = 24, .mnt_id = root,
+					    .param = t_kmask(want) };
 			long a, b;
 			int ea, eb;
 
@@ -156,7 +166,7 @@ T_CASE(statmount_short_buffers)
 			memset(e, 0x5a, sizeof(e));
 			a = t_sys_statmount(&r, n, size, 0);
 			ea = errno;
-			b = emu_sm(&r, e, size, 0);
+			b = emu_sm(&re, e, size, 0);
 			eb = errno;
 			if (a != b || (a && ea != eb))
 				t_fail("mask %#" PRIx64 " size %zu: native %ld/%d emulated %ld/%d",
@@ -166,7 +176,7 @@ T_CASE(statmount_short_buffers)
 			if (!a && size <= 512 && n[512] == 0 && e[512] == 0x5a)
 				n[512] = 0x5a;
 			/* supported_mask is the emulation's own */
-			if (!a && size > 144 && (masks[m] & 0x1000))
+			if (!a && size > 144 && (re.param & 0x1000))
 				memcpy(n + 144, e + 144, size < 152 ? size - 144 : 8);
 			if (!a && memcmp(n, e, size > 512 ? size : 513))
 				t_fail("mask %#" PRIx64 " size %zu: replies differ",

@@ -4,8 +4,9 @@
  * kernel (tests/qemu/run.sh). Linked statically; nothing else is in the
  * initramfs but the test programs.
  *
- * It mounts proc, sysfs, devtmpfs, tmpfs and a few more file systems (so
- * that the emulation meets a varied table), makes / shared, then runs the
+ * It puts / on a mount above rootfs (as a booted system has it), mounts
+ * proc, sysfs, devtmpfs, tmpfs and a few more file systems (so that the
+ * emulation meets a varied table), makes / shared, then runs the
  * programs listed in /tests.list, one line each:
  *
  *	NAME PATH [ARG...]
@@ -192,8 +193,54 @@ static void run_prog(char *name, char **argv, unsigned int timeout)
 		both("@@END %s unknown\n", name);
 }
 
+/* is / the namespace's root mount (its own parent in mountinfo)? */
+static int root_is_ns_root(void)
+{
+	char buf[512];
+	unsigned int id, parent;
+	ssize_t n = -1;
+	int fd;
+
+	/* a proc of its own for the question, gone before the answer */
+	mkdir("/proc", 0755);
+	if (mount("proc", "/proc", "proc", 0, NULL))
+		return 0;
+	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	umount2("/proc", MNT_DETACH);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return sscanf(buf, "%u %u", &id, &parent) == 2 && id == parent;
+}
+
+/*
+ * Put / on a mount above the namespace's root mount, as a booted system
+ * has it: on Linux 6.x rootfs is the root mount and the real / is mounted
+ * on it (switch_root); here a bind mount of rootfs is moved onto /, and
+ * the guest chroots into it. Without it the tree's visible root is the
+ * namespace's root mount, and listmount(LSMT_ROOT) of another namespace,
+ * which starts from the first mount on the namespace's root mount, lists
+ * the subtree of whatever was mounted first (/proc). On 7.x the root
+ * mount is an empty nullfs with rootfs on it: that is the layout already.
+ */
+static void switch_root(void)
+{
+	if (!root_is_ns_root())
+		return;
+	mkdir("/.root", 0755);
+	if (mount("/", "/.root", NULL, MS_BIND, NULL) ||
+	    chdir("/.root") || mount(".", "/", NULL, MS_MOVE, NULL) ||
+	    chroot(".") || chdir("/"))
+		put(con_fd, "init: switch root: %s\n", strerror(errno));
+}
+
 static void setup_mounts(void)
 {
+	switch_root();
 	/* the basics the tests need */
 	try_mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL);
