@@ -483,8 +483,19 @@ static int parent_outside(struct build *b, uint64_t p)
 				&b->buf, &b->bufsize);
 	if (ret == -ENOMEM)
 		return ret;
-	if (!ret)
-		ret = !(b->buf->mask & MNTKIT_STATMOUNT_MNT_POINT);
+	if (!ret) {
+		/*
+		 * no mount point: above our root. 6.12 (and likely 6.9 to
+		 * 6.11) answer such a mount with an empty MNT_POINT where
+		 * 6.18 leaves the group out; a reachable one is never ""
+		 */
+		const char *pt = "";
+
+		ret = !(b->buf->mask & MNTKIT_STATMOUNT_MNT_POINT) ||
+		      (mntkit_sm_str(b->buf, b->buf->size,
+				     MNTKIT_FIELD_MNT_POINT, &pt) == 0 &&
+		       !pt[0]);
+	}
 	else if (ret == -ENOENT || ret == -EINVAL)
 		ret = p <= MNTKIT_MNT_UNIQUE_ID_OFFSET; /* else: gone */
 	else

@@ -33,6 +33,8 @@
  * what does not fit is placed as a root at once, and the consumers must
  * show those mounts too.
  */
+#include <poll.h>
+
 #include <mntkit.h>
 
 #include "harness.h"
@@ -43,6 +45,13 @@
 /* how long a case reads while the churn runs */
 #define CHURN_SECS 1.3
 #define READ_SECS  1.2
+/*
+ * At least this many churn rounds and reads, however slow the machine (a
+ * kernel under qemu's emulation reads a snapshot in 100 ms and more):
+ * both go on past their time until they have them, at most MAX_SECS.
+ */
+#define MIN_ROUNDS 11
+#define MAX_SECS   40.0
 /* mounts made between A and B */
 #define NFILL 200
 
@@ -82,28 +91,51 @@ static int move(const char *from, const char *to)
 
 struct mover {
 	pid_t pid;
-	int fd; /* the round count comes through it */
+	int fd;	  /* the round count comes through it */
+	int stop; /* closed when the reads are done */
 };
+
+/* has the reader closed its end of the stop pipe? */
+static int stop_asked(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/* keep reading: not READ_SECS yet, or too few reads so far */
+static int read_more(double start, uint64_t reads)
+{
+	double now = t_now();
+
+	return now < start + READ_SECS ||
+	       (reads < MIN_ROUNDS && now < start + MAX_SECS);
+}
 
 static void mover_start(struct mover *m, const struct fixture *f, double secs)
 {
 	char q[PATH_MAX], x[PATH_MAX], tq[PATH_MAX];
-	int pfd[2];
+	int pfd[2], sfd[2];
 
 	snprintf(q, sizeof(q), "%s/q", f->p);
 	snprintf(tq, sizeof(tq), "%s/q", f->tmp);
 	snprintf(x, sizeof(x), "%s/x", f->n);
-	if (pipe(pfd))
+	if (pipe(pfd) || pipe(sfd))
 		t_fail("pipe: %s", strerror(errno));
 	m->pid = fork();
 	if (m->pid < 0)
 		t_fail("fork: %s", strerror(errno));
 	if (m->pid == 0) {
-		double end = t_now() + secs;
+		double start = t_now();
 		uint64_t count = 0;
 
 		close(pfd[0]);
-		while (t_now() < end) {
+		close(sfd[1]);
+		/* CHURN_SECS, and on until the reads are done (with enough
+		 * rounds), at most MAX_SECS */
+		while (t_now() < start + MAX_SECS &&
+		       (t_now() < start + secs || count < MIN_ROUNDS ||
+			!stop_asked(sfd[0]))) {
 			/* the swap: the inner one out, the outer one into
 			 * it, both back: the inner one is the outer now */
 			if (move(q, f->tmp) || move(f->p, tq) ||
@@ -120,13 +152,16 @@ static void mover_start(struct mover *m, const struct fixture *f, double secs)
 		_exit(0);
 	}
 	close(pfd[1]);
+	close(sfd[0]);
 	m->fd = pfd[0];
+	m->stop = sfd[1];
 }
 
 static void mover_end(struct mover *m, const char *what)
 {
 	uint64_t count;
 
+	close(m->stop);
 	t_read_full(m->fd, &count, sizeof(count));
 	close(m->fd);
 	t_wait_child(m->pid, "churn child");
@@ -403,8 +438,8 @@ static void table_suite(enum mntkit_backend b, int no_reread)
 	check_table(&f, t);
 	mntkit_table_free(t);
 	mover_start(&m, &f, CHURN_SECS);
-	end = t_now() + READ_SECS;
-	while (t_now() < end) {
+	end = t_now(); /* the start of the reads */
+	while (read_more(end, tables)) {
 		for (size_t k = 0; k < sizeof(masks) / sizeof(masks[0]); k++) {
 			t = table_new(masks[k]);
 			placed += check_table(&f, t);
@@ -486,8 +521,8 @@ static void list_suite(enum mntkit_backend b, int no_reread)
 
 	setup(&f, b, no_reread);
 	mover_start(&m, &f, CHURN_SECS);
-	end = t_now() + READ_SECS;
-	while (t_now() < end) {
+	end = t_now(); /* the start of the reads */
+	while (read_more(end, lists)) {
 		n = list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, &ids);
 		expect_all(&f, ids, n, NULL, "TREE from the root");
 		free(ids);
@@ -656,8 +691,8 @@ static void statmnt_suite(enum mntkit_backend b, int no_reread)
 	statmnt = tool_path("statmnt");
 	s_arg = t_path("%" PRIu64, f.s_id);
 	mover_start(&m, &f, CHURN_SECS);
-	end = t_now() + READ_SECS;
-	while (t_now() < end) {
+	end = t_now(); /* the start of the reads */
+	while (read_more(end, runs)) {
 		char *all[] = {statmnt, "-r", NULL};
 		char *below[] = {statmnt, "-r", s_arg, NULL};
 		char *kids[] = {statmnt, "-l", s_arg, NULL};
@@ -705,8 +740,8 @@ static void lsmnt_suite(enum mntkit_backend b, int no_reread)
 	setup(&f, b, no_reread);
 	lsmnt = tool_path("lsmnt");
 	mover_start(&m, &f, CHURN_SECS);
-	end = t_now() + READ_SECS;
-	while (t_now() < end) {
+	end = t_now(); /* the start of the reads */
+	while (read_more(end, runs)) {
 		char *tree[] = {lsmnt, "-n", "-o", "ID,TARGET", NULL};
 		char *json[] = {lsmnt, "-J", "-o", "ID,TARGET", NULL};
 		char *flat[] = {lsmnt, "-l", "-n", "-o", "ID,TARGET", NULL};
