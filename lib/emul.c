@@ -412,16 +412,11 @@ static void proc_path(char *out, size_t len, pid_t pid, const char *what)
 static int ns_inode(pid_t pid, dev_t *dev, ino_t *ino)
 {
 	char path[64];
-	struct stat st;
 
 	*dev = 0; /* set on failure too: -errno is not known non-zero */
 	*ino = 0;
 	proc_path(path, sizeof(path), pid, "ns/mnt");
-	if (stat(path, &st))
-		return -errno;
-	*dev = st.st_dev;
-	*ino = st.st_ino;
-	return 0;
+	return mntkit__stat_ident(AT_FDCWD, path, 0, dev, ino);
 }
 
 /*
@@ -1152,7 +1147,6 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 	dev_t dev = 0;
 	ino_t ino = 0;
 	int ret, type;
-	struct stat st;
 
 	if (req->mnt_ns_id && req->mnt_ns_fd)
 		return -EINVAL;
@@ -1161,13 +1155,12 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 	if (req->mnt_ns_fd) {
 		int fd = (int)req->mnt_ns_fd;
 
-		if (fd < 0 || fstat(fd, &st))
+		if (fd < 0 ||
+		    mntkit__stat_ident(fd, "", AT_EMPTY_PATH, &w.dev, &w.ino))
 			return -EBADF;
 		type = ioctl(fd, NS_GET_NSTYPE);
 		if (type < 0 || type != CLONE_NEWNS)
 			return -EINVAL;
-		w.dev = st.st_dev;
-		w.ino = st.st_ino;
 	} else {
 		if (!have_ns_id)
 			return -ENOENT;

@@ -64,6 +64,15 @@ int mntkit__native_refused(uint32_t call);
  * (fdinfo), for the emulation; 0 or -errno */
 int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt);
 
+/*
+ * fstatat()'s st_dev and st_ino, 0 or -errno. glibc's stat family calls
+ * statx first on 32-bit ABIs (64-bit times) and fails when a filter
+ * refuses it with anything but ENOSYS: where statx is refused, the legacy
+ * system call is made directly.
+ */
+int mntkit__stat_ident(int dirfd, const char *path, int at_flags, dev_t *dev,
+		       ino_t *ino);
+
 /* how many MNTKIT_REFUSED_* bits there are */
 #define MNTKIT_NR_REFUSALS 8
 
