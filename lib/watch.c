@@ -184,6 +184,42 @@ static void map_free(struct recmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/*
+ * The number of children each mount has in the view, kept in a map of its
+ * own (a child may be known before its parent): a move of a mount without
+ * children hides nothing below it, and needs no listmount (which walks
+ * the namespace's whole mount tree in the kernel). Increments need room
+ * reserved (map_reserve(kids, 1)); decrements never fail.
+ */
+static void kids_note(struct recmap *kids, const struct mntkit_statmount *sm,
+		      int add)
+{
+	uint64_t p;
+	struct slot *s;
+
+	if (!sm || !(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
+		return;
+	p = sm->mnt_parent_id;
+	if (!p || p == sm->mnt_id)
+		return;
+	s = map_find(kids, p);
+	if (add && s) {
+		s->gen++;
+	} else if (add) {
+		map_insert(kids, p, NULL);
+		map_find(kids, p)->gen = 1;
+	} else if (s && !--s->gen) {
+		map_remove(kids, p);
+	}
+}
+
+static uint32_t kids_of(const struct recmap *kids, uint64_t id)
+{
+	const struct slot *s = map_find(kids, id);
+
+	return s ? s->gen : 0;
+}
+
 /* ---- the queue of events, each owning its records ---- */
 
 struct qev {
@@ -261,6 +297,7 @@ struct mntkit_watch {
 	int req_fd; /* an fd @req uses, or -1 */
 	int epfd, fan_fd, wake_fd, mi_fd, timer_fd;
 	struct recmap view;
+	struct recmap kids; /* parent ID -> its children in the view (gen) */
 	uint32_t gen;
 	struct evq q;
 	struct qev cur; /* the event last returned */
@@ -361,7 +398,8 @@ static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
 	struct slot *s;
 
 	/* first: a rehash moves the slots */
-	if (q_reserve(&w->q, 2) || map_reserve(&w->view, 1))
+	if (q_reserve(&w->q, 2) || map_reserve(&w->view, 1) ||
+	    map_reserve(&w->kids, 1))
 		return -ENOMEM;
 	s = map_find(&w->view, sm->mnt_id);
 	if (s) {
@@ -381,11 +419,14 @@ static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
 	}
 	if (!s) {
 		map_insert(&w->view, sm->mnt_id, c1);
+		kids_note(&w->kids, c1, 1);
 		q_push(&w->q, kind, 0, 0, sm->mnt_id, NULL, c2);
 		return kind;
 	}
 	old = s->sm;
 	s->sm = c1;
+	kids_note(&w->kids, old, 0);
+	kids_note(&w->kids, c1, 1);
 	if (same == MNTKIT__OTHER_MOUNT) {
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, sm->mnt_id, old, NULL);
 		q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, 0, sm->mnt_id, NULL, c2);
@@ -416,9 +457,12 @@ static int detach_unseen(struct mntkit_watch *w)
 		if (w->view.s[i].id && w->view.s[i].gen != w->gen)
 			gone[n++] = w->view.s[i].id;
 	qsort(gone, n, sizeof(*gone), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i],
-		       map_remove(&w->view, gone[i]), NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct mntkit_statmount *old = map_remove(&w->view, gone[i]);
+
+		kids_note(&w->kids, old, 0);
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i], old, NULL);
+	}
 	free(gone);
 	return 0;
 }
@@ -508,12 +552,15 @@ static int fan_stat(struct mntkit_watch *w, uint64_t id)
 /* queue DETACH for @id if the view has it; 1 if it did, -ENOMEM */
 static int detach_one(struct mntkit_watch *w, uint64_t id)
 {
+	struct mntkit_statmount *old;
+
 	if (!map_find(&w->view, id))
 		return 0;
 	if (q_reserve(&w->q, 1))
 		return -ENOMEM;
-	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, map_remove(&w->view, id),
-	       NULL);
+	old = map_remove(&w->view, id);
+	kids_note(&w->kids, old, 0);
+	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, old, NULL);
 	return 1;
 }
 
@@ -565,8 +612,9 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 		return;
 	}
 	if (map_find(&w->view, id)) {
-		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id,
-		       map_remove(&w->view, id), NULL);
+		c1 = map_remove(&w->view, id);
+		kids_note(&w->kids, c1, 0);
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, c1, NULL);
 		return;
 	}
 	if (!(mask & WATCH_FAN_MNT_ATTACH))
@@ -584,19 +632,35 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 	       c2);
 }
 
+/*
+ * One fanotify event. fanotify names every mount a change attaches or
+ * detaches (each mount of a recursive bind, of a propagation, of an
+ * unmounted tree: checked on 6.18), but a move only by the moved mount
+ * (ATTACH|DETACH in one event), whose descendants' mount points moved
+ * with it. So only a move needs the mounts below: when the view has
+ * children of the mount, or when the mount was out of the view (moved
+ * into reach, maybe with a subtree); and a mount moved out of reach takes
+ * its children in the view with it. Everything else costs one statmount.
+ */
 static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 {
+	int known = map_find(&w->view, id) != NULL;
+	uint32_t kids = kids_of(&w->kids, id);
+	int moved = (mask & WATCH_FAN_MNT_ATTACH) &&
+		    (mask & WATCH_FAN_MNT_DETACH);
 	int ret = fan_update(w, id);
 
 	if (ret == -ENOENT) {
 		fan_gone(w, id, mask);
 		return;
 	}
-	if (ret == MNTKIT_EVENT_MOVE || ret == MNTKIT_EVENT_ATTACH ||
-	    ret == MNTKIT_EVENT_DETACH)
-		refresh_below(w, id);
-	else if (ret < 0)
+	if (ret < 0) {
 		w->need_resync = 1;
+		return;
+	}
+	if (ret == MNTKIT_EVENT_DETACH ? kids > 0 :
+					 moved && (kids > 0 || !known))
+		refresh_below(w, id);
 }
 
 /* the unique mount ID of one fanotify event, 0 if it has none */
@@ -790,6 +854,7 @@ void mntkit_watch_free(struct mntkit_watch *w)
 	qev_free(&w->cur);
 	q_free(&w->q);
 	map_free(&w->view);
+	map_free(&w->kids);
 	free(w->buf);
 	free(w->pbuf);
 	free(w->fanbuf);
