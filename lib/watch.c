@@ -467,24 +467,134 @@ static int detach_unseen(struct mntkit_watch *w)
 	return 0;
 }
 
+/*
+ * Provisional IDs. With unique IDs, the emulation names a mount whose
+ * mount point does not resolve to it by its old ID (see emul.c): one
+ * unmounted while the table was read, or overmounted meanwhile. A table
+ * record under old ID X, while the view has a mount of unique ID U and
+ * old ID X that this table does not name, is that mount when nothing a
+ * mount cannot change differs and it did not move (as in diff.c: under
+ * an old ID, a move cannot be told from another mount in the old one's
+ * place); its record is taken under U: it keeps its
+ * name, and the watch reports no DETACH U + ATTACH X (+ DETACH X once
+ * it is really gone) for a mount that did not change. @alias[i] gets U
+ * for such a record i; 0 if none was found, -ENOMEM.
+ */
+static int find_aliases(struct mntkit_watch *w, const struct mntkit_table *t,
+			uint64_t **alias)
+{
+	size_t n = mntkit_table_count(t);
+	struct recmap byold = { 0 };
+	int ret = 0;
+
+	*alias = NULL;
+	for (size_t i = 0; i < w->view.cap; i++) {
+		struct slot *s = &w->view.s[i];
+
+		if (!s->id || s->gen == w->gen ||
+		    s->id <= MNTKIT_MNT_UNIQUE_ID_OFFSET ||
+		    !(s->sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) ||
+		    !s->sm->mnt_id_old || map_find(&byold, s->sm->mnt_id_old))
+			continue;
+		if (map_reserve(&byold, 1)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		map_insert(&byold, s->sm->mnt_id_old, s->sm);
+	}
+	if (!byold.n)
+		goto out;
+	*alias = calloc(n + 1, sizeof(**alias));
+	if (!*alias) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+		struct mntkit_statmount *c;
+		struct slot *o, *v;
+		uint32_t changed;
+
+		if (sm->mnt_id > MNTKIT_MNT_UNIQUE_ID_OFFSET ||
+		    map_find(&w->view, sm->mnt_id) ||
+		    !(o = map_find(&byold, sm->mnt_id)) || !o->sm)
+			continue;
+		c = sm_dup(sm);
+		if (!c) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		c->mnt_id = o->sm->mnt_id;
+		/* as under old IDs: a moved one may be another mount */
+		if (mntkit__sm_compare(o->sm, c, &changed) ==
+			    MNTKIT__SAME_MOUNT &&
+		    !(changed &
+		      (MNTKIT_CHANGED_PARENT | MNTKIT_CHANGED_MNT_POINT))) {
+			(*alias)[i] = c->mnt_id;
+			v = map_find(&w->view, c->mnt_id);
+			v->gen = w->gen;
+			o->sm = NULL; /* one table record per mount */
+		}
+		free(c);
+	}
+out:
+	free(byold.s); /* the records are the view's */
+	return ret;
+}
+
+/* refresh() with record @sm taken under ID @id */
+static int refresh_as(struct mntkit_watch *w, const struct mntkit_statmount *sm,
+		      uint64_t id)
+{
+	struct mntkit_statmount *c = sm_dup(sm);
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->mnt_id = id;
+	ret = refresh(w, c);
+	free(c);
+	return ret;
+}
+
 /* the diff of the view against snapshot @t */
 static int apply_table(struct mntkit_watch *w, const struct mntkit_table *t)
 {
-	size_t n = mntkit_table_count(t);
-	int ret;
+	size_t n = mntkit_table_count(t), provisional = 0;
+	uint64_t *alias = NULL;
+	int ret = 0;
 
 	w->gen++;
 	for (size_t i = 0; i < n; i++) {
-		struct slot *s =
-			map_find(&w->view, mntkit_table_get(t, i)->mnt_id);
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+		struct slot *s = map_find(&w->view, sm->mnt_id);
 
 		if (s)
 			s->gen = w->gen;
+		else if (sm->mnt_id <= MNTKIT_MNT_UNIQUE_ID_OFFSET)
+			provisional++;
 	}
-	ret = detach_unseen(w);
+	if (provisional)
+		ret = find_aliases(w, t, &alias);
+	if (!ret)
+		ret = detach_unseen(w);
 	for (size_t i = 0; i < n && ret >= 0; i++)
-		ret = refresh(w, mntkit_table_get(t, i));
+		ret = alias && alias[i] ?
+			      refresh_as(w, mntkit_table_get(t, i), alias[i]) :
+			      refresh(w, mntkit_table_get(t, i));
+	free(alias);
 	return ret < 0 ? ret : 0;
+}
+
+/* a snapshot for the view: on the emulation, of one read of mountinfo */
+static int build_table(struct mntkit_watch *w, struct mntkit_table **t)
+{
+	int ret;
+
+	mntkit__emul_snapshot(1);
+	ret = mntkit__table_build(&w->req, MNTKIT_LSMT_ROOT, w->mask, t);
+	mntkit__emul_snapshot(0);
+	return ret;
 }
 
 /* diff a fresh snapshot against the view (with a RESYNC event first) */
@@ -494,7 +604,7 @@ static int sync_table(struct mntkit_watch *w, int resync)
 	int64_t t0 = cpu_ns(), now;
 	int ret;
 
-	ret = mntkit__table_build(&w->req, MNTKIT_LSMT_ROOT, w->mask, &t);
+	ret = build_table(w, &t);
 	if (!ret && resync) {
 		ret = q_reserve(&w->q, 1);
 		if (!ret)
@@ -1068,7 +1178,7 @@ static int first_view(struct mntkit_watch *w, unsigned int flags)
 	int64_t t0 = cpu_ns();
 	int ret;
 
-	ret = mntkit__table_build(&w->req, MNTKIT_LSMT_ROOT, w->mask, &t);
+	ret = build_table(w, &t);
 	if (ret)
 		return ret;
 	w->diff_cost = cpu_ns() - t0;
