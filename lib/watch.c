@@ -402,6 +402,9 @@ static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
 	    map_reserve(&w->kids, 1))
 		return -ENOMEM;
 	s = map_find(&w->view, sm->mnt_id);
+	/* the common case of a diff: an untouched mount, the same bytes */
+	if (s && s->sm->size == sm->size && !memcmp(s->sm, sm, sm->size))
+		return 0;
 	if (s) {
 		same = mntkit__sm_compare(s->sm, sm, &changed);
 		kind = same == MNTKIT__OTHER_MOUNT ?
