@@ -11,11 +11,13 @@
  * Sources.
  *  - fanotify (6.15+, native backend, CAP_SYS_ADMIN over the namespace):
  *    FAN_MNT_ATTACH / FAN_MNT_DETACH with FAN_MARK_MNTNS. Each event names
- *    a unique ID; the mount is statmount'ed and compared with the view. A
- *    move is one ATTACH|DETACH event for the moved mount only: the mounts
- *    below it (whose mount points moved with it) are listed (listmount)
- *    and refreshed too; so are the mounts below a newly attached one (a
- *    tree attached or moved into reach at once). Only the mounts a
+ *    a unique ID; the mount is statmount'ed and compared with the view.
+ *    fanotify names every mount a change attaches or detaches, so an
+ *    event costs one statmount (see fan_event()). A move is one
+ *    ATTACH|DETACH event for the moved mount only: the mounts below it
+ *    (whose mount points moved with it) are listed (listmount) and
+ *    refreshed too, when the view has any (or the mount was out of
+ *    reach: a tree moved into reach at once). Only the mounts a
  *    snapshot lists are watched: in a chroot, those reachable from the
  *    root. fanotify names every mount of the namespace, and statmount
  *    leaves MNT_POINT out for the others (or fails with EPERM without
@@ -31,7 +33,10 @@
  *    VERIFY_MAX_NS, or 50 diffs' time, after the first one), so a burst
  *    of mounts costs a few diffs, not one per mount.
  *  - poll: POLLPRI on /proc/PID/mountinfo, then a diff of a fresh
- *    snapshot against the view.
+ *    snapshot against the view: one snapshot serves every change
+ *    signalled before it; on the emulation it is one read of mountinfo
+ *    (mntkit__emul_snapshot()), and a mount it names by a provisional
+ *    old ID keeps the view's unique ID (find_aliases()).
  * Both: mount(2) MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE changes
  * signal nothing at all (checked on 6.18: no POLLPRI, no fanotify event;
  * mount_setattr(2) propagation changes do signal POLLPRI). They are found
@@ -65,6 +70,7 @@
 
 #include "diff.h"
 #include "internal.h"
+#include "mountinfo.h"
 #include "syscall.h"
 
 /* fanotify mount events (6.15+), not in older <linux/fanotify.h> */
@@ -287,6 +293,98 @@ static void q_free(struct evq *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/*
+ * ---- mountinfo lines: which mounts a change signal can concern ----
+ *
+ * On the native backend a signalled change (remount, mount_setattr,
+ * mount, unmount, move) shows in /proc/PID/mountinfo. The watch keeps a
+ * hash of each line by old ID, read before the view was last brought up
+ * to date; at a signal it reads mountinfo again and statmounts only the
+ * mounts whose line changed, plus the new ones (listmount names them),
+ * instead of every mount: the cost of a signal is one read and one
+ * listing, not a system call per mount. Changes mountinfo does not show
+ * are not signalled either, and are found by rescans (full diffs).
+ */
+struct lslot {
+	uint64_t id; /* old ID; 0: empty */
+	uint64_t hash;
+};
+
+struct lines {
+	struct lslot *s;
+	size_t cap, n;
+	int valid;
+};
+
+static size_t lslot_of(const struct lines *l, uint64_t id)
+{
+	size_t i = slot_of(id, l->cap);
+
+	while (l->s[i].id && l->s[i].id != id)
+		i = (i + 1) & (l->cap - 1);
+	return i;
+}
+
+/* the hash of old ID @id's line, 0 if none (a hash is never 0) */
+static uint64_t lines_hash(const struct lines *l, uint64_t id)
+{
+	size_t i;
+
+	if (!l->cap || !id)
+		return 0;
+	i = lslot_of(l, id);
+	return l->s[i].id ? l->s[i].hash : 0;
+}
+
+static uint64_t line_hash(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+/* index the text of @buf (@len bytes) into @l (empty) */
+static int lines_index(struct lines *l, const char *buf, size_t len)
+{
+	size_t nl = 0, cap = 64;
+
+	for (size_t i = 0; i < len; i++)
+		nl += buf[i] == '\n';
+	while (cap < 2 * (nl + 1))
+		cap *= 2;
+	l->s = calloc(cap, sizeof(*l->s));
+	if (!l->s)
+		return -ENOMEM;
+	l->cap = cap;
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		uint64_t id = 0;
+		size_t i;
+
+		if (!e)
+			e = end;
+		for (const char *q = p; q < e && *q >= '0' && *q <= '9'; q++)
+			id = id * 10 + (uint64_t)(*q - '0');
+		if (id) {
+			i = lslot_of(l, id);
+			/* one line per ID; a second one makes it "changed" */
+			l->s[i].hash = l->s[i].id ? 1 : line_hash(p, (size_t)(e - p));
+			l->n += !l->s[i].id;
+			l->s[i].id = id;
+		}
+		p = e + 1;
+	}
+	return 0;
+}
+
+static void lines_free(struct lines *l)
+{
+	free(l->s);
+	memset(l, 0, sizeof(*l));
+}
+
 /* ---- the watch ---- */
 
 struct mntkit_watch {
@@ -309,6 +407,9 @@ struct mntkit_watch {
 	struct mntkit_statmount *pbuf; /* MNT_POINT alone (reach checks) */
 	size_t pbufsize;
 	char *fanbuf;
+	struct lines lines; /* mountinfo as of the view (native backend) */
+	char *mibuf;
+	size_t micap;
 };
 
 static int64_t clock_ns(clockid_t clk)
@@ -470,6 +571,21 @@ static int detach_unseen(struct mntkit_watch *w)
 	return 0;
 }
 
+/* queue DETACH for @id if the view has it; 1 if it did, -ENOMEM */
+static int detach_one(struct mntkit_watch *w, uint64_t id)
+{
+	struct mntkit_statmount *old;
+
+	if (!map_find(&w->view, id))
+		return 0;
+	if (q_reserve(&w->q, 1))
+		return -ENOMEM;
+	old = map_remove(&w->view, id);
+	kids_note(&w->kids, old, 0);
+	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, old, NULL);
+	return 1;
+}
+
 /*
  * Provisional IDs. With unique IDs, the emulation names a mount whose
  * mount point does not resolve to it by its old ID (see emul.c): one
@@ -600,22 +716,39 @@ static int build_table(struct mntkit_watch *w, struct mntkit_table **t)
 	return ret;
 }
 
-/* diff a fresh snapshot against the view (with a RESYNC event first) */
-static int sync_table(struct mntkit_watch *w, int resync)
+/* line sums are kept on the native backend (see struct lines) */
+static int lines_kept(void)
 {
-	struct mntkit_table *t = NULL;
-	int64_t t0 = cpu_ns(), now;
-	int ret;
+	return mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+}
 
-	ret = build_table(w, &t);
-	if (!ret && resync) {
-		ret = q_reserve(&w->q, 1);
-		if (!ret)
-			q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0, NULL, NULL);
-	}
-	if (!ret)
-		ret = apply_table(w, t);
-	mntkit_table_free(t);
+/* read mountinfo now into @l; on failure @l is left invalid */
+static void lines_read(struct mntkit_watch *w, struct lines *l)
+{
+	size_t len;
+
+	memset(l, 0, sizeof(*l));
+	if (!lines_kept() ||
+	    mntkit__mi_read(w->mi_fd, &w->mibuf, &w->micap, &len) ||
+	    lines_index(l, w->mibuf, len))
+		return;
+	l->valid = 1;
+}
+
+/* the lines read before a diff become the view's */
+static void lines_keep(struct mntkit_watch *w, struct lines *l, int ok)
+{
+	lines_free(&w->lines);
+	if (ok)
+		w->lines = *l;
+	else
+		lines_free(l);
+}
+
+static void synced(struct mntkit_watch *w, int ret, int64_t t0)
+{
+	int64_t now;
+
 	w->diff_cost = cpu_ns() - t0;
 	now = now_ns();
 	w->verify_first = w->verify_due = 0;
@@ -627,7 +760,109 @@ static int sync_table(struct mntkit_watch *w, int resync)
 	}
 	schedule_rescan(w, now);
 	arm_timer(w);
+}
+
+/* diff a fresh snapshot against the view (with a RESYNC event first) */
+static int sync_table(struct mntkit_watch *w, int resync)
+{
+	struct mntkit_table *t = NULL;
+	int64_t t0 = cpu_ns();
+	struct lines l;
+	int ret;
+
+	lines_read(w, &l);
+	ret = build_table(w, &t);
+	if (!ret && resync) {
+		ret = q_reserve(&w->q, 1);
+		if (!ret)
+			q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0, NULL, NULL);
+	}
+	if (!ret)
+		ret = apply_table(w, t);
+	mntkit_table_free(t);
+	lines_keep(w, &l, !ret);
+	synced(w, ret, t0);
 	return ret;
+}
+
+/*
+ * The mounts of listing @iv to statmount after a change signal: the new
+ * ones and those whose mountinfo line changed since @old (into @todo).
+ * Marks the listed ones of the view with w->gen.
+ */
+static int lines_todo(struct mntkit_watch *w, const struct mntkit_idvec *iv,
+		      const struct lines *old, const struct lines *now,
+		      struct mntkit_idvec *todo)
+{
+	int ret = mntkit__idvec_reserve(todo, iv->n + 1);
+
+	if (ret)
+		return ret;
+	w->gen++;
+	for (size_t i = 0; i < iv->n; i++) {
+		struct slot *s = map_find(&w->view, iv->v[i]);
+		uint64_t h;
+
+		if (s) {
+			s->gen = w->gen;
+			h = (s->sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) ?
+				    lines_hash(now, s->sm->mnt_id_old) :
+				    0;
+			if (h && h == lines_hash(old, s->sm->mnt_id_old))
+				continue;
+		}
+		todo->v[todo->n++] = iv->v[i];
+	}
+	return 0;
+}
+
+/*
+ * After a change signal, on the native backend: one read of mountinfo
+ * and one listing; statmount only what is new or whose line changed (see
+ * struct lines). Falls back to a whole diff when it cannot.
+ */
+static int sync_lines(struct mntkit_watch *w)
+{
+	struct mntkit_idvec iv = { 0 }, todo = { 0 };
+	int64_t t0 = cpu_ns();
+	struct lines l;
+	int ret;
+
+	if (!w->lines.valid)
+		return sync_table(w, 0);
+	lines_read(w, &l);
+	if (!l.valid)
+		return sync_table(w, 0);
+	ret = mntkit__list_flat(&w->req, MNTKIT_LSMT_ROOT, 0, &iv);
+	if (!ret)
+		ret = lines_todo(w, &iv, &w->lines, &l, &todo);
+	if (!ret)
+		ret = detach_unseen(w);
+	for (size_t i = 0; i < todo.n && !ret; i++) {
+		ret = mntkit__stat_into(&w->req, todo.v[i], w->mask, &w->buf,
+					&w->bufsize);
+		if (ret == -ENOENT) { /* gone since the listing */
+			ret = detach_one(w, todo.v[i]);
+			ret = ret > 0 ? 0 : ret;
+			continue;
+		}
+		if (!ret)
+			ret = refresh(w, w->buf);
+		ret = ret > 0 ? 0 : ret;
+	}
+	free(iv.v);
+	free(todo.v);
+	lines_keep(w, &l, !ret);
+	if (ret) /* the whole diff, now */
+		return sync_table(w, 0);
+	synced(w, 0, t0);
+	return 0;
+}
+
+/* a signalled change: the cheaper diff where there is one */
+static int sync_signalled(struct mntkit_watch *w)
+{
+	return lines_kept() ? sync_lines(w) : sync_table(w, 0);
 }
 
 /* ---- fanotify ---- */
@@ -660,21 +895,6 @@ static int fan_stat(struct mntkit_watch *w, uint64_t id)
 	if (ret)
 		return ret;
 	return (pt->mask & MNTKIT_STATMOUNT_MNT_POINT) ? 0 : FAN_OUT_OF_REACH;
-}
-
-/* queue DETACH for @id if the view has it; 1 if it did, -ENOMEM */
-static int detach_one(struct mntkit_watch *w, uint64_t id)
-{
-	struct mntkit_statmount *old;
-
-	if (!map_find(&w->view, id))
-		return 0;
-	if (q_reserve(&w->q, 1))
-		return -ENOMEM;
-	old = map_remove(&w->view, id);
-	kids_note(&w->kids, old, 0);
-	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, old, NULL);
-	return 1;
 }
 
 /*
@@ -869,7 +1089,7 @@ static int process(struct mntkit_watch *w)
 	if (w->need_resync)
 		return sync_table(w, 1);
 	if (pri && (w->source == MNTKIT_WATCH_POLL || !got))
-		return sync_table(w, 0);
+		return sync_signalled(w);
 	now = now_ns();
 	if (pri) { /* fanotify events came with it: check once quiet */
 		if (!w->verify_first)
@@ -881,9 +1101,10 @@ static int process(struct mntkit_watch *w)
 		if (w->verify_due > w->verify_first + most)
 			w->verify_due = w->verify_first + most;
 	}
-	if ((w->verify_due && now >= w->verify_due) ||
-	    (w->rescan_due && now >= w->rescan_due))
+	if (w->rescan_due && now >= w->rescan_due)
 		return sync_table(w, 0);
+	if (w->verify_due && now >= w->verify_due)
+		return sync_signalled(w);
 	arm_timer(w);
 	return 0;
 }
@@ -968,6 +1189,8 @@ void mntkit_watch_free(struct mntkit_watch *w)
 	q_free(&w->q);
 	map_free(&w->view);
 	map_free(&w->kids);
+	lines_free(&w->lines);
+	free(w->mibuf);
 	free(w->buf);
 	free(w->pbuf);
 	free(w->fanbuf);
@@ -1179,14 +1402,19 @@ static int first_view(struct mntkit_watch *w, unsigned int flags)
 {
 	struct mntkit_table *t;
 	int64_t t0 = cpu_ns();
+	struct lines l;
 	int ret;
 
+	lines_read(w, &l);
 	ret = build_table(w, &t);
-	if (ret)
+	if (ret) {
+		lines_free(&l);
 		return ret;
+	}
 	w->diff_cost = cpu_ns() - t0;
 	ret = apply_table(w, t);
 	mntkit_table_free(t);
+	lines_keep(w, &l, !ret);
 	if (ret)
 		return ret;
 	if (!(flags & MNTKIT_WATCH_INITIAL)) {
