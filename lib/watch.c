@@ -89,6 +89,14 @@
 #define VERIFY_MAX_NS (1000 * MS_NS)
 #define VERIFY_COST_FACTOR 50
 #define RETRY_NS (100 * MS_NS) /* after a failed diff */
+/*
+ * Coalescing: after a diff that cost C (CPU), the next one for a change
+ * signal waits until SYNC_GAP_FACTOR * C after it (at most SYNC_GAP_MAX_NS),
+ * so a table that keeps changing costs at most about 1/SYNC_GAP_FACTOR of
+ * a CPU, and each diff serves every change signalled meanwhile.
+ */
+#define SYNC_GAP_FACTOR 10
+#define SYNC_GAP_MAX_NS (250 * MS_NS)
 
 #define FAN_BUFSIZE (64 * 1024)
 #define FAN_READS_PER_CALL 64 /* bounded work per mntkit_watch_read() */
@@ -401,6 +409,7 @@ struct mntkit_watch {
 	struct qev cur; /* the event last returned */
 	int need_resync;
 	int64_t verify_first, verify_due, rescan_due;
+	int64_t sync_after; /* a signalled diff waits until then */
 	int64_t diff_cost;
 	struct mntkit_statmount *buf; /* statmount replies */
 	size_t bufsize;
@@ -747,10 +756,12 @@ static void lines_keep(struct mntkit_watch *w, struct lines *l, int ok)
 
 static void synced(struct mntkit_watch *w, int ret, int64_t t0)
 {
-	int64_t now;
+	int64_t now, gap;
 
 	w->diff_cost = cpu_ns() - t0;
 	now = now_ns();
+	gap = SYNC_GAP_FACTOR * w->diff_cost;
+	w->sync_after = now + (gap < SYNC_GAP_MAX_NS ? gap : SYNC_GAP_MAX_NS);
 	w->verify_first = w->verify_due = 0;
 	if (ret) { /* part of the diff may be queued: finish it soon */
 		w->need_resync = 1;
@@ -1088,9 +1099,16 @@ static int process(struct mntkit_watch *w)
 	pri = mi_signalled(w);
 	if (w->need_resync)
 		return sync_table(w, 1);
-	if (pri && (w->source == MNTKIT_WATCH_POLL || !got))
-		return sync_signalled(w);
 	now = now_ns();
+	if (pri && (w->source == MNTKIT_WATCH_POLL || !got)) {
+		if (now >= w->sync_after)
+			return sync_signalled(w);
+		/* coalesce: one diff, soon, for this and what follows */
+		if (!w->verify_due || w->verify_due > w->sync_after)
+			w->verify_due = w->sync_after;
+		arm_timer(w);
+		return 0;
+	}
 	if (pri) { /* fanotify events came with it: check once quiet */
 		if (!w->verify_first)
 			w->verify_first = now;

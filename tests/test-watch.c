@@ -425,7 +425,8 @@ static void run_ops(struct world *wd, struct mntkit_watch *w, struct model *m,
 		wd->tried++;
 		wd->ok += one_op(wd) == 0;
 		if (i % 64 == 63) {
-			drain_now(w, m);
+			/* long enough for a coalesced diff (10x its cost) */
+			drain_quiet(w, m, 40);
 			world_prune(wd);
 		}
 	}
