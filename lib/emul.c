@@ -251,6 +251,7 @@ struct table {
 	uint32_t *groups;     /* the peer groups of the table, sorted */
 	size_t ngroups;
 	int loaded;
+	unsigned int snap;    /* the snapshot window it was loaded in, or 0 */
 	int stale;            /* known to be out of date: reload */
 	int has_hidden;       /* some key is an old ID (unique mode) */
 	int unique_mode;
@@ -260,6 +261,18 @@ struct table {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Snapshot windows (mntkit__emul_snapshot(), for watches): between its
+ * begin and end, a thread's first load reads mountinfo once, even if the
+ * table changed meanwhile (one read is whole: every mount that lives
+ * throughout it is in it, once, under its own line), and that table
+ * serves the rest of the window unchecked, so a listing and the
+ * statmounts of its IDs are of one read. The watch learns of what changed
+ * since from its own POLLPRI.
+ */
+static __thread unsigned int snap_cur; /* 0: not in a window */
+static unsigned int snap_serial;       /* under @lock */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static struct table self_tab = { .fd = -1, .ep = -1 };
 static struct table other_tab = { .fd = -1, .ep = -1 };
@@ -911,7 +924,7 @@ static int table_load(struct table *t, int ids)
 	long long start = now_ns();
 	char path[64];
 	uint64_t id;
-	int ret = -EAGAIN, fd;
+	int ret = -EAGAIN, fd, changed = 0;
 
 	/*
 	 * Under constant churn every read sees a change: after LOAD_TRIES a
@@ -920,7 +933,8 @@ static int table_load(struct table *t, int ids)
 	 */
 	for (int i = 0; i < LOAD_TRIES_TORN; i++) {
 		ret = load_once(t, ids);
-		if (ret == -ESTALE && i + 1 >= LOAD_TRIES)
+		changed = ret == -ESTALE;
+		if (ret == -ESTALE && (i + 1 >= LOAD_TRIES || snap_cur))
 			ret = 0;
 		if (ret != -EAGAIN && ret != -ESTALE)
 			break;
@@ -931,7 +945,9 @@ static int table_load(struct table *t, int ids)
 		return ret;
 	t->max_age = (now_ns() - start) * AGE_FACTOR;
 	t->loaded_at = age_now_ns();
-	t->stale = 0;
+	/* the change seen during the read was consumed: the next call looks */
+	t->stale = changed;
+	t->snap = snap_cur;
 	if (t->max_age < AGE_MIN_NS)
 		t->max_age = AGE_MIN_NS;
 	if (t->max_age > AGE_MAX_NS)
@@ -982,8 +998,9 @@ static int self_table(struct table **out, int ids)
 		return ret;
 	same_root = t->fd >= 0 && rdev == t->root_dev && rino == t->root_ino &&
 		    rmnt == t->root_mnt;
-	if (same_root && rmnt && t->loaded && !t->stale && ids_ok(t, ids) &&
-	    !table_changed(t) && !table_aged(t)) {
+	if (same_root && rmnt && t->loaded && ids_ok(t, ids) &&
+	    ((snap_cur && t->snap == snap_cur) ||
+	     (!t->stale && !table_changed(t) && !table_aged(t)))) {
 		*out = t;
 		return 0;
 	}
@@ -1007,6 +1024,17 @@ static int self_table(struct table **out, int ids)
 		return ret;
 	*out = t;
 	return 0;
+}
+
+void mntkit__emul_snapshot(int begin)
+{
+	if (!begin) {
+		snap_cur = 0;
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	snap_cur = ++snap_serial ? snap_serial : ++snap_serial;
+	pthread_mutex_unlock(&lock);
 }
 
 /* ---- foreign namespaces ---- */
@@ -1113,8 +1141,9 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 	int ret;
 
 	if (other_matches(w)) {
-		if (t->stale || !ids_ok(t, ids) || table_changed(t) ||
-		    table_aged(t)) {
+		if (!ids_ok(t, ids) ||
+		    ((!snap_cur || t->snap != snap_cur) &&
+		     (t->stale || table_changed(t) || table_aged(t)))) {
 			ret = table_load(t, ids);
 			if (ret)
 				return ret;

@@ -93,6 +93,15 @@ uint64_t mntkit__emul_supported_mask(void);
  * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/emul.c) */
 int mntkit__emul_unique_ids(void);
 
+/*
+ * mntkit__emul_snapshot(1) ... (0): a snapshot window of the calling
+ * thread: the emulation reads mountinfo once for it (no re-read because
+ * the table changed while it was read) and answers every call of the
+ * window from that read. For watches, which learn of later changes from
+ * their own POLLPRI.
+ */
+void mntkit__emul_snapshot(int begin);
+
 /* the mnt_id line of /proc/self/fdinfo/@fd (3.15+); 0 or -errno */
 int mntkit__fdinfo_mnt_id(int fd, uint64_t *id);
 
