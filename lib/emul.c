@@ -12,7 +12,8 @@
  * readable unique ID: it is named by its old ID (<= 2^31, which no unique
  * ID can be), and so is a parent that is not in the table (the parent of
  * the caller's root mount), and so is a mount of a network or FUSE
- * filesystem, whose mount point is not looked at (served_fs()). Without
+ * filesystem, or one whose mount point path crosses such a mount: no path
+ * is ever resolved through a served filesystem (mark_served_paths()). Without
  * unique IDs, every mount is named by its old (reused) ID. An ID <= 2^31
  * is accepted as mnt_id (and as listmount's cursor) exactly when it can
  * name a mount of the table.
@@ -196,6 +197,7 @@ struct probe {
 	uint8_t verified;     /* the point resolves to this very mount */
 	uint8_t has_unique;
 	uint8_t has_f_type;
+	uint8_t no_look;      /* its point is reached through a served mount */
 	uint64_t unique;
 	uint64_t f_type;
 };
@@ -600,6 +602,10 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 
 	if (pr->ids_done && (pr->statfs_done || !want_statfs))
 		return;
+	if (pr->no_look) {
+		pr->ids_done = pr->statfs_done = 1;
+		return;
+	}
 	path = point_path(t, i, buf);
 	fd = path ? open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
 	pr->ids_done = 1;
@@ -754,7 +760,7 @@ static int probe_again(struct table *t, size_t i, int want_statfs)
 	char *path;
 	int ret;
 
-	if (!mm || (want_statfs && !mm->has_f_type))
+	if (!mm || (want_statfs && !mm->has_f_type) || pr->no_look)
 		return 0;
 	path = point_path(t, i, buf);
 	if (!path)
@@ -805,9 +811,94 @@ static int collect_groups(struct table *t)
  */
 static int served_fs(const struct table *t, size_t i)
 {
-	struct fstype ft = type_of(t, i);
+	return !type_of(t, i).statfs_ok;
+}
 
-	return ft.known && !ft.statfs_ok;
+/* a mount point string of the table */
+struct point_ref {
+	const char *s;
+	size_t len;
+};
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct point_ref *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int is_point(const struct point_ref *v, size_t n, const char *s,
+		    size_t len)
+{
+	struct point_ref key = { s, len };
+
+	return bsearch(&key, v, n, sizeof(*v), cmp_point) != NULL;
+}
+
+/* does the path @s cross a point of @v (a prefix ending at a '/', or all) */
+static int crosses(const struct point_ref *v, size_t n, const char *s,
+		   size_t len)
+{
+	for (size_t k = 1; k < len; k++)
+		if (s[k] == '/' && is_point(v, n, s, k))
+			return 1;
+	return is_point(v, n, s, len) || (len && is_point(v, n, s, 1));
+}
+
+/*
+ * No call may block on a filesystem's server. Mark the entries whose
+ * mount point path crosses the point of a served mount (served_fs()): a
+ * lookup of that path could walk into the served filesystem (whose
+ * d_revalidate or lookup asks the daemon, and a FUSE request waits for its
+ * answer uninterruptibly: not even SIGKILL ends it). A mount point path is
+ * the chain of its ancestors' points, and a path that crosses a served
+ * point can also end up in the served mount when it is stacked there
+ * (mounted over the mount's ancestor), so every prefix counts, whatever
+ * the stacking: an overmounted served mount still marks what is below its
+ * point (cheap and safe; those mounts only lose their unique IDs). These
+ * entries are never looked at: probe_point() and probe_again() leave them,
+ * so they are named by their old ID (as hidden mounts) and their magic
+ * comes from fsmagic.c or is not reported. The served mounts themselves
+ * are not looked at either. Exempt: a served mount on "/" of the caller's
+ * own table, through which every lookup of the process goes (/proc too).
+ */
+static int mark_served_paths(struct table *t)
+{
+	struct point_ref *v;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->mi.n; i++)
+		if (served_fs(t, i))
+			n++;
+	if (!n)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < t->mi.n; i++) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+		const char *pt = mntkit__mi_str(&t->mi, m->point);
+
+		if (!served_fs(t, i) ||
+		    (!t->pid && m->point.len == 1 && pt[0] == '/'))
+			continue;
+		v[n++] = (struct point_ref){ pt, m->point.len };
+	}
+	qsort(v, n, sizeof(*v), cmp_point);
+	for (size_t i = 0; i < t->mi.n && n; i++) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+
+		if (served_fs(t, i) ||
+		    crosses(v, n, mntkit__mi_str(&t->mi, m->point),
+			    m->point.len))
+			t->probe[i].no_look = 1;
+	}
+	free(v);
+	return 0;
 }
 
 /* with unique IDs, the key of every entry: its unique ID where it can be
@@ -819,7 +910,7 @@ static int resolve_ids(struct table *t)
 	for (size_t i = 0; i < t->mi.n; i++) {
 		int want_statfs = needs_statfs(t, i);
 
-		if (!served_fs(t, i) && !probe_again(t, i, want_statfs))
+		if (!probe_again(t, i, want_statfs))
 			probe_point(t, i, want_statfs);
 		if (t->probe[i].has_unique) {
 			t->keys[i] = t->probe[i].unique;
@@ -860,7 +951,7 @@ static int load_once(struct table *t, int ids)
 	if (t->unique_mode)
 		t->keys = calloc(t->mi.n + 1, sizeof(*t->keys));
 	if (!t->probe || (t->unique_mode && !t->keys) || collect_groups(t) ||
-	    type_magics(t))
+	    type_magics(t) || mark_served_paths(t))
 		return -ENOMEM;
 	t->has_hidden = 0;
 	if (t->unique_mode) {
