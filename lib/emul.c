@@ -32,7 +32,8 @@
  * old ID, and the reply is laid out as a kernel with every group lays it
  * (its string order, sizes and EOVERFLOW rule). The line is that mount's
  * because the table was current when the kernel answered and poll reports
- * no change since. A mount that is not in mountinfo (outside the caller's
+ * no change since, or (under churn) because the table was read between two
+ * replies of the kernel about that mount (see hybrid_match()). A mount that is not in mountinfo (outside the caller's
  * root) gets the kernel's groups only. supported_mask is the kernel's
  * groups and the emulation's. The hybrid needs no unique IDs from the
  * table (IDS_ANY), so the tables it loads look at no mount point.
@@ -1962,34 +1963,55 @@ static int kernel_reply(const struct mntkit_mnt_id_req *req)
 
 /*
  * The table entry of the mount the kernel just described (kreply), proven
- * to be that mount: the table was current when the kernel answered and has
- * not changed since (no mount event between its read and now), so its line
- * with the kernel's old ID is that very mount. 1 with *@tp and *@ip, 0
- * when the kernel answered but the emulation cannot complete the reply
- * (the mount is not in mountinfo, or the table keeps changing), or -errno
+ * to be that mount, either way:
+ *  - the table was current when the kernel answered and has not changed
+ *    since (no mount event between its read and now), so its line with
+ *    the kernel's old ID is that very mount;
+ *  - or, under churn (the table changed meanwhile), the table was read
+ *    between two replies of the kernel about the same mount (same unique
+ *    ID, same old ID): the mount lived all along, a unique ID never comes
+ *    back once its mount is gone, and no two live mounts share an old ID,
+ *    so that old ID was this mount's while the table was read.
+ * Requiring the first alone made a reply under constant churn (a mount
+ * and unmount in a loop elsewhere in the namespace) give up after some
+ * tries and come back with the kernel's groups only: truthful, but not
+ * the newer kernel's reply (test-emul-hybrid's churn case, now and then).
+ * 1 with *@tp and *@ip, 0 when the kernel answered but the emulation
+ * cannot complete the reply (the mount is not in mountinfo), or -errno
  * from the kernel.
  */
 static int hybrid_match(const struct mntkit_mnt_id_req *kreq, int need,
 			struct table **tp, size_t *ip)
 {
+	uint64_t prev_old = 0;
+	int have_prev = 0;
+
 	if (!need)
 		return kernel_reply(kreq);
 	for (int tries = 0; tries < LOAD_TRIES; tries++) {
 		struct table *t = NULL;
+		uint64_t old;
 		ssize_t i;
 		int ret, have;
 
+		/* after a change seen below, this re-reads the table */
 		have = request_table(kreq, &t, IDS_ANY) == 0;
 		ret = kernel_reply(kreq);
 		if (ret)
 			return ret;
 		if (!have || !(kreply.sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
 			return 0;
+		old = kreply.sm->mnt_id_old;
 		if (table_changed(t)) {
 			t->stale = 1;
-			continue;
+			if (!have_prev || prev_old != old) {
+				prev_old = old;
+				have_prev = 1;
+				continue;
+			}
+			/* read between two replies of this mount: its line */
 		}
-		i = mntkit__mindex_find_old(&t->ix, kreply.sm->mnt_id_old);
+		i = mntkit__mindex_find_old(&t->ix, old);
 		if (i < 0)
 			return 0;
 		*tp = t;
