@@ -203,6 +203,12 @@ struct probe {
 	uint64_t f_type;
 };
 
+/* a mount point string of a table */
+struct point_ref {
+	const char *s;
+	size_t len;
+};
+
 /* what fsmagic.c tells of a filesystem type */
 struct fstype {
 	struct mntkit_mi_span name; /* of one entry of that type */
@@ -243,6 +249,8 @@ struct table {
 	struct fstype types[MAX_TYPES];
 	size_t ntypes;
 	uint64_t *keys;
+	struct point_ref *served; /* the served mounts' points, sorted */
+	size_t nserved;
 	/*
 	 * What the last loads proved, kept across reloads: old ID X was the
 	 * mount of unique ID U (a fact for as long as U lives), sorted by X.
@@ -355,6 +363,9 @@ static void table_drop(struct table *t)
 	t->ntypes = 0;
 	free(t->keys);
 	t->keys = NULL;
+	free(t->served);
+	t->served = NULL;
+	t->nserved = 0;
 	free(t->groups);
 	t->groups = NULL;
 	t->ngroups = 0;
@@ -815,12 +826,6 @@ static int served_fs(const struct table *t, size_t i)
 	return !type_of(t, i).statfs_ok;
 }
 
-/* a mount point string of the table */
-struct point_ref {
-	const char *s;
-	size_t len;
-};
-
 static int cmp_point(const void *a, const void *b)
 {
 	const struct point_ref *x = a, *y = b;
@@ -843,6 +848,8 @@ static int is_point(const struct point_ref *v, size_t n, const char *s,
 static int crosses(const struct point_ref *v, size_t n, const char *s,
 		   size_t len)
 {
+	if (!n)
+		return 0;
 	for (size_t k = 1; k < len; k++)
 		if (s[k] == '/' && is_point(v, n, s, k))
 			return 1;
@@ -898,7 +905,8 @@ static int mark_served_paths(struct table *t)
 			    m->point.len))
 			t->probe[i].no_look = 1;
 	}
-	free(v);
+	t->served = v; /* for mntkit_path_served() */
+	t->nserved = n;
 	return 0;
 }
 
@@ -2230,6 +2238,32 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 		return ret ? ret : -EOPNOTSUPP;
 	*mnt_id = uniq;
 	return 0;
+}
+
+/*
+ * Could a lookup of @path (absolute, as a mount point is written) walk
+ * through a served filesystem of the caller's namespace? The rule of
+ * mark_served_paths(), for the tools' own lookups of mount points (lsmnt's
+ * statvfs); any backend, from the emulation's table (no unique IDs needed,
+ * so loading it looks at no mount point).
+ */
+int mntkit_path_served(const char *path)
+{
+	struct table *t;
+	int ret;
+
+	if (!path)
+		return mntkit__fail(EFAULT);
+	if (path[0] != '/')
+		return mntkit__fail(EINVAL);
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	ret = self_table(&t, IDS_ANY);
+	if (!ret)
+		ret = crosses(t->served, t->nserved, path, strlen(path));
+	pthread_mutex_unlock(&lock);
+	return ret < 0 ? mntkit__fail(-ret) : ret;
 }
 
 const struct mntkit_backend_ops mntkit_mountinfo_ops = {

@@ -691,7 +691,10 @@ void devlookup_end(struct devlookup *dl)
  * As findmnt: statvfs() of the mount point's path, as this process sees
  * it. A mount that is overmounted answers for the mount on top, one
  * outside our root or namespace (--unreachable, --ns, -N) for whatever
- * that path is here, or not at all (empty cells).
+ * that path is here, or not at all (empty cells). Unlike findmnt, never
+ * for a path that is or crosses a served mount (NFS, FUSE, ...): its
+ * statvfs would ask the server, and a FUSE daemon that does not answer
+ * holds lsmnt beyond SIGKILL (empty cells; mntkit_path_served()).
  */
 void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
 {
@@ -701,7 +704,7 @@ void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
 	memset(u, 0, sizeof(*u));
 	if (!(sm->mask & G(MNT_POINT)) ||
 	    mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0 ||
-	    statvfs(point, &st) < 0)
+	    mntkit_path_served(point) == 1 || statvfs(point, &st) < 0)
 		return;
 	u->ok = true;
 	u->frsize = st.f_frsize;

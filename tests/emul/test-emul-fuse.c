@@ -10,8 +10,8 @@
  * (so a waiter sits in request_wait_answer()'s uninterruptible wait, which
  * SIGKILL does not end) but never replies. A control lookup proves it.
  *
- * Then every tool (lsmnt, statmnt -r, statmnt /, statmnt ID, mntwatch
- * --initial) and the library calls (mntkit_list, mntkit_table_new,
+ * Then every tool (lsmnt, also with the df columns, statmnt -r, statmnt /,
+ * statmnt ID, mntwatch --initial) and the library calls (mntkit_list, mntkit_table_new,
  * mntkit_stat of every mount, mntkit_path_id of "/") must return, each in
  * a child with a deadline: on the native backend, the mountinfo backend,
  * the automatic backend under a seccomp filter that hides statmount and
@@ -352,6 +352,15 @@ static void run_lib(void *arg)
 
 	child_env(m);
 	T_OK(mntkit_path_id(AT_FDCWD, "/", 0, &id));
+	/* what lsmnt asks before statvfs: the FUSE mount, what is in and
+	 * under it, and not the rest */
+	T_EQ_I(mntkit_path_served(z.f), 1);
+	T_EQ_I(mntkit_path_served(t_path("%s/d", z.f)), 1);
+	T_EQ_I(mntkit_path_served(t_path("%s/x", z.f)), 1);
+	T_EQ_I(mntkit_path_served(t_path("%sx", z.f)), 0);
+	T_EQ_I(mntkit_path_served(t_base), 0);
+	T_EQ_I(mntkit_path_served("/"), 0);
+	T_EQ_I(mntkit_path_served("d"), -EINVAL);
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
 	T_ASSERTF(n > 0, "mntkit_list: %zd", n);
 	T_OK(mntkit_table_new(NULL, MNTKIT_STATMOUNT_MNT_POINT |
@@ -419,6 +428,8 @@ static void check_mode(enum mode m)
 	struct run tools[] = {
 		{ m, { "lsmnt", NULL } },
 		{ m, { "lsmnt", "--json", "-o", "+FSTYPE,ID,FSROOT", NULL } },
+		{ m, { "lsmnt", "-o", "TARGET,SIZE,USED,AVAIL,USE%", NULL } },
+		{ m, { "lsmnt", "--df", NULL } },
 		{ m, { "statmnt", "-r", NULL } },
 		{ m, { "statmnt", "/", NULL } },
 		{ m, { "statmnt", idbuf, NULL } },
