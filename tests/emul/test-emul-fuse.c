@@ -243,6 +243,10 @@ static void setup(void)
 		t_fail("mount tmpfs on %s/d: %s", z.f, strerror(errno));
 	if (mount("devtmpfs", t_path("%s/e", z.f), "devtmpfs", 0, NULL))
 		t_fail("mount devtmpfs on %s/e: %s", z.f, strerror(errno));
+	/* a source that names a path inside the FUSE mount (lsmnt -c and
+	 * the libblkid columns canonicalize sources) */
+	if (mount(t_path("%s/d/src", z.f), t_tmpdir(), "tmpfs", 0, NULL))
+		t_fail("mount tmpfs: %s", strerror(errno));
 	z.old_d = old_id_of(t_path("%s/d", z.f));
 	z.old_e = old_id_of(t_path("%s/e", z.f));
 	z.old_x = old_id_of(x);
@@ -430,6 +434,8 @@ static void check_mode(enum mode m)
 		{ m, { "lsmnt", "--json", "-o", "+FSTYPE,ID,FSROOT", NULL } },
 		{ m, { "lsmnt", "-o", "TARGET,SIZE,USED,AVAIL,USE%", NULL } },
 		{ m, { "lsmnt", "--df", NULL } },
+		{ m, { "lsmnt", "-c", NULL } },
+		{ m, { "lsmnt", "-o", "+UUID,LABEL,PARTUUID", NULL } },
 		{ m, { "statmnt", "-r", NULL } },
 		{ m, { "statmnt", "/", NULL } },
 		{ m, { "statmnt", idbuf, NULL } },
