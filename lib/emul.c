@@ -33,10 +33,11 @@
  * (its string order, sizes and EOVERFLOW rule). The line is that mount's
  * because the table was current when the kernel answered and poll reports
  * no change since, or (under churn) because the table was read between two
- * replies of the kernel about that mount (see hybrid_match()). A mount that is not in mountinfo (outside the caller's
- * root) gets the kernel's groups only. supported_mask is the kernel's
- * groups and the emulation's. The hybrid needs no unique IDs from the
- * table (IDS_ANY), so the tables it loads look at no mount point.
+ * replies of the kernel about that mount (see hybrid_match()). A mount that
+ * is not in mountinfo (outside the caller's root) gets the kernel's groups
+ * only. supported_mask is the kernel's groups and the emulation's. The
+ * hybrid needs no unique IDs from the table (IDS_ANY), so the tables it
+ * loads look at no mount point.
  *
  * Cache. One parsed table of the calling thread's namespace (and one of
  * the last foreign namespace asked for), with its mountinfo file kept open.

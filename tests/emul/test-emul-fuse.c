@@ -10,10 +10,11 @@
  * (so a waiter sits in request_wait_answer()'s uninterruptible wait, which
  * SIGKILL does not end) but never replies. A control lookup proves it.
  *
- * Then every tool (lsmnt, also with the df columns, statmnt -r, statmnt /,
- * statmnt ID, mntwatch --initial) and the library calls (mntkit_list, mntkit_table_new,
- * mntkit_stat of every mount, mntkit_path_id of "/") must return, each in
- * a child with a deadline: on the native backend, the mountinfo backend,
+ * Then every tool (lsmnt, also with the df columns, -c and the libblkid
+ * columns, statmnt -r, statmnt /, statmnt ID, mntwatch --initial) and the
+ * library calls (mntkit_list, mntkit_table_new, mntkit_stat of every mount,
+ * mntkit_path_id of "/", mntkit_path_served) must return, each in a child
+ * with a deadline: on the native backend, the mountinfo backend,
  * the automatic backend under a seccomp filter that hides statmount and
  * listmount (ENOSYS), and in old-ID mode (MNTKIT_TEST_OLD_IDS=1). The
  * watchdog is this process: when a child misses its deadline it kills the
