@@ -4,10 +4,12 @@
 #   make check    install what is missing, build, run the whole test suite
 #   make check-sanitize   the suite under AddressSanitizer + UBSan
 #   make install  PREFIX=/usr/local DESTDIR=
+#   make abi-baseline  abi/libmntkit.abi anew (an intended ABI change)
 #   make bench    the benchmarks (bench/: listing, emulation, lsmnt, mntwatch;
 #                 BIG=1 for lsmnt's big sizes)
 #   make check-builds  compile (no tests) optimized with gcc -O3 and with
-#                 clang, where -Wall -Wextra -Werror finds other things
+#                 clang, where -Wall -Wextra -Werror finds other things,
+#                 and the library alone (-Dtools=false ...)
 #   make fuzz     the libFuzzer target for FUZZ_TIME seconds (fuzz/run.sh;
 #                 replays the corpus when libFuzzer is not available)
 
@@ -17,10 +19,15 @@ SANBUILD ?= build-san
 FUZZBUILD ?= build-fuzz
 RELBUILD ?= build-release
 CLANGBUILD ?= build-clang
+LIBBUILD ?= build-libonly
 FUZZ_TIME ?= 45
 BIG     ?= 0
 MESON   ?= meson
 NINJA   ?= ninja
+# The project's own builds turn warnings into errors; a distribution's
+# build (debian/rules, or a plain "meson setup") does not, so that a newer
+# compiler's new warning never makes the package unbuildable.
+WERROR  ?= -Dwerror=true
 
 # Debian packages the build and the tests need (apt-get, when missing);
 # e2fsprogs, fdisk and btrfs-progs make the test file systems of lsmnt's
@@ -32,7 +39,7 @@ DEB_PKGS = meson ninja-build gcc g++ pkg-config libc6-dev libsmartcols-dev \
 FUZZ_DEB_PKGS = clang libclang-rt-dev
 
 .PHONY: all deps build run check check-sanitize check-builds install bench fuzz \
-	clean
+	abi-baseline clean
 
 all: build
 
@@ -40,7 +47,7 @@ deps:
 	@sh scripts/deps.sh $(DEB_PKGS)
 
 $(BUILD)/build.ninja:
-	$(MESON) setup $(BUILD) --prefix=$(PREFIX)
+	$(MESON) setup $(BUILD) --prefix=$(PREFIX) $(WERROR)
 
 build: deps $(BUILD)/build.ninja
 	$(NINJA) -C $(BUILD)
@@ -52,7 +59,7 @@ check: build
 	@sh tests/run-tests.sh $(BUILD)
 
 $(SANBUILD)/build.ninja:
-	$(MESON) setup $(SANBUILD) -Db_sanitize=address,undefined \
+	$(MESON) setup $(SANBUILD) $(WERROR) -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dbuildtype=debug
 
 check-sanitize: deps $(SANBUILD)/build.ninja
@@ -64,19 +71,33 @@ check-sanitize: deps $(SANBUILD)/build.ninja
 # gcc warns at -O3 about what it cannot see at -O2 (maybe-uninitialized
 # through inlining); clang warns about other things. Both must stay clean.
 $(RELBUILD)/build.ninja:
-	$(MESON) setup $(RELBUILD) -Dbuildtype=release
+	$(MESON) setup $(RELBUILD) $(WERROR) -Dbuildtype=release
 
 $(CLANGBUILD)/build.ninja:
-	CC=clang $(MESON) setup $(CLANGBUILD)
+	CC=clang $(MESON) setup $(CLANGBUILD) $(WERROR)
 
-check-builds: deps $(RELBUILD)/build.ninja
+# the library alone, as a distribution's minimal build or a subproject:
+# no tools, so no libsmartcols or libblkid
+$(LIBBUILD)/build.ninja:
+	$(MESON) setup $(LIBBUILD) $(WERROR) -Dtools=false -Dtests=false \
+		-Dbench=false -Dfuzz=false -Dexamples=false -Ddocs=false
+
+check-builds: deps $(RELBUILD)/build.ninja $(LIBBUILD)/build.ninja
 	$(NINJA) -C $(RELBUILD)
+	$(NINJA) -C $(LIBBUILD)
 	@if command -v clang >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory $(CLANGBUILD)/build.ninja && \
 		$(NINJA) -C $(CLANGBUILD); \
 	else \
 		echo "mntkit: clang not installed: the clang build is skipped"; \
 	fi
+
+# the ABI baseline tests/cli/abi.sh compares the library with: make it
+# anew only for an intended change of the ABI (and say so in NEWS)
+abi-baseline: build
+	@sh scripts/deps.sh abigail-tools
+	abidw --headers-dir include --drop-private-types --no-corpus-path \
+		--out-file abi/libmntkit.abi $(BUILD)/lib/libmntkit.so.0.*[0-9]
 
 install: build
 	$(MESON) configure $(BUILD) --prefix=$(PREFIX)
@@ -94,4 +115,5 @@ fuzz: deps
 	@MESON=$(MESON) NINJA=$(NINJA) sh fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME)
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(RELBUILD) $(CLANGBUILD)
+	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(RELBUILD) $(CLANGBUILD) \
+		$(LIBBUILD)

@@ -13,6 +13,9 @@
 #   bare                           bench-lsmnt bare: raw listmount(2) +
 #                                  statmount(2) of every group per mount
 #   emul-tree / -list / -json      lsmnt with MNTKIT_BACKEND=mountinfo
+#   base-tree / -list / -json      with LSMNT_BASE=PATH: another build of
+#                                  lsmnt (e.g. of an older commit), to
+#                                  measure a change side by side
 #
 # Output goes to /dev/null. Each run is timed by "bench-lsmnt run" (fork,
 # exec, wait4), whose peak RSS is the command's own. findmnt's tree mode is quadratic: its runs are
@@ -56,7 +59,9 @@ command -v findmnt >/dev/null 2>&1 || echo "bench: no findmnt: its rows stay emp
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mntkit-lsmnt-bench.XXXXXX")
 trap 'rmdir "$dir" 2>/dev/null || true' EXIT INT TERM
 
-export LSMNT=$lsmnt HELPER=$helper ROUNDS FINDMNT_TIMEOUT
+LSMNT_BASE=${LSMNT_BASE:-}
+[ -z "$LSMNT_BASE" ] || [ -x "$LSMNT_BASE" ] || die "LSMNT_BASE=$LSMNT_BASE is not executable"
+export LSMNT=$lsmnt HELPER=$helper ROUNDS FINDMNT_TIMEOUT LSMNT_BASE
 unshare -m --propagation private "$helper" grow "$dir" "$SIZES" -- \
 	python3 -c '
 import os, subprocess, sys, statistics, shutil
@@ -79,6 +84,10 @@ ok = subprocess.run([L, "-l", "-n", "-o", "ID"], env=emul,
 if ok.returncode == 0:
     variants += [("emul-tree", [L], emul), ("emul-list", [L, "-l"], emul),
                  ("emul-json", [L, "-J"], emul)]
+B = os.environ["LSMNT_BASE"]
+if B:
+    variants += [("base-tree", [B], None), ("base-list", [B, "-l"], None),
+                 ("base-json", [B, "-J"], None)]
 
 def once(argv, env):
     out = subprocess.run([H, "run", str(tmo)] + argv, env=env,
@@ -125,6 +134,8 @@ for mode in ("tree", "list", "json"):
     ratio("lsmnt-" + mode, "bare", "lsmnt-%s / bare" % mode)
 for mode in ("tree", "list", "json"):
     ratio("emul-" + mode, "lsmnt-" + mode, "emul-%s / lsmnt-%s" % (mode, mode))
+for mode in ("tree", "list", "json"):
+    ratio("lsmnt-" + mode, "base-" + mode, "lsmnt-%s / base-%s" % (mode, mode))
 for mode in ("tree", "list", "json"):
     a, b = "lsmnt-" + mode, "findmnt-" + mode
     if rss.get(a) and rss.get(b):

@@ -78,7 +78,7 @@ setup_build() {
 		return 0
 	fi
 	rm -rf "$fbuild"
-	CC=$cc $MESON setup "$fbuild" -Db_sanitize=address,undefined \
+	CC=$cc $MESON setup "$fbuild" -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dbuildtype=debugoptimized >"$tmp/setup.log" 2>&1 || {
 		cat "$tmp/setup.log" >&2
 		echo "fuzz: meson setup $fbuild failed" >&2

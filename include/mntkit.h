@@ -51,6 +51,13 @@ extern "C" {
 #define MNTKIT_VERSION_MINOR 1
 #define MNTKIT_VERSION_PATCH 0
 
+/*
+ * The release of the library a program runs with, "MAJOR.MINOR.PATCH"
+ * (a static string); MNTKIT_VERSION_* above are the release it was
+ * compiled against.
+ */
+const char *mntkit_version(void);
+
 /* ------------------------------------------------------------------------ */
 /* Part 1: the kernel ABI                                                   */
 /* ------------------------------------------------------------------------ */
@@ -390,7 +397,11 @@ int mntkit_stat_path(int dirfd, const char *path, int at_flags,
  * each other (-EINVAL).
  *
  * Mounts that vanish between the pages or while the tree is built are
- * left out, never reported as failures.
+ * left out, never reported as failures. CHILDREN and TREE walk a snapshot
+ * (mntkit_table_new()); a mount it placed as a root is below the start,
+ * where exactly it could not tell: TREE lists it with its subtree after
+ * the start's (and the root's) subtree, CHILDREN lists it as a child of
+ * the start. So no live mount below the start is left out.
  * On success *@ids is a malloc'd array (free(3); NULL when empty) and the
  * count is returned; on failure a negative errno.
  */
@@ -411,7 +422,8 @@ int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
  * struct mntkit_table - a snapshot of a mount namespace's table: one reply
  * per mount (the groups asked for), ordered by ascending mount ID, with an
  * index by ID and the parent/child links of the mount tree. Built with one
- * listing and one statmount per mount; mounts that vanish meanwhile are
+ * listing and one statmount per mount (and, when mounts moved meanwhile,
+ * a few re-reads: see "The tree" below); mounts that vanish meanwhile are
  * left out. Immutable once built, so it may be read from many threads.
  * Records are addressed by index, 0 .. mntkit_table_count() - 1.
  */
@@ -450,14 +462,32 @@ mntkit_table_get(const struct mntkit_table *table, size_t idx);
 ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
 
 /*
- * The tree. A root is a mount whose parent is not in the snapshot (the
- * caller's root mount; several only if the table changed while it was
- * read). Children and roots come by ascending mount ID.
+ * The tree. Every mount of a snapshot hangs from a root, also when mounts
+ * moved while it was read. A root is the mount the snapshot starts at (the
+ * caller's root mount, or the namespace's true root with
+ * MNTKIT_TABLE_UNREACHABLE), or a mount whose parent the caller's root does
+ * not reach (in a chroot whose root is no mount point: the mounts below
+ * it), or a mount the backend could not read (no MNT_BASIC in its mask).
+ * Children and roots come by ascending mount ID.
+ *
+ * A snapshot is not atomic: each mount is read where it was at its own
+ * statmount. Before it is returned it is checked, in O(n), for parent
+ * links that would leave live mounts out of the tree - a cycle (two mounts
+ * that swapped places, each read as the other's parent), a parent that is
+ * not in the listing (made after it) or that vanished - and then the
+ * mounts involved are read again, then the listing too, a few rounds. A
+ * mount that still does not fit (the table kept changing under every
+ * re-read) is *placed* as a root: its record keeps the mnt_parent_id it
+ * was read with, mntkit_table_placed() is 1 for it, the table's state has
+ * MNTKIT_TABLE_STATE_PLACED, and the placed roots come after the others.
+ * A cycle is cut at its lowest ID; the mounts below stay where they are.
+ *
  * mntkit_table_parent: the parent's index, or -1 for a root.
  * mntkit_table_first_child / mntkit_table_next_sibling: an index, or -1.
  * mntkit_table_first_root: the first root's index, or -1 when empty; the
  *   next roots follow with mntkit_table_next_sibling().
- * mntkit_table_depth: 0 for a root, parent's depth + 1 otherwise.
+ * mntkit_table_depth: 0 for a root, parent's depth + 1 otherwise (never 0
+ *   for a mount with a parent).
  */
 ssize_t mntkit_table_parent(const struct mntkit_table *table, size_t idx);
 ssize_t mntkit_table_first_child(const struct mntkit_table *table, size_t idx);
@@ -465,6 +495,19 @@ ssize_t mntkit_table_next_sibling(const struct mntkit_table *table,
 				  size_t idx);
 ssize_t mntkit_table_first_root(const struct mntkit_table *table);
 size_t mntkit_table_depth(const struct mntkit_table *table, size_t idx);
+
+/* mntkit_table_state() bits */
+#define MNTKIT_TABLE_STATE_PLACED 0x01U /* some mounts are placed as roots */
+
+/* mntkit_table_state - MNTKIT_TABLE_STATE_* of a snapshot (0 for NULL). */
+unsigned int mntkit_table_state(const struct mntkit_table *table);
+
+/*
+ * mntkit_table_placed - 1 when mount @idx is a root only because the
+ * snapshot could not tell where it hangs (see above), else 0 (also for an
+ * index out of range or a NULL table).
+ */
+int mntkit_table_placed(const struct mntkit_table *table, size_t idx);
 
 /* ---- Mount namespaces ---- */
 

@@ -169,17 +169,46 @@ int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 	}
 }
 
+/* how a listing takes a root of its snapshot */
+enum shaped_root {
+	SHAPED_START,  /* the start of a subtree: not listed itself */
+	SHAPED_ROOT,   /* stands for LSMT_ROOT: listed itself by TREE */
+	SHAPED_PLACED, /* placed by the snapshot: somewhere below the start */
+};
+
+/* the IDs root @r gives a shaped listing */
+static size_t list_root(const struct mntkit_table *t, size_t r,
+			unsigned int flags, enum shaped_root kind,
+			uint64_t *out)
+{
+	int reverse = !!(flags & MNTKIT_LIST_REVERSE);
+
+	if (!(flags & MNTKIT_LIST_CHILDREN))
+		return mntkit__table_walk(t, r, reverse, kind != SHAPED_START,
+					  out);
+	if (kind == SHAPED_PLACED) {
+		*out = mntkit_table_get(t, r)->mnt_id;
+		return 1;
+	}
+	return mntkit__table_children(t, r, reverse, out);
+}
+
 /*
  * The seed's listings over a snapshot of the subtree: the direct children
  * of the start, or the subtree depth-first. With LSMT_ROOT the roots of the
  * snapshot stand for the start, and are listed themselves by a TREE walk.
+ * Then the mounts the snapshot placed as roots (it could not tell their
+ * parents: mntkit_table_state()), which are below the start: each with its
+ * subtree (TREE), or as a child of the start (CHILDREN). In a subtree's
+ * snapshot every root but the start is one of those.
  */
 static int list_shaped(const struct mntkit_mnt_id_req *req, uint64_t mnt_id,
 		       unsigned int flags, struct mntkit_idvec *iv)
 {
 	int reverse = !!(flags & MNTKIT_LIST_REVERSE);
+	int from_root = mnt_id == MNTKIT_LSMT_ROOT;
 	struct mntkit_table *t;
-	ssize_t top;
+	ssize_t top, first;
 	int ret;
 
 	ret = mntkit__table_build(req, mnt_id, MNTKIT_STATMOUNT_MNT_BASIC, &t);
@@ -189,26 +218,30 @@ static int list_shaped(const struct mntkit_mnt_id_req *req, uint64_t mnt_id,
 	ret = mntkit__idvec_reserve(iv, mntkit_table_count(t) + 1);
 	if (ret)
 		goto out;
-	if (mnt_id == MNTKIT_LSMT_ROOT) {
-		top = reverse ? mntkit__table_last_root(t) :
-				mntkit_table_first_root(t);
-	} else {
-		top = mntkit_table_find(t, mnt_id);
-		if (top < 0) { /* the start vanished */
-			ret = -ENOENT;
-			goto out;
-		}
+	top = from_root ? -1 : mntkit_table_find(t, mnt_id);
+	if (!from_root && top < 0) { /* the start vanished */
+		ret = -ENOENT;
+		goto out;
 	}
-	for (; top >= 0; top = mntkit__table_sibling(t, (size_t)top, reverse)) {
-		if (flags & MNTKIT_LIST_CHILDREN)
-			iv->n += mntkit__table_children(t, (size_t)top,
-							reverse, iv->v + iv->n);
-		else
-			iv->n += mntkit__table_walk(t, (size_t)top, reverse,
-						    mnt_id == MNTKIT_LSMT_ROOT,
-						    iv->v + iv->n);
-		if (mnt_id != MNTKIT_LSMT_ROOT)
-			break;
+	if (top >= 0)
+		iv->n += list_root(t, (size_t)top, flags, SHAPED_START,
+				   iv->v + iv->n);
+	first = reverse ? mntkit__table_last_root(t) :
+			  mntkit_table_first_root(t);
+	/* the roots that stand for LSMT_ROOT, then the placed ones */
+	for (int pass = SHAPED_ROOT; pass <= SHAPED_PLACED; pass++) {
+		for (ssize_t r = first; r >= 0;
+		     r = mntkit__table_sibling(t, (size_t)r, reverse)) {
+			enum shaped_root kind = SHAPED_PLACED;
+
+			if (r == top)
+				continue;
+			if (from_root && !mntkit_table_placed(t, (size_t)r))
+				kind = SHAPED_ROOT;
+			if ((int)kind == pass)
+				iv->n += list_root(t, (size_t)r, flags, kind,
+						   iv->v + iv->n);
+		}
 	}
 out:
 	mntkit_table_free(t);
@@ -306,19 +339,27 @@ static int reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 	return root >= 0 ? 0 : -ENOENT;
 }
 
+/*
+ * No climb up the parents is longer than this: a namespace holds fewer
+ * mounts (fs.mount-max), and each step is a fresh statmount, so only mounts
+ * that keep swapping places under the climb could make it go round.
+ */
+#define CLIMB_MAX MNTKIT_LISTMOUNT_MAX_NR
+
 /* the namespace's true root: climb from @id to the mount that is its own
- * parent (CAP_SYS_ADMIN past a chroot, else -EPERM) */
+ * parent (CAP_SYS_ADMIN past a chroot, else -EPERM; -ELOOP: see CLIMB_MAX) */
 int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 {
 	uint64_t parent;
 	int ret;
 
-	for (;;) {
+	for (size_t steps = 0; steps < CLIMB_MAX; steps++) {
 		ret = parent_of(req, *id, &parent);
 		if (ret || parent == *id)
 			return ret;
 		*id = parent;
 	}
+	return -ELOOP;
 }
 
 int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,

@@ -4,7 +4,19 @@
  * with an index by ID and the tree as parent / first-child / next-sibling
  * links. One listing and one statmount per mount; the tree is linked in
  * O(n log n) (the ID lookups) and walked in O(n) without recursion.
+ *
+ * The listing and the statmounts are not one atomic read: a mount moved
+ * meanwhile is told where it was at its own statmount, so the parent
+ * links can form a cycle (A's parent B, B's parent A: two mounts that
+ * swapped places) or name a mount that is not in the listing (made after
+ * it, or gone since). Either would leave live mounts out of the tree. So
+ * every build checks, in O(n), that each mount hangs from a root that
+ * belongs there (see root_ok()); only when one does not, it reads again:
+ * the mounts involved, then the listing too, a few rounds (settle()).
+ * What still does not fit is placed as roots, and the table says so
+ * (MNTKIT_TABLE_STATE_PLACED).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,13 +26,19 @@
 struct mntkit_table {
 	size_t n;
 	char *arena;     /* the replies, 8-byte aligned, back to back */
+	size_t cap, used; /* of the arena */
 	size_t *off;     /* offset of reply i in the arena */
 	ssize_t *parent; /* -1 for a root */
 	ssize_t *first_child, *last_child;
 	ssize_t *next, *prev; /* siblings; the roots are siblings too */
 	size_t *depth;
+	unsigned char *placed; /* per mount: made a root (NULL: none) */
 	ssize_t first_root, last_root;
+	unsigned int state;    /* MNTKIT_TABLE_STATE_* */
 };
+
+/* the depth of a mount no root leads to (only while the table is built) */
+#define UNREACHED SIZE_MAX
 
 void mntkit_table_free(struct mntkit_table *t)
 {
@@ -34,6 +52,7 @@ void mntkit_table_free(struct mntkit_table *t)
 	free(t->next);
 	free(t->prev);
 	free(t->depth);
+	free(t->placed);
 	free(t);
 }
 
@@ -115,6 +134,16 @@ size_t mntkit_table_depth(const struct mntkit_table *t, size_t idx)
 	return t && idx < t->n ? t->depth[idx] : 0;
 }
 
+unsigned int mntkit_table_state(const struct mntkit_table *t)
+{
+	return t ? t->state : 0;
+}
+
+int mntkit_table_placed(const struct mntkit_table *t, size_t idx)
+{
+	return t && idx < t->n && t->placed ? t->placed[idx] : 0;
+}
+
 /* ---- building ---- */
 
 static int cmp_id(const void *a, const void *b)
@@ -124,55 +153,57 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* append one reply to the arena (growing it by doubling) */
-static int arena_add(struct mntkit_table *t, size_t *cap, size_t *used,
-		     const struct mntkit_statmount *sm)
+static struct mntkit_statmount *rec_at(struct mntkit_table *t, size_t off)
+{
+	return (struct mntkit_statmount *)(t->arena + off);
+}
+
+/*
+ * Append one reply, stat'ed as @id, to the arena (growing it by doubling);
+ * its offset in *@off. A backend may leave MNT_BASIC out (the emulation
+ * does for a mountinfo line it cannot read fully): the mount is then kept
+ * under the ID it was asked by, as a root of its own; its mask keeps
+ * saying that the group's fields are not the backend's.
+ */
+static int arena_put(struct mntkit_table *t, uint64_t id,
+		     const struct mntkit_statmount *sm, size_t *off)
 {
 	size_t size = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
 			      MNTKIT_STATMOUNT_FIXED_SIZE :
 			      sm->size;
 	size_t need = (size + 7) & ~(size_t)7;
+	struct mntkit_statmount *r;
 	char *na;
 
-	if (*cap - *used < need) {
-		size_t ncap = *cap ? *cap : 64 * 1024;
+	if (t->cap - t->used < need) {
+		size_t ncap = t->cap ? t->cap : 64 * 1024;
 
-		while (ncap - *used < need)
+		while (ncap - t->used < need)
 			ncap *= 2;
 		na = realloc(t->arena, ncap);
 		if (!na)
 			return -ENOMEM;
 		t->arena = na;
-		*cap = ncap;
+		t->cap = ncap;
 	}
-	memcpy(t->arena + *used, sm, sm->size < size ? sm->size : size);
+	memcpy(t->arena + t->used, sm, sm->size < size ? sm->size : size);
 	if (sm->size < size) /* a truncated fixed part reads as zeros */
-		memset(t->arena + *used + sm->size, 0, size - sm->size);
-	t->off[t->n++] = *used;
-	*used += need;
+		memset(t->arena + t->used + sm->size, 0, size - sm->size);
+	r = rec_at(t, t->used);
+	if (!(r->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
+		r->mnt_id = id;
+		r->mnt_parent_id = id;
+	}
+	*off = t->used;
+	t->used += need;
 	return 0;
 }
 
-/*
- * A backend may leave MNT_BASIC out (the emulation does for a mountinfo
- * line it cannot read fully). The table still holds the mount under the
- * ID it was listed by, as a root of its own: its mask keeps saying that
- * the group's fields are not the backend's.
- */
-static void keep_listed_id(struct mntkit_table *t, uint64_t id)
-{
-	struct mntkit_statmount *sm =
-		(struct mntkit_statmount *)(t->arena + t->off[t->n - 1]);
-
-	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
-		sm->mnt_id = id;
-		sm->mnt_parent_id = id;
-	}
-}
-
+/* statmount'ing a sorted run of IDs into a list of arena offsets */
 struct fill_ctx {
 	struct mntkit_table *t;
-	size_t cap, used;
+	size_t *off; /* room for every ID asked */
+	size_t n;
 	uint64_t last; /* the last ID added (IDs come sorted, maybe twice) */
 };
 
@@ -181,34 +212,34 @@ static int fill_one(void *ctx, uint64_t id, const struct mntkit_statmount *sm)
 	struct fill_ctx *c = ctx;
 	int ret;
 
-	if (c->t->n && id == c->last)
+	if (c->n && id == c->last)
 		return 0;
-	ret = arena_add(c->t, &c->cap, &c->used, sm);
+	ret = arena_put(c->t, id, sm, &c->off[c->n]);
 	if (!ret) {
-		keep_listed_id(c->t, id);
+		c->n++;
 		c->last = id;
 	}
 	return ret;
 }
 
 /*
- * statmount every listed ID (sorted); the ones gone since the listing are
- * skipped. A backend that can answer for all of them at once does.
+ * statmount every ID of @ids (sorted) into @c; the ones gone since the
+ * listing are skipped. A backend that can answer for all of them at once
+ * does.
  */
-static int fill(struct mntkit_table *t, const struct mntkit_mnt_id_req *req,
+static int fill(struct fill_ctx *c, const struct mntkit_mnt_id_req *req,
 		const uint64_t *ids, size_t n, uint64_t mask)
 {
 	const struct mntkit_backend_ops *ops = mntkit__ops();
 	struct mntkit_statmount *buf = NULL;
-	size_t bufsize = 0, cap = 0, used = 0;
+	size_t bufsize = 0;
 	int ret = 0;
 
 	if (ops->stat_many) {
-		struct fill_ctx c = { .t = t };
 		struct mntkit_mnt_id_req r = *req;
 
 		r.param = mask;
-		return ops->stat_many(&r, ids, n, mask, fill_one, &c);
+		return ops->stat_many(&r, ids, n, mask, fill_one, c);
 	}
 	for (size_t i = 0; i < n && !ret; i++) {
 		if (i && ids[i] == ids[i - 1])
@@ -219,9 +250,7 @@ static int fill(struct mntkit_table *t, const struct mntkit_mnt_id_req *req,
 			continue;
 		}
 		if (!ret)
-			ret = arena_add(t, &cap, &used, buf);
-		if (!ret)
-			keep_listed_id(t, ids[i]);
+			ret = fill_one(c, ids[i], buf);
 	}
 	free(buf);
 	return ret;
@@ -233,14 +262,20 @@ static int alloc_links(struct mntkit_table *t, size_t n)
 			      &t->next, &t->prev };
 
 	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(links); i++) {
+		free(*links[i]);
 		*links[i] = malloc((n + 1) * sizeof(ssize_t));
 		if (!*links[i])
 			return -ENOMEM;
 		for (size_t k = 0; k <= n; k++)
 			(*links[i])[k] = -1;
 	}
-	t->depth = calloc(n + 1, sizeof(*t->depth));
-	return t->depth ? 0 : -ENOMEM;
+	free(t->depth);
+	t->depth = malloc((n + 1) * sizeof(*t->depth));
+	if (!t->depth)
+		return -ENOMEM;
+	for (size_t k = 0; k <= n; k++)
+		t->depth[k] = UNREACHED;
+	return 0;
 }
 
 /* append @i to a sibling list whose ends are *@first, *@last */
@@ -255,7 +290,11 @@ static void append(struct mntkit_table *t, ssize_t *first, ssize_t *last,
 	*last = (ssize_t)i;
 }
 
-/* the depth of every mount, walking each root's subtree in pre-order */
+/*
+ * The depth of every mount, walking each root's subtree in pre-order.
+ * A mount no root leads to (on a cycle of parent links, or below one)
+ * keeps UNREACHED.
+ */
 static void set_depths(struct mntkit_table *t)
 {
 	for (ssize_t r = t->first_root; r >= 0; r = t->next[r]) {
@@ -279,6 +318,11 @@ static void set_depths(struct mntkit_table *t)
 	}
 }
 
+/*
+ * Link every mount under its parent, by ascending ID so that every
+ * sibling list comes out sorted. The roots: first those whose parent is
+ * not in the table (or themselves), then those placed as roots.
+ */
 static int link_tree(struct mntkit_table *t)
 {
 	int ret = alloc_links(t, t->n);
@@ -286,11 +330,12 @@ static int link_tree(struct mntkit_table *t)
 	if (ret)
 		return ret;
 	t->first_root = t->last_root = -1;
-	/* in ascending ID order, so every sibling list comes out sorted */
 	for (size_t i = 0; i < t->n; i++) {
 		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
 		ssize_t p = -1;
 
+		if (t->placed && t->placed[i])
+			continue;
 		if (sm->mnt_parent_id != sm->mnt_id) {
 			int saved = errno;
 
@@ -303,14 +348,442 @@ static int link_tree(struct mntkit_table *t)
 		else
 			append(t, &t->first_child[p], &t->last_child[p], i);
 	}
+	for (size_t i = 0; t->placed && i < t->n; i++)
+		if (t->placed[i])
+			append(t, &t->first_root, &t->last_root, i);
 	set_depths(t);
 	return 0;
+}
+
+/* ---- settling a table read while mounts moved ---- */
+
+/* read again at most this often: once the mounts involved, then also the
+ * listing (each round costs a listing and a statmount per change seen) */
+#define SETTLE_ROUNDS 4
+
+static pthread_once_t rounds_once = PTHREAD_ONCE_INIT;
+static int rounds = SETTLE_ROUNDS;
+
+/*
+ * MNTKIT_TEST_SETTLE_ROUNDS=N (a testing knob, 0 .. SETTLE_ROUNDS): read
+ * the mounts that do not fit again at most N times (0: place them at
+ * once), so that a test meets tables with placed roots without a churn
+ * that outruns every re-read. The emulation's new listing after a mount
+ * it did not find (ids_may_change()) is not limited by it.
+ */
+static void rounds_init(void)
+{
+	const char *s = getenv("MNTKIT_TEST_SETTLE_ROUNDS");
+
+	if (s && s[0] >= '0' && s[0] <= '0' + SETTLE_ROUNDS && !s[1])
+		rounds = s[0] - '0';
+}
+
+static int settle_rounds(void)
+{
+	pthread_once(&rounds_once, rounds_init);
+	return rounds;
+}
+
+struct build {
+	struct mntkit_table *t;
+	const struct mntkit_mnt_id_req *req;
+	uint64_t start; /* MNTKIT_LSMT_ROOT or the subtree's top */
+	uint64_t mask;
+	int relist;	/* a listed mount was not found (see fill_all()) */
+	struct mntkit_idvec listed;  /* the last listing, sorted */
+	struct mntkit_idvec sus;     /* the IDs to read again */
+	struct mntkit_idvec outside; /* parents found above our root */
+	size_t *walk;		     /* scratch of cycle_members() */
+	struct mntkit_statmount *buf;
+	size_t bufsize;
+};
+
+/*
+ * The emulation may name a mount differently from one read of mountinfo
+ * to the next (by its old ID while its mount point does not lead to it):
+ * a listed ID it does not find may be a live mount under another name,
+ * which only a new listing tells. The kernel's IDs never change: an ID
+ * it does not find is a mount gone.
+ */
+static int ids_may_change(void)
+{
+	return mntkit__ops() == &mntkit_mountinfo_ops;
+}
+
+/* the listing of the table's mounts, sorted (the start of a subtree,
+ * which the kernel does not list, joins it) */
+static int list_all(const struct build *b, struct mntkit_idvec *iv)
+{
+	int ret = mntkit__list_flat(b->req, b->start, 0, iv);
+
+	if (!ret && b->start != MNTKIT_LSMT_ROOT) {
+		ret = mntkit__idvec_reserve(iv, 1);
+		if (!ret)
+			iv->v[iv->n++] = b->start;
+	}
+	if (!ret)
+		qsort(iv->v, iv->n, sizeof(*iv->v), cmp_id);
+	return ret;
+}
+
+/* statmount @ids (sorted) into new records at @off; their count in *@got */
+static int fill_all(struct build *b, const uint64_t *ids, size_t n,
+		    size_t *off, size_t *got)
+{
+	struct fill_ctx c = { .t = b->t, .off = off };
+	size_t distinct = 0;
+	int ret;
+
+	ret = fill(&c, b->req, ids, n, b->mask);
+	for (size_t i = 0; i < n; i++)
+		distinct += !i || ids[i] != ids[i - 1];
+	if (c.n < distinct && ids_may_change())
+		b->relist = 1;
+	*got = c.n;
+	return ret;
+}
+
+static int is_outside(const struct build *b, uint64_t id)
+{
+	for (size_t i = 0; i < b->outside.n; i++)
+		if (b->outside.v[i] == id)
+			return 1;
+	return 0;
+}
+
+static int was_listed(const struct build *b, uint64_t id)
+{
+	return bsearch(&id, b->listed.v, b->listed.n, sizeof(id), cmp_id) !=
+	       NULL;
+}
+
+/*
+ * Is the parent @p of a root, not in the table, above the caller's root
+ * (so it is not listed: the root's place is right), or was the root read
+ * while the table changed? A parent that was listed is below our root (it
+ * vanished since). A mount the caller's root does not reach has no
+ * MNT_POINT (EPERM without CAP_SYS_ADMIN); the emulation names a parent
+ * outside mountinfo by an old ID it does not find, as an old kernel names
+ * every mount (there, a parent made and gone since the listing passes for
+ * one outside too: its child, read in between, stays a root of its own).
+ * 1 above, 0 not, or -errno.
+ */
+static int parent_outside(struct build *b, uint64_t p)
+{
+	int ret;
+
+	if (is_outside(b, p))
+		return 1;
+	if (was_listed(b, p))
+		return 0; /* listed, so below our root, but gone since */
+	ret = mntkit__stat_into(b->req, p,
+				MNTKIT_STATMOUNT_MNT_BASIC |
+					MNTKIT_STATMOUNT_MNT_POINT,
+				&b->buf, &b->bufsize);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!ret)
+		ret = !(b->buf->mask & MNTKIT_STATMOUNT_MNT_POINT);
+	else if (ret == -ENOENT || ret == -EINVAL)
+		ret = p <= MNTKIT_MNT_UNIQUE_ID_OFFSET; /* else: gone */
+	else
+		ret = 1; /* EPERM: above our root; else: nothing to learn */
+	if (ret == 1) {
+		int err = mntkit__idvec_reserve(&b->outside, 1);
+
+		if (err)
+			return err;
+		b->outside.v[b->outside.n++] = p;
+	}
+	return ret;
+}
+
+/*
+ * Does root @r belong there? The start of a subtree; the mount that is its
+ * own parent (the namespace's root) or that the backend could not read
+ * (no MNT_BASIC); and in a listing from the caller's root, a mount whose
+ * parent is above that root (the root mount itself, whose parent is the
+ * namespace's rootfs, or a mount of a chroot). 1 yes, 0 no, or -errno.
+ */
+static int root_ok(struct build *b, size_t r)
+{
+	const struct mntkit_statmount *sm = mntkit_table_get(b->t, r);
+
+	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
+		return 1;
+	if (b->start != MNTKIT_LSMT_ROOT)
+		return sm->mnt_id == b->start;
+	if (sm->mnt_parent_id == sm->mnt_id)
+		return 1;
+	return parent_outside(b, sm->mnt_parent_id);
+}
+
+static int add_sus(struct build *b, size_t i)
+{
+	int ret = mntkit__idvec_reserve(&b->sus, 1);
+
+	if (!ret)
+		b->sus.v[b->sus.n++] = mntkit_table_get(b->t, i)->mnt_id;
+	return ret;
+}
+
+/*
+ * The mounts on cycles of parent links: a mount no root reaches hangs from
+ * a cycle (its parents are unreached too, up to one that repeats). Each
+ * mount is walked once: O(n). With @cut, the lowest of each cycle is
+ * placed as a root; else every member goes to b->sus.
+ */
+static int cycle_members(struct build *b, int cut)
+{
+	struct mntkit_table *t = b->t;
+	size_t walks = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		b->walk[i] = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = i, k, low;
+		int ret;
+
+		if (t->depth[i] != UNREACHED || b->walk[i])
+			continue;
+		walks++;
+		while (t->depth[j] == UNREACHED && !b->walk[j]) {
+			b->walk[j] = walks;
+			j = (size_t)t->parent[j];
+		}
+		if (b->walk[j] != walks)
+			continue; /* led to a cycle found before */
+		/* j is on a new cycle */
+		low = j;
+		k = j;
+		do {
+			if (!cut && (ret = add_sus(b, k)))
+				return ret;
+			low = k < low ? k : low;
+			k = (size_t)t->parent[k];
+		} while (k != j);
+		if (cut)
+			t->placed[low] = 1;
+	}
+	return 0;
+}
+
+/*
+ * Link the table and collect in b->sus the mounts that do not fit: those
+ * on cycles and the roots that do not belong there. O(n), plus one
+ * statmount per parent of a root that is not in the table (one: the
+ * namespace's rootfs, or none when the table has the namespace's root).
+ */
+static int check(struct build *b)
+{
+	struct mntkit_table *t = b->t;
+	int ret = link_tree(t);
+
+	b->sus.n = 0;
+	for (ssize_t r = t->first_root; !ret && r >= 0; r = t->next[r]) {
+		ret = root_ok(b, (size_t)r);
+		if (ret >= 0)
+			ret = ret ? 0 : add_sus(b, (size_t)r);
+	}
+	if (!ret)
+		ret = cycle_members(b, 0);
+	return ret;
+}
+
+static int cmp_off_id(struct mntkit_table *t, size_t a, size_t b)
+{
+	uint64_t x = rec_at(t, a)->mnt_id, y = rec_at(t, b)->mnt_id;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The table becomes the records of @keep (offsets, in the old order) and
+ * of @add (offsets of new records, sorted by ID, none in @keep): merged
+ * by ID in O(n).
+ */
+static int merge(struct mntkit_table *t, const size_t *keep, size_t nkeep,
+		 const size_t *add, size_t nadd)
+{
+	size_t *off = malloc((nkeep + nadd + 1) * sizeof(*off));
+	size_t i = 0, j = 0, n = 0;
+
+	if (!off)
+		return -ENOMEM;
+	while (i < nkeep || j < nadd) {
+		if (j == nadd ||
+		    (i < nkeep && cmp_off_id(t, keep[i], add[j]) < 0))
+			off[n++] = keep[i++];
+		else
+			off[n++] = add[j++];
+	}
+	free(t->off);
+	t->off = off;
+	t->n = n;
+	return 0;
+}
+
+/*
+ * Read the suspects again: each gets its new reply, or leaves the table
+ * when it is gone.
+ */
+static int restat(struct build *b)
+{
+	struct mntkit_table *t = b->t;
+	size_t *keep = NULL, nkeep = 0;
+	int ret = 0;
+
+	qsort(b->sus.v, b->sus.n, sizeof(*b->sus.v), cmp_id);
+	keep = malloc((t->n + 1) * sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	for (size_t i = 0, k = 0; i < t->n && !ret; i++) {
+		uint64_t id = mntkit_table_get(t, i)->mnt_id;
+
+		while (k < b->sus.n && b->sus.v[k] < id)
+			k++;
+		keep[nkeep] = t->off[i];
+		if (k == b->sus.n || b->sus.v[k] != id) {
+			nkeep++;
+			continue;
+		}
+		ret = mntkit__stat_into(b->req, id, b->mask, &b->buf,
+					&b->bufsize);
+		if (ret == -ENOENT) {
+			ret = 0;
+			b->relist |= ids_may_change();
+			continue;
+		}
+		if (!ret)
+			ret = arena_put(t, id, b->buf, &keep[nkeep++]);
+	}
+	if (!ret)
+		ret = merge(t, keep, nkeep, NULL, 0);
+	free(keep);
+	return ret;
+}
+
+/*
+ * List again: the mounts no longer listed leave the table (gone, or moved
+ * out of the subtree), those listed now for the first time join it.
+ */
+static int relist(struct build *b)
+{
+	struct mntkit_table *t = b->t;
+	struct mntkit_idvec iv = { 0 }, fresh = { 0 };
+	size_t *keep = NULL, *add = NULL, nkeep = 0, nadd = 0;
+	int ret;
+
+	b->relist = 0;
+	ret = list_all(b, &iv);
+	if (!ret)
+		ret = mntkit__idvec_reserve(&fresh, iv.n + 1);
+	keep = malloc((t->n + 1) * sizeof(*keep));
+	add = malloc((iv.n + 1) * sizeof(*add));
+	if (!ret && (!keep || !add))
+		ret = -ENOMEM;
+	for (size_t i = 0, k = 0; !ret && k < iv.n; k++) {
+		uint64_t id = iv.v[k];
+
+		if (k && id == iv.v[k - 1])
+			continue;
+		while (i < t->n && mntkit_table_get(t, i)->mnt_id < id)
+			i++;
+		if (i < t->n && mntkit_table_get(t, i)->mnt_id == id)
+			keep[nkeep++] = t->off[i];
+		else
+			fresh.v[fresh.n++] = id;
+	}
+	if (!ret && fresh.n)
+		ret = fill_all(b, fresh.v, fresh.n, add, &nadd);
+	if (!ret)
+		ret = merge(t, keep, nkeep, add, nadd);
+	free(keep);
+	free(add);
+	free(b->listed.v);
+	b->listed = iv;
+	free(fresh.v);
+	return ret;
+}
+
+/* what still does not fit after the last round: placed as roots */
+static int place(struct build *b)
+{
+	struct mntkit_table *t = b->t;
+	int ret;
+
+	t->placed = calloc(t->n + 1, 1);
+	if (!t->placed)
+		return -ENOMEM;
+	for (ssize_t r = t->first_root; r >= 0; r = t->next[r]) {
+		ret = root_ok(b, (size_t)r);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			t->placed[r] = 1;
+	}
+	ret = cycle_members(b, 1);
+	if (!ret)
+		ret = link_tree(t);
+	t->state |= MNTKIT_TABLE_STATE_PLACED;
+	return ret;
+}
+
+/*
+ * Make the table a tree whose roots all belong there: check it (O(n));
+ * while mounts do not fit, read them again (round 0: the mounts involved;
+ * then the listing too, which brings the parents made after it and drops
+ * the mounts gone), at most SETTLE_ROUNDS times; then place the rest.
+ * A listed mount the emulation did not find is listed again as well
+ * (ids_may_change()), also when everything fits.
+ */
+static int settle(struct build *b)
+{
+	int ret = 0, last = settle_rounds();
+
+	b->walk = malloc((b->t->n + 1) * sizeof(*b->walk));
+	if (!b->walk)
+		return -ENOMEM;
+	for (int round = 0; !ret; round++) {
+		int final = round == SETTLE_ROUNDS;
+
+		ret = check(b);
+		if (ret || (!b->sus.n && (!b->relist || final)))
+			break;
+		if (b->sus.n && round >= last && (!b->relist || final)) {
+			ret = place(b);
+			break;
+		}
+		if (b->sus.n && round < last)
+			ret = restat(b);
+		if (!ret && (round || b->relist))
+			ret = relist(b);
+		if (!ret) {
+			size_t *w = realloc(b->walk,
+					    (b->t->n + 1) * sizeof(*w));
+
+			if (!w)
+				ret = -ENOMEM;
+			else
+				b->walk = w;
+		}
+	}
+	free(b->walk);
+	free(b->sus.v);
+	free(b->outside.v);
+	free(b->buf);
+	return ret;
 }
 
 int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 			uint64_t mask, struct mntkit_table **out)
 {
-	struct mntkit_idvec iv = { 0 };
+	struct build b = {
+		.req = req,
+		.start = start,
+		.mask = mask | MNTKIT_STATMOUNT_MNT_BASIC,
+	};
 	struct mntkit_table *t;
 	int ret;
 
@@ -318,30 +791,24 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	ret = mntkit__list_flat(req, start, 0, &iv);
-	/* a start ID is not listed by the kernel: it joins its subtree */
-	if (!ret && start != MNTKIT_LSMT_ROOT) {
-		ret = mntkit__idvec_reserve(&iv, 1);
-		if (!ret)
-			iv.v[iv.n++] = start;
-	}
+	b.t = t;
+	ret = list_all(&b, &b.listed);
 	if (ret)
 		goto fail;
-	qsort(iv.v, iv.n, sizeof(*iv.v), cmp_id);
 	ret = -ENOMEM;
-	t->off = malloc((iv.n + 1) * sizeof(*t->off));
+	t->off = malloc((b.listed.n + 1) * sizeof(*t->off));
 	if (!t->off)
 		goto fail;
-	ret = fill(t, req, iv.v, iv.n, mask | MNTKIT_STATMOUNT_MNT_BASIC);
+	ret = fill_all(&b, b.listed.v, b.listed.n, t->off, &t->n);
 	if (!ret)
-		ret = link_tree(t);
+		ret = settle(&b);
 	if (ret)
 		goto fail;
-	free(iv.v);
+	free(b.listed.v);
 	*out = t;
 	return 0;
 fail:
-	free(iv.v);
+	free(b.listed.v);
 	mntkit_table_free(t);
 	return ret;
 }

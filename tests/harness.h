@@ -15,7 +15,9 @@
  *	FAIL <name>: <reason>
  *	SKIP <name>: <reason>
  *
- * and exits 1 if a case failed, 0 otherwise. Arguments: case name filters
+ * and exits 1 if a case failed, 77 if every case that ran skipped (so that
+ * `meson test` reports the program as skipped, not passed), 0 otherwise.
+ * Arguments: case name filters
  * (substrings; a case runs when it matches any), -l to list the cases.
  * T_TIMEOUT (seconds, default 60) bounds each case.
  *
@@ -1373,7 +1375,7 @@ static inline int t_run_case(const struct t_case *c, unsigned int timeout)
 static inline int t_run(int argc, char **argv)
 {
 	unsigned int timeout = 60;
-	int failed = 0, ran = 0;
+	int failed = 0, ran = 0, skipped = 0;
 	const char *e = getenv("T_TIMEOUT");
 
 	if (e && atoi(e) > 0)
@@ -1402,14 +1404,22 @@ static inline int t_run(int argc, char **argv)
 		if (!t_selected(t_cases[i].name, argc, argv))
 			continue;
 		ran++;
-		if (t_run_case(&t_cases[i], timeout) == 1)
+		switch (t_run_case(&t_cases[i], timeout)) {
+		case 1:
 			failed = 1;
+			break;
+		case 2:
+			skipped++;
+			break;
+		}
 	}
 	/* only plain files can be left here: mounts lived in the cases' ns */
 	nftw(t_base, t_rm_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 	if (!ran)
 		fprintf(stderr, "no case matched\n");
-	return failed;
+	if (failed)
+		return 1;
+	return ran && skipped == ran ? T_EXIT_SKIP : 0;
 }
 
 #endif /* MNTKIT_TEST_HARNESS_H */

@@ -14,7 +14,8 @@
 #
 # The lines are echoed prefixed with the program's name and counted. A
 # program that exits non-zero (or dies, times out, or prints no case at all)
-# without a FAIL line counts as one more failure. A failed program's stderr
+# without a FAIL line counts as one more failure, but for exit status 77
+# after SKIP lines only (every case skipped). A failed program's stderr
 # is shown. With FILTER only the programs whose name contains it run.
 #
 # The last line is "N passed, N failed, N skipped"; the exit status is 1 if
@@ -110,6 +111,8 @@ run_prog() {
 		if [ "$status" -eq 124 ] && [ "$have_timeout" = 1 ]; then
 			echo "$name: FAIL $name: timed out after ${timeout_s}s"
 			f=1
+		elif [ "$status" -eq 77 ] && [ "$p" -eq 0 ] && [ "$s" -gt 0 ]; then
+			: # every case skipped (the harness's exit 77); each said why
 		elif [ "$status" -ne 0 ]; then
 			if [ "$status" -gt 128 ]; then
 				echo "$name: FAIL $name: exit status $status" \

@@ -84,7 +84,7 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 		     "task ID (the process whose mounts are listed)"},
 	[COL_UIDMAP] = {"UIDMAP", 0.10, CF_TRUNC, false, false, G(MNT_UIDMAP),
 			"UID mapping of an idmapped mount"},
-	[COL_UNIQ_ID] = {"UNIQ-ID", 10, CF_RIGHT, true, true, G(MNT_BASIC),
+	[COL_UNIQ_ID] = {"UNIQ-ID", 10, CF_RIGHT, true, false, G(MNT_BASIC),
 			 "mount 64-bit ID"},
 	[COL_UNIQ_PARENT] = {"UNIQ-PARENT", 10, CF_RIGHT, true, false,
 			     G(MNT_BASIC), "mount parent 64-bit ID"},
@@ -96,7 +96,8 @@ const struct colinfo lsmnt_cols[NR_COLS] = {
 	[COL_UUID] = {"UUID", 36, CF_BLKID, false, true, G(SB_SOURCE),
 		      "filesystem UUID"},
 	[COL_VFS_OPTIONS] = {"VFS-OPTIONS", 0.20, CF_TRUNC, false, true,
-			     G(MNT_BASIC), "VFS specific mount options"},
+			     G(MNT_BASIC) | G(SB_BASIC),
+			     "VFS specific mount options"},
 	/* --poll only */
 	[COL_ACTION] = {"ACTION", 10, CF_STRICT, false, true, 0,
 			"action detected by --poll"},
@@ -197,6 +198,68 @@ static int sb_words(uint64_t v, char *buf, size_t len)
 static int prop_words(uint64_t v, char *buf, size_t len)
 {
 	return mntkit_propagation_str(v, buf, len);
+}
+
+/*
+ * --vfs-all's VFS-OPTIONS: every VFS option of libmount's Linux map, each
+ * as itself or as its opposite (rw,exec,suid,dev,async,loud,...), in the
+ * map's order. libmount takes the flags from all the options mountinfo
+ * shows: the mount's, and the superblock's sync, dirsync, lazytime (and
+ * ro); silent, mand, iversion and strictatime never show there, so their
+ * defaults do.
+ */
+static void put_vfs_all(struct outbuf *ob, const struct mntkit_statmount *sm)
+{
+	enum { RO = 1, NOEXEC = 2, NOSUID = 4, NODEV = 8, NOATIME = 16,
+	       NODIRATIME = 32, RELATIME = 64, NOSYMFOLLOW = 128, SYNC = 256,
+	       DIRSYNC = 512, LAZYTIME = 1024 };
+	static const struct {
+		const char *set, *unset; /* the word for the flag, or NULL */
+		unsigned int flag;	 /* 0: a flag mountinfo never has */
+	} map[] = {
+		{"ro", "rw", RO},
+		{"noexec", "exec", NOEXEC},
+		{"nosuid", "suid", NOSUID},
+		{"nodev", "dev", NODEV},
+		{"sync", "async", SYNC},
+		{"dirsync", NULL, DIRSYNC},
+		{"silent", "loud", 0},
+		{"mand", "nomand", 0},
+		{"noatime", "atime", NOATIME},
+		{"iversion", "noiversion", 0},
+		{"nodiratime", "diratime", NODIRATIME},
+		{"relatime", "norelatime", RELATIME},
+		{"strictatime", "nostrictatime", 0},
+		{"lazytime", "nolazytime", LAZYTIME},
+		{"nosymfollow", "symfollow", NOSYMFOLLOW},
+	};
+	uint64_t a = sm->mnt_attr, atime = a & MNTKIT_MOUNT_ATTR__ATIME;
+	unsigned int f = 0;
+	bool first = true;
+
+	f |= a & MNTKIT_MOUNT_ATTR_RDONLY || sm->sb_flags & MNTKIT_SB_RDONLY ? RO
+									 : 0;
+	f |= sm->sb_flags & MNTKIT_SB_SYNCHRONOUS ? SYNC : 0;
+	f |= sm->sb_flags & MNTKIT_SB_DIRSYNC ? DIRSYNC : 0;
+	f |= sm->sb_flags & MNTKIT_SB_LAZYTIME ? LAZYTIME : 0;
+	f |= a & MNTKIT_MOUNT_ATTR_NOEXEC ? NOEXEC : 0;
+	f |= a & MNTKIT_MOUNT_ATTR_NOSUID ? NOSUID : 0;
+	f |= a & MNTKIT_MOUNT_ATTR_NODEV ? NODEV : 0;
+	f |= atime == MNTKIT_MOUNT_ATTR_NOATIME ? NOATIME : 0;
+	f |= atime == MNTKIT_MOUNT_ATTR_RELATIME ? RELATIME : 0;
+	f |= a & MNTKIT_MOUNT_ATTR_NODIRATIME ? NODIRATIME : 0;
+	f |= a & MNTKIT_MOUNT_ATTR_NOSYMFOLLOW ? NOSYMFOLLOW : 0;
+	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++) {
+		const char *w = map[i].flag && (f & map[i].flag) ? map[i].set
+								 : map[i].unset;
+
+		if (!w)
+			continue;
+		if (!first)
+			outbuf_putc(ob, ',');
+		outbuf_puts(ob, w);
+		first = false;
+	}
 }
 
 /* FS-OPTIONS: the superblock's ro/rw,sync,dirsync,lazytime, then the fs's */
@@ -854,6 +917,8 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	case COL_OPTIONS:
 		return build(scratch, put_options, sm);
 	case COL_VFS_OPTIONS:
+		if (cc->vfs_all)
+			return build(scratch, put_vfs_all, sm);
 		outbuf_reset(scratch);
 		put_words(scratch, attr_words, sm->mnt_attr);
 		return outbuf_cstr(scratch);

@@ -243,9 +243,37 @@ static struct cellctx cell_ctx(const struct printer *pr, bool text)
 			     .nofsroot = pr->nofsroot,
 			     .bytes = pr->bytes,
 			     .canonicalize = pr->canonicalize,
-			     .evaluate = pr->evaluate};
+			     .evaluate = pr->evaluate,
+			     .vfs_all = pr->vfs_all};
 
 	return cc;
+}
+
+/*
+ * A column's name as printed: with -y, libsmartcols' shell variable name
+ * ('_' before a leading non-letter, '_' for every other character, and a
+ * trailing '%' is "_PCT": MAJ_MIN, USE_PCT) in every mode - the header,
+ * -P's keys and JSON's keys alike. @buf holds at least COLNAME_MAX bytes.
+ */
+#define COLNAME_MAX 64
+
+static const char *col_name(const struct printer *pr, size_t c, char *buf)
+{
+	const char *name = lsmnt_cols[pr->cols[c]].name;
+	size_t len = strlen(name), k = 0;
+
+	if (!pr->shell || len + 5 > COLNAME_MAX)
+		return name;
+	if (!isalpha((unsigned char)name[0]))
+		buf[k++] = '_';
+	for (const char *p = name; *p; p++)
+		buf[k++] = isalnum((unsigned char)*p) ? *p : '_';
+	if (len && name[len - 1] == '%') {
+		memcpy(buf + k, "PCT", 3);
+		k += 3;
+	}
+	buf[k] = '\0';
+	return buf;
 }
 
 /* ---- JSON ---- */
@@ -263,29 +291,32 @@ static void json_key_lower(struct outbuf *ob, const char *name)
 
 /*
  * A CF_WRAP cell (SOURCES): libsmartcols' array of strings, one per line
- * of the value, on one line of their own; an empty cell is [null].
+ * of the value (the chunks between its '\n's), on one line of their own;
+ * an empty chunk - an empty cell, a "\n\n" or a '\n' at the end - is null,
+ * as findmnt writes it ("trail\n" gives "trail", null).
  */
 static void put_json_array(struct outbuf *ob, const char *v, size_t ind)
 {
 	outbuf_puts(ob, "[\n");
 	put_spaces(ob, ind + 4);
-	if (!v || !*v)
-		outbuf_puts(ob, "null");
-	while (v && *v) {
+	for (v = v ? v : "";; v++) {
 		const char *nl = strchr(v, '\n');
 		size_t len = nl ? (size_t)(nl - v) : strlen(v);
-		char *item = strndup(v, len);
+		char *item = len ? strndup(v, len) : NULL;
 
-		if (!item) {
+		if (len && !item) {
 			ob->err = ENOMEM;
 			return;
 		}
-		put_json(ob, item);
+		if (item)
+			put_json(ob, item);
+		else
+			outbuf_puts(ob, "null");
 		free(item);
 		if (!nl)
 			break;
 		outbuf_puts(ob, ", ");
-		v = nl + 1;
+		v = nl;
 	}
 	outbuf_putc(ob, '\n');
 	put_spaces(ob, ind);
@@ -340,10 +371,12 @@ static int print_json(const struct printer *pr, const struct row *rows,
 				cell_value(&cc, (enum col_id)pr->cols[c],
 					   &rows[i], &scratch);
 
+			char nb[COLNAME_MAX];
+
 			if (c)
 				outbuf_puts(ob, ",\n");
 			put_spaces(ob, ind + 3);
-			json_key_lower(ob, ci->name);
+			json_key_lower(ob, col_name(pr, c, nb));
 			outbuf_puts(ob, ": ");
 			if (ci->flags & CF_WRAP)
 				put_json_array(ob, v, ind + 3);
@@ -388,71 +421,12 @@ static int print_json(const struct printer *pr, const struct row *rows,
 	return ob->err ? -ob->err : 0;
 }
 
-/* ---- raw and pairs ---- */
+/* ---- tree art, for every printer of ours ---- */
 
-/*
- * -y: libsmartcols' shell variable name: '_' before a leading non-letter,
- * '_' for every other character, and a trailing '%' is "_PCT" (USE_PCT).
- */
-static void put_shell_name(struct outbuf *ob, const char *name)
+static bool is_tree_col(const struct printer *pr, int col)
 {
-	size_t len = strlen(name);
-
-	if (!isalpha((unsigned char)name[0]))
-		outbuf_putc(ob, '_');
-	for (const char *p = name; *p; p++)
-		outbuf_putc(ob, isalnum((unsigned char)*p) ? *p : '_');
-	if (len && name[len - 1] == '%')
-		outbuf_puts(ob, "PCT");
+	return pr->tree && (lsmnt_cols[col].flags & CF_TREE);
 }
-
-static int print_flat(const struct printer *pr, const struct row *rows,
-		      size_t n, struct outbuf *ob)
-{
-	struct cellctx cc = cell_ctx(pr, false);
-	struct outbuf scratch = OUTBUF_INIT;
-	bool pairs = pr->mode == OUT_PAIRS;
-
-	if (!pairs && !pr->noheadings && n) {
-		for (size_t c = 0; c < pr->ncols; c++) {
-			if (c)
-				outbuf_putc(ob, ' ');
-			put_raw(ob, lsmnt_cols[pr->cols[c]].name);
-		}
-		outbuf_putc(ob, '\n');
-	}
-	for (size_t i = 0; i < n; i++) {
-		for (size_t c = 0; c < pr->ncols; c++) {
-			const char *name = lsmnt_cols[pr->cols[c]].name;
-			const char *v =
-				cell_value(&cc, (enum col_id)pr->cols[c],
-					   &rows[i], &scratch);
-
-			if (c)
-				outbuf_putc(ob, ' ');
-			if (!pairs) {
-				if (v)
-					put_raw(ob, v);
-				continue;
-			}
-			if (pr->shell)
-				put_shell_name(ob, name);
-			else
-				outbuf_puts(ob, name);
-			outbuf_puts(ob, "=\"");
-			if (v)
-				put_pairs(ob, v);
-			outbuf_putc(ob, '"');
-		}
-		outbuf_putc(ob, '\n');
-		if (row_done(pr, ob) < 0)
-			break;
-	}
-	outbuf_free(&scratch);
-	return ob->err ? -ob->err : 0;
-}
-
-/* ---- list and tree text, for a pipe or a file ---- */
 
 struct treeart {
 	const char *branch, *last, *vert, *space; /* 2 columns each */
@@ -478,6 +452,84 @@ static void put_art(struct outbuf *ob, const struct treeart *art,
 		outbuf_puts(ob, more[k] ? art->vert : art->space);
 	outbuf_puts(ob, last ? art->last : art->branch);
 }
+
+/* ---- raw and pairs ---- */
+
+static int print_flat(const struct printer *pr, const struct row *rows,
+		      size_t n, struct outbuf *ob)
+{
+	struct cellctx cc = cell_ctx(pr, false);
+	struct outbuf scratch = OUTBUF_INIT, art = OUTBUF_INIT;
+	bool pairs = pr->mode == OUT_PAIRS;
+	bool *more = NULL; /* per depth: that level's row has a later sibling */
+	size_t morecap = 0;
+	int ret = 0;
+
+	if (!pairs && !pr->noheadings && n) {
+		for (size_t c = 0; c < pr->ncols; c++) {
+			char nb[COLNAME_MAX];
+
+			if (c)
+				outbuf_putc(ob, ' ');
+			put_raw(ob, col_name(pr, c, nb));
+		}
+		outbuf_putc(ob, '\n');
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = row_depth(pr, &rows[i]);
+
+		/* --tree: findmnt's art is part of the TARGET value here */
+		if (d >= morecap) {
+			bool *nv = realloc(more, (d + 16) * sizeof(*nv));
+
+			if (!nv) {
+				ret = -ENOMEM;
+				break;
+			}
+			more = nv;
+			morecap = d + 16;
+		}
+		more[d] = !row_last(pr, rows, i, n);
+		for (size_t c = 0; c < pr->ncols; c++) {
+			char nb[COLNAME_MAX];
+			const char *name = col_name(pr, c, nb);
+			const char *v =
+				cell_value(&cc, (enum col_id)pr->cols[c],
+					   &rows[i], &scratch);
+
+			if (d && is_tree_col(pr, pr->cols[c])) {
+				outbuf_reset(&art);
+				put_art(&art, tree_art(pr), more, d, !more[d]);
+				if (v)
+					outbuf_puts(&art, v);
+				v = outbuf_cstr(&art);
+			}
+			if (c)
+				outbuf_putc(ob, ' ');
+			if (!pairs) {
+				if (v)
+					put_raw(ob, v);
+				continue;
+			}
+			outbuf_puts(ob, name);
+			outbuf_puts(ob, "=\"");
+			if (v)
+				put_pairs(ob, v);
+			outbuf_putc(ob, '"');
+		}
+		outbuf_putc(ob, '\n');
+		if (row_done(pr, ob) < 0)
+			break;
+	}
+	free(more);
+	outbuf_free(&art);
+	outbuf_free(&scratch);
+	if (ret)
+		return ret;
+	return ob->err ? -ob->err : 0;
+}
+
+/* ---- list and tree text, for a pipe or a file ---- */
 
 /*
  * libsmartcols' width of a column on a non-terminal: the widest cell, at
@@ -543,11 +595,6 @@ static int grow_more(struct textctx *tc, unsigned int d)
 	return 0;
 }
 
-static bool is_tree_col(const struct printer *pr, int col)
-{
-	return pr->tree && (lsmnt_cols[col].flags & CF_TREE);
-}
-
 /*
  * A CF_WRAP cell (SOURCES) is one line per '\n'-separated chunk, as with
  * findmnt's scols_wrapnl_*(): its width is that of the widest chunk.
@@ -602,7 +649,9 @@ static void measure(struct textctx *tc, const struct row *rows, size_t n)
 /*
  * A CF_WRAP cell's value @v cut at its first '\n': the first chunk (in
  * *@first, NULL when there is no '\n' and @v itself is the cell) and the
- * rest (in *@pend), which the continuation lines print.
+ * rest (in *@pend), which the continuation lines print. As in
+ * libsmartcols, a '\n' that ends the value starts no line of its own, and
+ * a value whose every chunk is empty ("\n\n") is one empty line.
  */
 static const char *wrap_first(const char *v, char **pend, char **first)
 {
@@ -611,7 +660,9 @@ static const char *wrap_first(const char *v, char **pend, char **first)
 	*first = NULL;
 	if (!nl)
 		return v;
-	*pend = strdup(nl + 1);
+	if (v[strspn(v, "\n")] == '\0')
+		return "";
+	*pend = nl[1] ? strdup(nl + 1) : NULL;
 	*first = strndup(v, (size_t)(nl - v));
 	return *first ? *first : "";
 }
@@ -624,7 +675,7 @@ static char *wrap_next(char **pend)
 	*pend = NULL;
 	if (cur && (nl = strchr(cur, '\n'))) {
 		*nl = '\0';
-		*pend = strdup(nl + 1);
+		*pend = nl[1] ? strdup(nl + 1) : NULL;
 	}
 	return cur;
 }
@@ -699,10 +750,12 @@ static int print_text(const struct printer *pr, const struct row *rows,
 	measure(&tc, rows, n);
 	if (!pr->noheadings) {
 		for (size_t c = 0; c < pr->ncols; c++) {
+			char nb[COLNAME_MAX];
+
 			if (c)
 				outbuf_putc(ob, ' ');
 			put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
-				 lsmnt_cols[pr->cols[c]].name, tc.width[c],
+				 col_name(pr, c, nb), tc.width[c],
 				 c + 1 == pr->ncols);
 		}
 		outbuf_putc(ob, '\n');
@@ -838,6 +891,7 @@ static struct libscols_table *scols_table_for(const struct printer *pr)
 		return NULL;
 	scols_table_enable_ascii(tb, pr->ascii);
 	scols_table_enable_noheadings(tb, pr->noheadings);
+	scols_table_enable_shellvar(tb, pr->shell);
 	for (size_t c = 0; c < pr->ncols; c++) {
 		const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
 

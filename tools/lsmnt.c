@@ -63,9 +63,9 @@ enum ns_order { ORDER_ID, ORDER_TREE };
 struct filter {
 	const char *types;   /* -t */
 	const char *options; /* -O */
-	const char *source;  /* -S or the first argument */
-	bool source_devno;   /* -S MAJ:MIN */
-	unsigned int major, minor;
+	const char *source;  /* -S or the first argument, not a MAJ:MIN */
+	bool source_devno;   /* -S MAJ:MIN or a MAJ:MIN argument: a filter */
+	unsigned int major, minor; /* of its own, with the others (findmnt) */
 	char *source_canon; /* the device the source names, if any */
 	const char *target_arg;
 	char *target; /* the mount point to match (canonical) */
@@ -85,6 +85,8 @@ struct filter {
 	 * mount(8) looking a device up): just the source is matched
 	 */
 	bool source_only;
+	bool shadowed; /* --shadowed: only mounts another is mounted over */
+	bool nocanon;  /* -C: no path made canonical to compare it */
 };
 
 struct cmdline {
@@ -128,16 +130,18 @@ static const char *const help_text[] = {
 	"  -P, --pairs            key=\"value\" output",
 	"  -n, --noheadings       don't print column headings",
 	"  -o, --output <list>    the columns to show (+<list> adds to them)",
-	"      --output-all       show every column",
+	"      --output-all       show findmnt's columns",
 	"  -u, --notruncate       don't truncate text in columns",
 	"  -a, --ascii            ASCII characters for the tree",
 	"  -v, --nofsroot         don't print [/dir] for bind mounts",
 	"  -y, --shell            column names usable as shell variables",
+	"      --vfs-all          every VFS option in VFS-OPTIONS",
 	"      --tree             the tree even with -S, -T or arguments",
 	"  -D, --df               like df(1): SOURCE,FSTYPE,SIZE,USED,AVAIL,",
 	"                         USE%,TARGET, no pseudo filesystems but tmpfs",
 	"  -b, --bytes            SIZE, AVAIL, USED in bytes, not 1.5G",
 	"  -c, --canonicalize     SOURCE as a canonical path",
+	"  -C, --nocanonicalize   compare paths as they are given",
 	"  -e, --evaluate         a LABEL=, UUID=, ... SOURCE as its device",
 	"  -H, --list-columns     list the columns (with -p: ACTION,",
 	"                         OLD-TARGET, OLD-OPTIONS too)",
@@ -159,6 +163,7 @@ static const char *const help_text[] = {
 	"      --uniq-id <num>    only the mount with this 64-bit mount ID",
 	"      --real             only real filesystems",
 	"      --pseudo           only pseudo filesystems",
+	"      --shadowed         only mounts another is mounted over",
 	"  -A, --all              -D, --real and --pseudo filter nothing",
 	"  -i, --invert           the mounts that do not match",
 	"  -f, --first-only       only the first matching mount",
@@ -340,6 +345,9 @@ enum {
 	OPT_ORDER,
 	OPT_UNREACHABLE,
 	OPT_TREE,
+	OPT_SHADOWED,
+	OPT_VFS_ALL,
+	OPT_VERBOSE,
 };
 
 /* findmnt's options lsmnt has no use for: what to use instead */
@@ -384,6 +392,10 @@ static const struct option long_options[] = {
 	{"real", no_argument, NULL, OPT_REAL},
 	{"pseudo", no_argument, NULL, OPT_PSEUDO},
 	{"tree", no_argument, NULL, OPT_TREE},
+	{"shadowed", no_argument, NULL, OPT_SHADOWED},
+	{"vfs-all", no_argument, NULL, OPT_VFS_ALL},
+	{"verbose", no_argument, NULL, OPT_VERBOSE},
+	{"nocanonicalize", no_argument, NULL, 'C'},
 	{"df", no_argument, NULL, 'D'},
 	{"bytes", no_argument, NULL, 'b'},
 	{"canonicalize", no_argument, NULL, 'c'},
@@ -505,6 +517,18 @@ static int parse_findmnt_option(struct cmdline *cl, int opt)
 	case 'c':
 		cl->pr.canonicalize = true;
 		return 0;
+	case 'C':
+		f->nocanon = true;
+		return 0;
+	case OPT_SHADOWED:
+		f->shadowed = true;
+		return 0;
+	case OPT_VFS_ALL:
+		cl->pr.vfs_all = true;
+		return 0;
+	case OPT_VERBOSE:
+		/* findmnt: more of --verify's details; nothing else */
+		return 0;
 	case 'e':
 		cl->pr.evaluate = true;
 		return 0;
@@ -534,6 +558,20 @@ static int parse_findmnt_option(struct cmdline *cl, int opt)
 }
 
 /* 0: go on; 1: done, exit 0 (--help, --version); -1: error */
+/* a MAJ:MIN source is findmnt's device-number filter: true if @s is one */
+static bool parse_devno(struct filter *f, const char *s)
+{
+	unsigned int ma, mi;
+	int end = 0;
+
+	if (sscanf(s, "%u:%u%n", &ma, &mi, &end) != 2 || s[end])
+		return false;
+	f->source_devno = true;
+	f->major = ma;
+	f->minor = mi;
+	return true;
+}
+
 static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 {
 	struct filter *f = &cl->f;
@@ -590,7 +628,8 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		f->options = optarg;
 		return 0;
 	case 'S':
-		f->source = optarg;
+		if (!parse_devno(f, optarg))
+			f->source = optarg;
 		return 0;
 	case 'M':
 		f->strict = true;
@@ -669,16 +708,6 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 
 static int parse_source(struct filter *f)
 {
-	unsigned int ma, mi;
-	int end = 0;
-
-	if (sscanf(f->source, "%u:%u%n", &ma, &mi, &end) == 2 &&
-	    !f->source[end]) {
-		f->source_devno = true;
-		f->major = ma;
-		f->minor = mi;
-		f->swap = false;
-	}
 	if (!strncmp(f->source, "LABEL=", 6) ||
 	    !strncmp(f->source, "UUID=", 5) ||
 	    !strncmp(f->source, "PARTLABEL=", 10) ||
@@ -697,17 +726,22 @@ static int parse_args(struct cmdline *cl, int argc, char *argv[])
 		       "unexpected argument (see " PROG " --help)");
 		return -1;
 	}
+	/* -S MAJ:MIN is no source match in findmnt: it takes arguments */
 	if (nargs && (f->source || f->target_arg)) {
 		cli_errmsg(argv[optind], "-S and -T can't be used together with "
 				     "an argument that is not an option");
 		return -1;
 	}
-	if (nargs >= 1) {
+	if (nargs >= 1 && !parse_devno(f, argv[optind])) {
 		f->source = argv[optind];
-		f->swap = nargs == 1;
+		/* a lone argument may be a mount point, but not after -S */
+		f->swap = nargs == 1 && !f->source_devno;
 	}
-	if (nargs == 2)
+	if (nargs == 2) {
+		/* SOURCE TARGET: TARGET must be the mount point itself (as -M) */
 		f->target_arg = argv[optind + 1];
+		f->strict = true;
+	}
 	if (f->source)
 		parse_source(f);
 	return 0;
@@ -740,6 +774,11 @@ static int check_combinations(struct cmdline *cl)
 					    : "--unreachable");
 		return -1;
 	}
+	if (cl->poll && cl->f.shadowed) {
+		/* each change is matched alone, without its table */
+		cli_errmsg("--shadowed", "not with --poll");
+		return -1;
+	}
 	return 0;
 }
 
@@ -760,9 +799,14 @@ static int check_poll_columns(const struct cmdline *cl)
 static int set_columns(struct cmdline *cl)
 {
 	if (cl->output_all) {
-		/* findmnt's --output-all leaves --poll's columns out */
+		/*
+		 * findmnt's columns (Debian 12's findmnt 2.38), in its order,
+		 * without --poll's: a script that reads --output-all gets what
+		 * findmnt gives; lsmnt's own columns are there with -o +COL
+		 */
 		for (int i = 0; i < NR_LIST_COLS; i++)
-			cl->cols[cl->ncols++] = i;
+			if (lsmnt_cols[i].findmnt)
+				cl->cols[cl->ncols++] = i;
 	} else if (cl->df) {
 		if (cl->all_ns)
 			cl->cols[cl->ncols++] = COL_NS;
@@ -792,7 +836,7 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	opterr = 0;
 	while ((opt = getopt_long(
 			argc, argv,
-			":aAJlrPnuvyo:Ht:O:S:T:M:RN:hVDbcefiUd:ksmF:xp::w:",
+			":aAJlrPnuvyo:Ht:O:S:T:M:RN:hVDbcCefiUd:ksmF:xp::w:",
 			long_options, NULL)) != -1) {
 		r = parse_option(cl, opt, argv);
 		if (r)
@@ -963,10 +1007,42 @@ static char *canon_source(const char *src)
 	return strchr(src, '/') ? realpath(src, NULL) : NULL;
 }
 
+/* -T, -M, a mount point argument: the path to compare (-C: as given) */
+static char *canon_target(const struct filter *f, const char *path)
+{
+	return f->nocanon ? strdup(path) : realpath(path, NULL);
+}
+
 struct matcher {
 	const struct filter *f;
+	const struct mntkit_table *t; /* the rows' table (--shadowed) */
 	struct outbuf s1, s2;
 };
+
+/*
+ * --shadowed: another mount of the table is mounted on @sm's very mount
+ * point, over @sm's root (libmount's mnt_table_over_fs(): a child whose
+ * target is the parent's own).
+ */
+static bool is_shadowed(const struct mntkit_table *t,
+			const struct mntkit_statmount *sm)
+{
+	const char *point, *cp;
+	ssize_t i = t ? mntkit_table_find(t, sm->mnt_id) : -1;
+
+	if (i < 0 ||
+	    mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0)
+		return false;
+	for (ssize_t c = mntkit_table_first_child(t, (size_t)i); c >= 0;
+	     c = mntkit_table_next_sibling(t, (size_t)c)) {
+		const struct mntkit_statmount *ch = mntkit_table_get(t, (size_t)c);
+
+		if (mntkit_sm_str(ch, ch->size, MNTKIT_FIELD_MNT_POINT, &cp) == 0 &&
+		    !strcmp(cp, point))
+			return true;
+	}
+	return false;
+}
 
 static bool match_source(struct matcher *m, const struct mntkit_statmount *sm)
 {
@@ -975,15 +1051,12 @@ static bool match_source(struct matcher *m, const struct mntkit_statmount *sm)
 	char *real;
 	bool ok;
 
-	if (f->source_devno)
-		return sm->sb_dev_major == f->major &&
-		       sm->sb_dev_minor == f->minor;
 	if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_SB_SOURCE, &src) < 0)
 		return false;
 	if (same_path(src, f->source))
 		return true;
 	type = cell_fstype(sm, &m->s1);
-	if (!f->source_canon || fstype_is_pseudo(type))
+	if (!f->source_canon || fstype_is_pseudo(type) || f->nocanon)
 		return false;
 	if (!strcmp(src, f->source_canon))
 		return true;
@@ -1044,6 +1117,9 @@ static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 	}
 	if (f->target_arg && !match_target(f, sm))
 		return false;
+	if (f->source_devno && (sm->sb_dev_major != f->major ||
+				sm->sb_dev_minor != f->minor))
+		return false;
 	if (f->source && !match_source(m, sm))
 		return false;
 	if (f->df && !f->all) {
@@ -1058,6 +1134,8 @@ static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 		if (pseudo == (f->real > 0))
 			return false;
 	}
+	if (f->shadowed && !is_shadowed(m->t, sm))
+		return false;
 	return true;
 }
 
@@ -1075,8 +1153,8 @@ static bool list_all(const struct filter *f)
 {
 	if ((f->df || f->real) && !f->all)
 		return false;
-	return !f->types && !f->options && !f->source && !f->target_arg &&
-	       !f->has_id && !f->has_uniq;
+	return !f->types && !f->options && !f->source && !f->source_devno &&
+	       !f->target_arg && !f->has_id && !f->has_uniq;
 }
 
 static uint64_t filter_mask(const struct filter *f)
@@ -1090,7 +1168,10 @@ static uint64_t filter_mask(const struct filter *f)
 	if (f->source)
 		m |= MNTKIT_STATMOUNT_SB_SOURCE | MNTKIT_STATMOUNT_SB_BASIC |
 		     MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_FS_SUBTYPE;
-	if (f->target_arg)
+	if (f->source_devno)
+		m |= MNTKIT_STATMOUNT_SB_BASIC;
+	/* one argument is tried as a mount point too (select_rows()) */
+	if (f->target_arg || f->swap || f->shadowed)
 		m |= MNTKIT_STATMOUNT_MNT_POINT;
 	return m;
 }
@@ -1978,10 +2059,16 @@ static int list_namespaces(const struct cmdline *cl, uint64_t **ids,
 
 /* ---- main work ---- */
 
+/*
+ * What the snapshot must hold: the shown columns' groups and whatever the
+ * filters and -U compare, whether or not a column shows it.
+ */
 static uint64_t wanted_mask(const struct cmdline *cl)
 {
 	uint64_t m = filter_mask(&cl->f);
 
+	if (cl->uniq) /* mounts on the same target */
+		m |= MNTKIT_STATMOUNT_MNT_POINT;
 	for (size_t c = 0; c < cl->ncols; c++)
 		m |= lsmnt_cols[cl->cols[c]].mask;
 	return m;
@@ -2108,10 +2195,11 @@ static struct plan make_plan(const struct cmdline *cl)
 	/* findmnt: -D is a list, and so are -f, -S and -T without -R */
 	p.tree_mode = cl->pr.mode == OUT_TREE && !cl->df;
 	p.submounts = cl->submounts && !list_all(f);
-	if (!p.submounts && (f->source || f->target_arg || f->first))
+	if (!p.submounts &&
+	    (f->source || f->source_devno || f->target_arg || f->first))
 		p.tree_mode = false;
 	if (cl->force_tree)
-		p.tree_mode = cl->pr.mode == OUT_TREE;
+		p.tree_mode = true;
 	p.whole_tree = p.tree_mode && !p.submounts;
 	return p;
 }
@@ -2140,6 +2228,7 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 		if (b.first && fo->n && !p->whole_tree)
 			break;
 		b.tid = cl->tids ? cl->tids[ti] : 0;
+		m.t = t;
 		if (cl->uniq) {
 			r = uniq_build(t, &u);
 			if (r < 0)
@@ -2171,17 +2260,17 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 	struct filter *f = &cl->f;
 	int r;
 
-	if (f->source && !f->source_devno)
+	if (f->source && !f->nocanon)
 		f->source_canon = canon_source(f->source);
 	if (f->target_arg)
-		f->target = realpath(f->target_arg, NULL);
+		f->target = canon_target(f, f->target_arg);
 	r = build_rows(cl, p, tabs, ntabs, fo);
 	if (r < 0 || fo->n)
 		return r;
 	if (f->swap) {
 		/* one argument, no such source: maybe a mount point */
 		f->target_arg = f->source;
-		f->target = realpath(f->target_arg, NULL);
+		f->target = canon_target(f, f->target_arg);
 		f->source = NULL;
 		f->strict = true;
 		r = build_rows(cl, p, tabs, ntabs, fo);
@@ -2385,10 +2474,10 @@ static int run_poll(struct cmdline *cl)
 
 	if (has_col(cl, COL_TID))
 		pc.tid = cl->ns ? cl->ns->pid : self_tid();
-	if (f->source && !f->source_devno)
+	if (f->source && !f->nocanon)
 		f->source_canon = canon_source(f->source);
 	if (f->target_arg)
-		f->target = realpath(f->target_arg, NULL);
+		f->target = canon_target(f, f->target_arg);
 	cl->pr.mode = cl->pr.mode == OUT_TREE ? OUT_LIST : cl->pr.mode;
 	cl->pr.tree = false;
 	cl->pr.stream = stdout;

@@ -108,6 +108,7 @@ struct cellctx {
 	bool bytes;	   /* -b: sizes in bytes, not 1.5G */
 	bool canonicalize; /* -c: SOURCE as a canonical path */
 	bool evaluate;	   /* -e: a LABEL=... SOURCE as its device */
+	bool vfs_all;	   /* --vfs-all: VFS-OPTIONS with every default */
 };
 
 /*
@@ -235,6 +236,7 @@ struct printer {
 	bool bytes;	   /* -b */
 	bool canonicalize; /* -c */
 	bool evaluate;	   /* -e */
+	bool vfs_all;	   /* --vfs-all */
 	bool terminal;	   /* list/tree to a terminal: libsmartcols */
 	const int *cols;   /* enum col_id */
 	size_t ncols;

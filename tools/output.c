@@ -254,7 +254,8 @@ void outbuf_json_str(struct outbuf *ob, const char *s)
 			p++;
 			continue;
 		}
-		if (cp < 0x20 || cp == 0x7f)
+		/* every control: C0, DEL and the C1 range (CSI, NEL, ...) */
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
 			outbuf_printf(ob, "\\u%04x", (unsigned int)cp);
 		else
 			outbuf_write(ob, p, n);

@@ -19,7 +19,9 @@
  *
  *  - outbuf_json_str(): a JSON string (RFC 8259) with its quotes. '"' and
  *    '\' are escaped, control characters as \b \f \n \r \t or \u00XX, DEL
- *    as \u007f. Valid UTF-8 passes through. A byte that is not part of valid
+ *    as \u007f and the C1 controls U+0080..U+009F as \u0080..\u009f (a
+ *    raw CSI would reach a terminal that shows the JSON). Other valid
+ *    UTF-8 passes through. A byte that is not part of valid
  *    UTF-8 is written as the lone surrogate \udcXX (XX = the byte, 80..ff),
  *    Python's "surrogateescape" convention: json.loads() followed by
  *    .encode("utf-8", "surrogateescape") gives back the exact bytes; other

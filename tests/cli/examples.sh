@@ -23,6 +23,10 @@ cli_init "$1"
 EX=$BUILDDIR/examples
 EXAMPLES="list-mounts mount-of-path namespaces ns-mounts tree watch"
 export EX
+if [ ! -x "$EX/list-mounts" ]; then
+	skip examples "the examples are not built (meson -Dexamples=false)"
+	cli_done
+fi
 
 # the Python side: run an example, parse its output, the references
 mkdir -p "$CLI_TMP/py"

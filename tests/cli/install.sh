@@ -75,6 +75,24 @@ else
 	pass symbols
 fi
 
+# the tools use the installed shared library (a fix in libmntkit reaches
+# them), and run from the staged tree
+bad=""
+for t in statmnt lsmnt mntwatch; do
+	if ! LD_LIBRARY_PATH="$S_LIB" ldd "$STAGE$BINDIR/$t" 2>/dev/null |
+		grep -q "libmntkit.so.0 => $S_LIB/"; then
+		bad="$bad $t(not linked to the staged libmntkit.so.0)"
+	elif ! LD_LIBRARY_PATH="$S_LIB" "$STAGE$BINDIR/$t" --version \
+		>/dev/null 2>&1; then
+		bad="$bad $t(--version failed)"
+	fi
+done
+if [ -z "$bad" ]; then
+	pass tools_use_shared_library
+else
+	fail tools_use_shared_library "$bad"
+fi
+
 if ! have_cmd pkg-config || ! have_cmd cc; then
 	skip pkgconfig_build "pkg-config or cc missing"
 	cli_done
@@ -91,7 +109,9 @@ int main(void)
 
 	if (n < 0)
 		return 1;
-	printf("%zd %s\n", n, mntkit_backend_name(mntkit_backend()));
+	printf("%zd %s %s %d.%d.%d\n", n, mntkit_backend_name(mntkit_backend()),
+	       mntkit_version(), MNTKIT_VERSION_MAJOR, MNTKIT_VERSION_MINOR,
+	       MNTKIT_VERSION_PATCH);
 	free(ids);
 	return 0;
 }
@@ -113,5 +133,16 @@ if [ "${got%% *}" = "$want" ] &&
 	pass pkgconfig_build
 else
 	fail pkgconfig_build "staged program printed '$got'; mountinfo has $want lines"
+fi
+
+# one release number everywhere: meson.build (the .pc file), the header's
+# macros and mntkit_version() at run time
+pcver=$(PKG_CONFIG_SYSROOT_DIR="$STAGE" PKG_CONFIG_PATH="$S_LIB/pkgconfig" \
+	pkg-config --modversion mntkit)
+read -r _ _ runver hdrver <<<"$got"
+if [ -n "$pcver" ] && [ "$runver" = "$pcver" ] && [ "$hdrver" = "$pcver" ]; then
+	pass version
+else
+	fail version "mntkit.pc says '$pcver', mntkit_version() '$runver', the header '$hdrver'"
 fi
 cli_done

@@ -17,7 +17,8 @@
 #   pass NAME / fail NAME REASON / skip NAME REASON
 #   cli_init BUILDDIR      sets BUILDDIR, SRCDIR, CLI_TMP (removed at exit;
 #                          kept from the caller with CLI_TMP_INHERIT=1)
-#   cli_done               exit status from the cases
+#   cli_done               exit status from the cases (1: one failed; 77:
+#                          every case skipped; else 0)
 #   run CMD...             runs CMD; sets RC, and OUT / ERR (file names)
 #   expect_error NAME WORD [USAGE] CMD...
 #                          asserts exit status 1, empty stdout, one stderr
@@ -68,6 +69,8 @@
 
 cli_failed=0
 cli_cases=0
+cli_skips=0
+cli_inner= # the cases run in a private namespace: "", "ran" or "skipped"
 
 pass() {
 	cli_cases=$((cli_cases + 1))
@@ -83,6 +86,7 @@ fail() {
 
 skip() {
 	cli_cases=$((cli_cases + 1))
+	cli_skips=$((cli_skips + 1))
 	printf 'SKIP %s: %s\n' "$1" "$(printf '%s' "$2" | tr '\n' ' ')"
 }
 
@@ -129,8 +133,16 @@ cli_init() {
 	ERR=$CLI_TMP/err
 }
 
+# exit 1 if a case failed; 77 if every case skipped (those run in the
+# private namespace too), so that a fully skipped script is never taken
+# for a pass; 0 otherwise
 cli_done() {
-	exit "$cli_failed"
+	[ "$cli_failed" = 0 ] || exit 1
+	if [ "$cli_skips" = "$cli_cases" ] && [ "$cli_inner" != ran ] &&
+		{ [ "$cli_cases" -gt 0 ] || [ "$cli_inner" = skipped ]; }; then
+		exit 77
+	fi
+	exit 0
 }
 
 run() {
@@ -318,7 +330,12 @@ cli_main() {
 	done
 	if can_unshare_mount; then
 		CLI_TMP_INHERIT=1 unshare -m --propagation private \
-			bash "$0" "$BUILDDIR" --in-ns || cli_failed=1
+			bash "$0" "$BUILDDIR" --in-ns
+		case $? in
+		0) cli_inner=ran ;;
+		77) cli_inner=skipped ;;
+		*) cli_inner=ran cli_failed=1 ;;
+		esac
 	else
 		for cli_c in $ns_cases; do
 			skip "${cli_c#c_}" "needs root and a private mount namespace (unshare -m)"
@@ -573,6 +590,7 @@ PY
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 from mntcli import expect, skip
@@ -607,17 +625,66 @@ def first_diff(a, b):
     return "same"
 
 
+DF_WORDS = ("-D", "--df", "SIZE", "AVAIL", "USED", "USE%", "ALL")
+
+
+def usage_of(table):
+    """statvfs of the mount points of mountinfo TABLE (bytes): what the df
+    columns show. Served filesystems (FUSE, network) are never asked."""
+    out = []
+    for line in table.decode(errors="surrogateescape").splitlines():
+        f = line.split(" ")
+        fstype = f[f.index("-") + 1]
+        if fstype.startswith(("fuse", "nfs", "cifs", "smb", "ceph", "9p")):
+            continue
+        point = f[4].replace("\\040", " ").replace("\\011", "\t") \
+            .replace("\\012", "\n").replace("\\134", "\\")
+        try:
+            v = os.statvfs(point)
+            out.append((point, v.f_blocks, v.f_bfree, v.f_bavail))
+        except OSError:
+            out.append((point, None))
+    return out
+
+
+def tables(args):
+    """What ARGS reads that others may change: our mount table and that of
+    -N PID, and the filesystems' usage when a df column is shown."""
+    paths = ["/proc/self/mountinfo"]
+    if "-N" in args[:-1]:
+        paths.append("/proc/%s/mountinfo" % args[args.index("-N") + 1])
+    state = []
+    for p in paths:
+        try:
+            with open(p, "rb") as f:
+                state.append(f.read())
+        except OSError:
+            state.append(None)
+    if any(w in a for a in args for w in DF_WORDS) and state[0]:
+        state.append(usage_of(state[0]))
+    return state
+
+
 def same(args, env=None, cwd=None, tries=4):
     """lsmnt ARGS and findmnt ARGS: the same stdout and exit status, and
-    no stderr from lsmnt when they succeed (tried again when they differ:
-    another process may change the table or the disk meanwhile)."""
+    no stderr from lsmnt when they succeed. A difference fails at once,
+    unless a mount table the pair reads changed while they ran (another
+    process mounted meanwhile): then they run again, said on stderr, at
+    most TRIES times in all."""
     lsmnt = os.environ["LSMNT"]
     for n in range(tries):
+        before = tables(args)
         fr, fo, fe, _ = run(["findmnt"] + args, env, cwd)
         lr, lo, le, _ = run([lsmnt] + args, env, cwd)
         if (fr, fo) == (lr, lo):
             expect(fr != 0 or le == b"", "%s: stderr %r" % (args, le[:200]))
             return lo
+        if tables(args) == before:
+            break
+        sys.stderr.write("findmntcmp: %s: a mount table or a filesystem's "
+                         "usage changed during the run (%s); running both "
+                         "again\n"
+                         % (" ".join(args), first_diff(fo, lo)))
         time.sleep(0.05)
     expect(False, "%s: exit %d/%d, %s %s" % (
         " ".join(args), fr, lr, first_diff(fo, lo),

@@ -61,7 +61,8 @@ for m in MODES:
               ["-o", "FREQ"], ["-o", "PASSNO,TID"], ["-e", "-o", TAGS],
               ["-c", "-o", "SOURCES,TARGET"], ["-v", "-o", "SOURCES,TARGET"],
               ["-t", "proc,sysfs", "-o", "TARGET,FREQ,PASSNO,LABEL"],
-              ["-o", "+UUID,TID"], ["-D", "-o", "+SOURCES"]):
+              ["-o", "+UUID,TID"], ["-D", "-o", "+SOURCES"], ["--output-all"],
+              ["-y", "--output-all"], ["-y", "-D"], ["-y", "-o", "MAJ:MIN,USE%,TARGET"]):
         same(m + ["-N", PID] + a)
 PY
 }
@@ -118,7 +119,7 @@ rc, out, err, _ = run([L, "-H"])
 lcols = [l.split()[0] for l in out.decode().splitlines()]
 expect(all(c in lcols for c in fcols), "-H lacks %r" % [c for c in fcols if c not in lcols])
 hdr = run([L, "-r", "--output-all"])[1].split(b"\n")[0].decode().split()
-expect([c for c in hdr if c in fcols] == fcols, "--output-all order %r" % hdr)
+expect(hdr == fcols, "--output-all is not findmnt's columns: %r" % hdr)
 rc, out, err, _ = run([L, "-H", "-J"])
 j = {c["holder"]: c["type"] for c in json.loads(out)["lsmnt-columns"]}
 for c in ("TID", "FREQ", "PASSNO"):
@@ -335,7 +336,36 @@ expect(b"from udev" in p.stdout, "udev's label not used: %r" % p.stdout[:300])
 PY
 }
 
-ns_cases="c_ns_cols c_ns_partition c_ns_btrfs c_ns_udev"
+# sources with newlines: findmnt's SOURCES cell is one line per chunk
+# between the '\n's in text (a '\n' at the end adds no line, a value of
+# '\n's only is one empty line) and an array with null for each empty
+# chunk in JSON ("trail\n": "trail", null - never a dangling comma); any
+# user can make such a mount in a user namespace
+c_ns_sources_newlines() {
+	py_case ns_sources_newlines <<'PY'
+from lsmntcols import *
+import subprocess
+need_findmnt()
+T = os.environ["T"]
+D = T + "/nl"
+os.makedirs(D, exist_ok=True)
+for src in ("trail\n", "a\n\nb\n", "\n", "\n\n", "\nb", "a\n\n\n", "a\nb"):
+    subprocess.run(["mount", "-t", "tmpfs", src, D], check=True)
+    try:
+        for m in MODES + [["--output-all"], ["-J", "--output-all"]]:
+            out = same(m + ["-N", PID, "-R", "-T", D, "-o", "TARGET,SOURCES,FSTYPE"])
+            if "-J" in m:
+                json.loads(out)
+        j = json.loads(same(["-J", "-N", PID, "-M", D, "-o", "SOURCES"]))
+        want = [c if c else None for c in src.split("\n")]
+        expect(j["filesystems"][0]["sources"] == want,
+               "%r: %r, want %r" % (src, j, want))
+    finally:
+        subprocess.run(["umount", D], check=True)
+PY
+}
+
+ns_cases="c_ns_cols c_ns_partition c_ns_btrfs c_ns_udev c_ns_sources_newlines"
 
 # ---- main ----
 

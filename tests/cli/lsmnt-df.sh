@@ -12,8 +12,9 @@
 # The cases that need root say SKIP without it.
 #
 # statvfs numbers of the host's filesystems can change between the two
-# runs (a busy disk): a comparison that differs is tried again, a few
-# times, before it fails.
+# runs (a busy disk): a comparison that differs is run again only when a
+# filesystem's usage (or the mount table) changed meanwhile, and says so
+# on stderr (findmntcmp.same, lib.sh).
 
 # cli_main (lib.sh) calls the cases through $plain_cases and $ns_cases:
 # shellcheck disable=SC2317

@@ -225,11 +225,13 @@ for c in SHARED + ["UNIQ-ID", "UNIQ-PARENT", "NS", "PEER", "MASTER",
     expect(c in names, "-H lacks %s" % c)
 j = jload(run([L, "-H", "-J"])[1])
 expect(len(j["lsmnt-columns"]) == len(names), "-H -J")
-# --output-all has them all, in -H's order
+# --output-all has findmnt's columns, not lsmnt's own, in -H's order
+own = ["UNIQ-ID", "UNIQ-PARENT", "NS", "PEER", "MASTER", "PROPAGATE-FROM",
+       "SUBTYPE", "MAGIC", "SB-SOURCE", "UIDMAP", "GIDMAP"]
 rc, out, err = run([L, "-n", "-r", "--output-all"])
 expect(rc == 0, err)
 hdr = run([L, "-r", "--output-all"])[1].split(b"\n")[0].decode().split()
-expect(hdr == names, "--output-all header %r" % hdr)
+expect(hdr == [n for n in names if n not in own], "--output-all header %r" % hdr)
 PY
 }
 
@@ -396,6 +398,87 @@ for f in filters:
         if "-l" in f and m and m[0] in ("-l", "-r", "-P"):
             continue
         same(m + f + ["-o", "TARGET,SOURCE,ID,PARENT,OPTIONS"])
+PY
+}
+
+# every filter, -U and a lone argument (a source, else a mount point) work
+# whether or not a shown column holds what they compare: "lsmnt -n -o
+# SOURCE /" is the commonest scripting idiom
+c_ns_filters_hidden_columns() {
+	py_case ns_filters_hidden_columns <<'PY'
+from lsmntcmp import *
+need_findmnt()
+T = os.environ["T"]
+filters = [[T + "/c"], [T + "/d"], [T + "/a/sub"], ["lsmnt-p"],
+           ["lsmnt-p", T + "/q"], ["lsmnt-a", T + "/a/sub"], ["-T", T + "/a/sub"],
+           ["-M", T + "/d"], ["-R", "-T", T], ["-S", "lsmnt-a"], ["-O", "ro"],
+           ["-t", "tmpfs"], ["-U", "-R", "-T", T], ["-U", "-l"], ["-U"],
+           ["-f", T + "/d"], ["-f", "-R", "-T", T], ["-i", "-t", "tmpfs"]]
+for f in filters:
+    for cols in ("SOURCE", "FSTYPE", "ID", "SOURCE,FSTYPE", "OPTIONS,ID"):
+        for m in ([], ["-n"], ["-l"], ["-J"], ["-r"], ["-P"]):
+            same(m + f + ["-o", cols])
+PY
+}
+
+# --tree wins over -l, -r, -P and -J as in findmnt: the rows in the tree's
+# order (children by old ID, which is not the list's order once an old ID
+# was reused) and its art as part of TARGET in raw and pairs output
+c_ns_tree_any_mode() {
+	py_case ns_tree_any_mode <<'PY'
+from lsmntcmp import *
+import subprocess
+need_findmnt()
+T = os.environ["T"] + "/reuse"
+os.makedirs(T)
+def sh(*a):
+    subprocess.run(a, check=True)
+sh("mount", "-t", "tmpfs", "reuse-top", T)
+try:
+    os.mkdir(T + "/x"); os.mkdir(T + "/y"); os.mkdir(T + "/z")
+    sh("mount", "-t", "tmpfs", "reuse-x", T + "/x")
+    sh("mount", "-t", "tmpfs", "reuse-y", T + "/y")
+    sh("umount", T + "/x")
+    # z takes x's old ID, below y's: the tree puts z first, the list y
+    sh("mount", "-t", "tmpfs", "reuse-z", T + "/z")
+    os.mkdir(T + "/z/q"); os.mkdir(T + "/y/w")
+    sh("mount", "-t", "tmpfs", "reuse-q", T + "/z/q")
+    sh("mount", "-t", "tmpfs", "reuse-w", T + "/y/w")
+    for loc in ("C.UTF-8", "C"):
+        for m in ([], ["-l"], ["-r"], ["-P"], ["-J"], ["-J", "-l"], ["-l", "-n"],
+                  ["-r", "-a"], ["-P", "-y"]):
+            for f in (["-R", "-T", T], ["-t", "tmpfs"], ["-S", "reuse-q"]):
+                same(m + ["--tree"] + f + ["-o", "TARGET,SOURCE,ID"],
+                     env={"LC_ALL": loc})
+finally:
+    subprocess.run(["umount", "-R", T])
+PY
+}
+
+# findmnt 2.38's --shadowed, --vfs-all, --verbose and -C/--nocanonicalize,
+# and -S MAJ:MIN (findmnt's device number filter) next to arguments
+c_ns_more_options() {
+	py_case ns_more_options <<'PY'
+from lsmntcmp import *
+import subprocess
+need_findmnt()
+T = os.environ["T"]
+st = os.stat(T + "/d")
+dev = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+st = os.stat(T + "/a")
+deva = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+subprocess.run(["mount", "-o", "remount,noatime,nosymfollow", T + "/n"], check=True)
+for m in ([], ["-l"], ["-J"], ["-r"], ["-P"]):
+    for f in (["--shadowed"], ["--shadowed", "-R", "-T", T], ["--shadowed", "-i"],
+              ["--shadowed", "-t", "tmpfs"], ["--shadowed", T + "/d"],
+              ["--vfs-all", "-R", "-T", T], ["--vfs-all", "-o", "TARGET,VFS-OPTIONS,OPTIONS"],
+              ["--verbose", T + "/d"], ["-C", "-T", T + "/a/../d"],
+              ["-C", "-M", T + "/a/../d"], ["-C", T + "/d/"], ["-T", T + "/a/../d"],
+              ["-S", dev], ["-S", dev, T + "/d"], ["-S", dev, "lsmnt-d2"],
+              ["-S", dev, "lsmnt-d1", T + "/d"], ["-S", deva, "-T", T + "/a"],
+              ["-S", deva, T + "/c"], [dev], [deva, T + "/b"], ["-f", "-S", dev],
+              ["-i", "-S", dev, "-t", "tmpfs"]):
+        same(m + f)
 PY
 }
 
@@ -577,7 +660,8 @@ for m in ([], ["-J"], ["-l"], ["-r"]):
 PY
 }
 
-ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_columns c_ns_idmap c_ns_other
+ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
+	c_ns_columns c_ns_idmap c_ns_other
 	c_ns_churn c_ns_child_order"
 
 # ---- main ----

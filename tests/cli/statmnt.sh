@@ -576,6 +576,41 @@ expect(len(hits) == 1, "weird mount in -l: %r" % lines)
 PY
 }
 
+# JSON escapes every control character, the C1 range (U+0080..U+009F)
+# too: a raw CSI in a mount point must not reach the terminal that shows
+# statmnt's or mntwatch's JSON
+c_json_c1_controls() {
+	py_case json_c1_controls <<'PY'
+from mntcli import *
+import json, subprocess
+T = os.environ["T"]
+name = "c1-\u009b31m-\u0085-\u0080-\u009f-\u00a0"
+P = T + "/" + name
+os.mkdir(P)
+subprocess.run(["mount", "-t", "tmpfs", "c1\u009bsrc", P], check=True)
+try:
+    def check(what, raw):
+        for c in "\u0080\u0085\u009b\u009f":
+            expect(c not in raw, "%s: raw U+%04X in %r" % (what, ord(c), raw[:200]))
+        expect("\\u009b31m-\\u0085-\\u0080-\\u009f-\u00a0" in raw,
+               "%s: escapes missing: %r" % (what, raw[:300]))
+    raw = tool_ok("statmnt", "--json", P)
+    check("statmnt --json", raw)
+    j = json.loads(raw)
+    expect(j["mnt_point"] == P and j["sb_source"] == "c1\u009bsrc", "round trip %r" % j)
+    p = subprocess.run([os.path.join(os.environ["BUILDDIR"], "tools", "mntwatch"),
+                        "--json", "--initial", "--count", "1", "-p", P],
+                       capture_output=True, timeout=30)
+    raw = p.stdout.decode("utf-8", "surrogateescape")
+    expect(p.returncode == 0, "mntwatch exit %d: %r" % (p.returncode, p.stderr[:200]))
+    check("mntwatch --json", raw)
+    expect(json.loads(raw)["mnt_point"] == P, "mntwatch round trip")
+finally:
+    subprocess.run(["umount", P], check=True)
+    os.rmdir(P)
+PY
+}
+
 c_list_children() {
 	py_case list_children <<'PY'
 from mntcli import *
@@ -762,7 +797,8 @@ PY
 }
 
 ns_cases="c_tree_ids c_tree_vs_mountinfo c_tree_vs_findmnt c_tmpfs_options
-	c_bind_ro_attrs c_propagation c_weird_names c_list_children c_list_tree
+	c_bind_ro_attrs c_propagation c_weird_names c_json_c1_controls
+	c_list_children c_list_tree
 	c_list_mask c_ns_other c_u_in_chroot c_backend_mountinfo"
 
 # ---- main ----
