@@ -738,9 +738,8 @@ struct mntkit_event {
  * An ID above 2^31 is a unique ID: the same ID is the same mount. An ID
  * <= 2^31 is an old, reusable ID (kernels without unique IDs, or a mount
  * the emulation cannot name otherwise): the same ID is taken for the same
- * mount only when sb device, sb magic, mnt_root and fs type (and subtype)
- * agree; otherwise DETACH + ATTACH; a new parent or mount point is a MOVE,
- * as under a unique ID. For every ID, a
+ * mount only when parent, mount point, sb device, sb magic, mnt_root and
+ * fs type (and subtype) agree; otherwise DETACH + ATTACH. For every ID, a
  * different sb device, sb magic, mnt_root, fs type or old ID also gives
  * DETACH + ATTACH. A reused old ID whose record is byte-identical is not
  * reported (it cannot be told from the same mount).
