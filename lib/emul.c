@@ -2222,16 +2222,9 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 	if (!path || !mnt_id)
 		return -EFAULT;
 	caps();
-	if ((at_flags & AT_EMPTY_PATH) && !*path) {
-		fd = dirfd;
-	} else {
-		fd = openat(dirfd, path,
-			    O_PATH | O_CLOEXEC |
-				    (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW :
-								      0));
-		if (fd < 0)
-			return -errno;
-	}
+	fd = mntkit__open_at(dirfd, path, at_flags);
+	if (fd < 0)
+		return fd;
 	ret = fd_old_id(fd, &old);
 	if (!ret && have_unique) {
 		memset(&stx, 0, sizeof(stx));

@@ -65,6 +65,13 @@ int mntkit__native_refused(uint32_t call);
 int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt);
 
 /*
+ * An O_PATH fd of @path as *at() resolve it with @at_flags
+ * (AT_SYMLINK_NOFOLLOW; AT_EMPTY_PATH with "" gives @dirfd itself, which
+ * the caller must not close), or -errno.
+ */
+int mntkit__open_at(int dirfd, const char *path, int at_flags);
+
+/*
  * fstatat()'s st_dev and st_ino, 0 or -errno. glibc's stat family calls
  * statx first on 32-bit ABIs (64-bit times) and fails when a filter
  * refuses it with anything but ENOSYS: where statx is refused, the legacy

@@ -175,22 +175,27 @@ static int old_to_unique(uint64_t old, uint64_t *mnt_id)
  * caller's root by statmount's mnt_id_old. One listing and a statmount a
  * mount, for a process whose filter leaves it nothing better.
  */
+int mntkit__open_at(int dirfd, const char *path, int at_flags)
+{
+	int fd;
+
+	if ((at_flags & AT_EMPTY_PATH) && !*path)
+		return dirfd;
+	fd = openat(dirfd, path,
+		    O_PATH | O_CLOEXEC |
+			    (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0));
+	return fd < 0 ? -errno : fd;
+}
+
 static int fdinfo_unique_id(int dirfd, const char *path, int at_flags,
 			    uint64_t *mnt_id)
 {
 	uint64_t old;
 	int fd, ret;
 
-	if ((at_flags & AT_EMPTY_PATH) && !*path) {
-		fd = dirfd;
-	} else {
-		fd = openat(dirfd, path,
-			    O_PATH | O_CLOEXEC |
-				    (at_flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW :
-								      0));
-		if (fd < 0)
-			return -errno;
-	}
+	fd = mntkit__open_at(dirfd, path, at_flags);
+	if (fd < 0)
+		return fd;
 	ret = mntkit__fdinfo_mnt_id(fd, &old);
 	if (fd != dirfd)
 		close(fd);
