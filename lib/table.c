@@ -394,6 +394,9 @@ struct build {
 	struct mntkit_idvec listed;  /* the last listing, sorted */
 	struct mntkit_idvec sus;     /* the IDs to read again */
 	struct mntkit_idvec outside; /* parents found above our root */
+	struct mntkit_idvec olds;    /* old IDs of the records named by
+					another ID (see renamed()) */
+	int olds_valid;		     /* olds is of the table as it is now */
 	size_t *walk;		     /* scratch of cycle_members() */
 	struct mntkit_statmount *buf;
 	size_t bufsize;
@@ -459,6 +462,43 @@ static int was_listed(const struct build *b, uint64_t id)
 }
 
 /*
+ * Is @p (<= 2^31) the old ID of a record of the table that has another
+ * ID? The emulation names a mount by its old ID while its mount point
+ * does not lead to it (a mount moved or overmounted at that moment), by
+ * its unique ID otherwise: a child read in a view where its parent was
+ * hidden names the parent by an ID that the table, which has the parent
+ * from another view, does not hold, and that the emulation answers with
+ * ENOENT now. Such a parent is a live mount of the table, not one above
+ * our root (the root is read again). The kernel's mnt_id is never an old
+ * ID: none of its records is named by another ID. 1, 0 or -errno.
+ */
+static int renamed(struct build *b, uint64_t p)
+{
+	const struct mntkit_table *t = b->t;
+
+	if (p > MNTKIT_MNT_UNIQUE_ID_OFFSET)
+		return 0;
+	if (!b->olds_valid) {
+		int ret = mntkit__idvec_reserve(&b->olds, t->n + 1);
+
+		if (ret)
+			return ret;
+		b->olds.n = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			const struct mntkit_statmount *sm =
+				mntkit_table_get(t, i);
+
+			if ((sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
+			    sm->mnt_id_old != sm->mnt_id)
+				b->olds.v[b->olds.n++] = sm->mnt_id_old;
+		}
+		qsort(b->olds.v, b->olds.n, sizeof(*b->olds.v), cmp_id);
+		b->olds_valid = 1;
+	}
+	return bsearch(&p, b->olds.v, b->olds.n, sizeof(p), cmp_id) != NULL;
+}
+
+/*
  * Is the parent @p of a root, not in the table, above the caller's root
  * (so it is not listed: the root's place is right), or was the root read
  * while the table changed? A parent that was listed is below our root (it
@@ -473,6 +513,9 @@ static int parent_outside(struct build *b, uint64_t p)
 {
 	int ret;
 
+	ret = renamed(b, p);
+	if (ret)
+		return ret < 0 ? ret : 0; /* a live mount of the table */
 	if (is_outside(b, p))
 		return 1;
 	if (was_listed(b, p))
@@ -592,6 +635,7 @@ static int check(struct build *b)
 	int ret = link_tree(t);
 
 	b->sus.n = 0;
+	b->olds_valid = 0;
 	for (ssize_t r = t->first_root; !ret && r >= 0; r = t->next[r]) {
 		ret = root_ok(b, (size_t)r);
 		if (ret >= 0)
@@ -783,6 +827,7 @@ static int settle(struct build *b)
 	free(b->walk);
 	free(b->sus.v);
 	free(b->outside.v);
+	free(b->olds.v);
 	free(b->buf);
 	return ret;
 }
