@@ -430,7 +430,54 @@ static int list_all(const struct build *b, struct mntkit_idvec *iv)
 	return ret;
 }
 
-/* statmount @ids (sorted) into new records at @off; their count in *@got */
+struct id_off {
+	uint64_t id;
+	size_t off;
+};
+
+static int cmp_id_off(const void *a, const void *b)
+{
+	return cmp_id(&((const struct id_off *)a)->id,
+		      &((const struct id_off *)b)->id);
+}
+
+/*
+ * The records at @off (*@n of them) by ascending mnt_id, each ID once.
+ * They come in the order of the IDs asked, and so sorted, but for the
+ * emulation's snapshot batch, which answers a mount listed under its other
+ * name with its reply under the name it has now (see emul.c,
+ * renamed_entry()): such a record may be out of order, or there twice.
+ */
+static int by_id(struct mntkit_table *t, size_t *off, size_t *n)
+{
+	struct id_off *v;
+	size_t k = 0;
+
+	for (size_t i = 1; i < *n; i++)
+		if (rec_at(t, off[i - 1])->mnt_id >= rec_at(t, off[i])->mnt_id)
+			goto sort;
+	return 0;
+sort:
+	v = malloc((*n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < *n; i++)
+		v[i] = (struct id_off){ rec_at(t, off[i])->mnt_id, off[i] };
+	qsort(v, *n, sizeof(*v), cmp_id_off);
+	for (size_t i = 0; i < *n; i++)
+		if (!k || v[i].id != v[k - 1].id)
+			v[k++] = v[i];
+	for (size_t i = 0; i < k; i++)
+		off[i] = v[i].off;
+	*n = k;
+	free(v);
+	return 0;
+}
+
+/*
+ * statmount @ids (sorted) into new records at @off, sorted by ID, each
+ * once; their count in *@got
+ */
 static int fill_all(struct build *b, const uint64_t *ids, size_t n,
 		    size_t *off, size_t *got)
 {
@@ -443,6 +490,8 @@ static int fill_all(struct build *b, const uint64_t *ids, size_t n,
 		distinct += !i || ids[i] != ids[i - 1];
 	if (c.n < distinct && ids_may_change())
 		b->relist = 1;
+	if (!ret)
+		ret = by_id(b->t, off, &c.n);
 	*got = c.n;
 	return ret;
 }
@@ -503,10 +552,14 @@ static int renamed(struct build *b, uint64_t p)
  * (so it is not listed: the root's place is right), or was the root read
  * while the table changed? A parent that was listed is below our root (it
  * vanished since). A mount the caller's root does not reach has no
- * MNT_POINT (EPERM without CAP_SYS_ADMIN); the emulation names a parent
- * outside mountinfo by an old ID it does not find, as an old kernel names
- * every mount (there, a parent made and gone since the listing passes for
- * one outside too: its child, read in between, stays a root of its own).
+ * MNT_POINT (EPERM without CAP_SYS_ADMIN). The emulation names a parent
+ * outside mountinfo by an old ID it does not find, and so it names a
+ * hidden mount once gone (a mount made and gone since the listing, with
+ * a child moved under it and back), or a hidden mount it names by its
+ * unique ID now (renamed()): it tells which (mntkit__emul_parent_outside(),
+ * of its table now: the parent of a mount there, without a line). Before,
+ * every such ID passed for one outside, and its child, read in between,
+ * stayed a root of its own with the table not flagged (test-churn-tree).
  * 1 above, 0 not, or -errno.
  */
 static int parent_outside(struct build *b, uint64_t p)
@@ -538,6 +591,12 @@ static int parent_outside(struct build *b, uint64_t p)
 		      (mntkit_sm_str(b->buf, b->buf->size,
 				     MNTKIT_FIELD_MNT_POINT, &pt) == 0 &&
 		       !pt[0]);
+	}
+	else if ((ret == -ENOENT || ret == -EINVAL) &&
+		 p <= MNTKIT_MNT_UNIQUE_ID_OFFSET && ids_may_change()) {
+		ret = mntkit__emul_parent_outside(b->req, p);
+		if (ret < 0 && ret != -ENOMEM)
+			ret = 1; /* nothing to learn: as before */
 	}
 	else if (ret == -ENOENT || ret == -EINVAL)
 		ret = p <= MNTKIT_MNT_UNIQUE_ID_OFFSET; /* else: gone */
@@ -655,8 +714,10 @@ static int cmp_off_id(struct mntkit_table *t, size_t a, size_t b)
 
 /*
  * The table becomes the records of @keep (offsets, in the old order) and
- * of @add (offsets of new records, sorted by ID, none in @keep): merged
- * by ID in O(n).
+ * of @add (offsets of new records, sorted by ID): merged by ID in O(n).
+ * A mount of @add that @keep has already (the emulation's snapshot batch
+ * may answer a new name with one the table holds: see by_id()) stays
+ * as kept.
  */
 static int merge(struct mntkit_table *t, const size_t *keep, size_t nkeep,
 		 const size_t *add, size_t nadd)
@@ -667,11 +728,15 @@ static int merge(struct mntkit_table *t, const size_t *keep, size_t nkeep,
 	if (!off)
 		return -ENOMEM;
 	while (i < nkeep || j < nadd) {
-		if (j == nadd ||
-		    (i < nkeep && cmp_off_id(t, keep[i], add[j]) < 0))
+		int c = j == nadd ? -1 :
+			i == nkeep ? 1 : cmp_off_id(t, keep[i], add[j]);
+
+		if (c <= 0)
 			off[n++] = keep[i++];
 		else
 			off[n++] = add[j++];
+		if (!c)
+			j++;
 	}
 	free(t->off);
 	t->off = off;
@@ -713,6 +778,8 @@ static int restat(struct build *b)
 		if (!ret)
 			ret = arena_put(t, id, b->buf, &keep[nkeep++]);
 	}
+	if (!ret) /* a reply may name the mount otherwise now */
+		ret = by_id(t, keep, &nkeep);
 	if (!ret)
 		ret = merge(t, keep, nkeep, NULL, 0);
 	free(keep);
