@@ -21,7 +21,13 @@
  * keeps its old ID as its name here: its unique ID cannot be read without
  * statmount, and the old ID cannot collide with a unique one. listmount
  * lists it in that place (old IDs sort first), statmount answers for it,
- * and mntkit_path_id() of a path on it names it the same way. The hybrid
+ * and mntkit_path_id() of a path on it names it the same way. A mount that
+ * moves is hidden for a moment, so one load names it by its old ID and the
+ * next by its unique one: where the memo proves it the same mount (old ID
+ * X was unique ID U, X still in the table on that device), statmount and
+ * the snapshot batch find it by the name it had (renamed_entry()), and a
+ * snapshot asks which of the IDs it does not find is a parent above the
+ * caller's root (mntkit__emul_parent_outside()). The hybrid
  * replies (below) do not have this limit: they find the mount by the old
  * ID the kernel reports for the unique one asked about.
  *

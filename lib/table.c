@@ -14,7 +14,9 @@
  * belongs there (see root_ok()); only when one does not, it reads again:
  * the mounts involved, then the listing too, a few rounds (settle()).
  * What still does not fit is placed as roots, and the table says so
- * (MNTKIT_TABLE_STATE_PLACED).
+ * (MNTKIT_TABLE_STATE_PLACED). On the emulation a mount may also change
+ * its name between two reads (its old ID while hidden, its unique ID
+ * otherwise): renamed(), by_id() and parent_outside() see to that.
  */
 #include <pthread.h>
 #include <stdlib.h>
