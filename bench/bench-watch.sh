@@ -1,63 +1,109 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# bench/bench-watch.sh BUILDDIR [MOUNTS] [BURST] - the CPU time of following
-# a burst of mount events: mntwatch (fanotify, poll) against
-# `findmnt --poll`, in one run, as ratios.
+# bench/bench-watch.sh BUILDDIR [SIZES] [BURST] - the CPU time of following
+# a burst of mount events: mntwatch (fanotify, poll) and lsmnt -p against
+# `findmnt --poll`, in one run, as ratios; and the CPU time per event at
+# each table size (flat is the target: an event costs the same whatever
+# the table holds).
 #
-# In a private mount namespace with MOUNTS (10000) bind mounts, each
-# watcher in turn follows the same burst of BURST (5000) bind mounts and
-# BURST unmounts; its CPU time (utime + stime) is counted from when it is
-# ready until it has been idle after the burst. Output goes to /dev/null.
+# For each size N of SIZES (comma separated, default 1000,10000,50000), in
+# a private mount namespace of its own with N bind mounts, each watcher in
+# turn follows the same burst of BURST (5000) bind mounts and BURST
+# unmounts; its CPU time (utime + stime) is counted from when it is ready
+# until it has been idle after the burst. The burst is also run with no
+# watcher at all: the burst's own wall time, with each watcher, shows what
+# the watcher costs mount(2) (listmount and statmount take the namespace
+# lock mount(2) needs). findmnt runs at FINDMNT_MAX (10000) mounts or
+# fewer only (its cost per event grows with the table). Output goes to
+# /dev/null. MNTKIT_BACKEND applies to the mntkit tools as everywhere.
 set -u
-B=${1:?usage: $0 BUILDDIR [MOUNTS] [BURST]}
+B=${1:?usage: $0 BUILDDIR [SIZES] [BURST]}
 B=$(cd "$B" && pwd)
-N=${2:-10000}
+SIZES=${2:-1000,10000,50000}
 BURST=${3:-5000}
+FINDMNT_MAX=${FINDMNT_MAX:-10000}
 H=$B/bench/bench-watch
 
-if [ "${IN_NS:-}" != 1 ]; then
-	BENCH_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
-	export BENCH_HOST_MNTNS
-	exec env IN_NS=1 unshare -m --propagation private bash "$0" "$B" "$N" "$BURST"
+if [ "${IN_NS:-}" = 1 ]; then
+	N=$SIZES
+	D=$(mktemp -d /tmp/bench-watch.XXXXXX)
+	mount -t tmpfs bench "$D" || exit 1
+	"$H" populate "$D" "$N" || exit 1
+
+	# settle PID: wait until its CPU time has not moved for 1 s
+	settle() {
+		local last=-1 now
+		for _ in $(seq 60); do
+			now=$("$H" cpu "$1")
+			[ "$now" = "$last" ] && return
+			last=$now
+			sleep 1
+		done
+	}
+
+	# one line: N NAME CPU_MS BURST_S (NAME "none": no watcher)
+	measure() { # name cmd...
+		local name=$1 pid c0 c1 secs
+		shift
+		if [ "$name" = none ]; then
+			secs=$("$H" burst "$D" "$BURST")
+			echo "$N none 0 $secs"
+			return
+		fi
+		"$@" >/dev/null 2>&1 &
+		pid=$!
+		sleep 1
+		settle "$pid"
+		c0=$("$H" cpu "$pid")
+		secs=$("$H" burst "$D" "$BURST")
+		settle "$pid"
+		c1=$("$H" cpu "$pid")
+		kill "$pid"
+		wait "$pid" 2>/dev/null
+		echo "$N $name $((c1 - c0)) $secs"
+	}
+
+	measure none
+	measure fanotify "$B/tools/mntwatch" --source fanotify
+	measure poll "$B/tools/mntwatch" --source poll
+	measure lsmnt-p "$B/tools/lsmnt" -p
+	if [ "$N" -le "$FINDMNT_MAX" ]; then
+		measure findmnt findmnt --poll
+	fi
+	exit 0
 fi
 
-D=$(mktemp -d /tmp/bench-watch.XXXXXX)
-mount -t tmpfs bench "$D" || exit 1
-"$H" populate "$D" "$N" || exit 1
+BENCH_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
+export BENCH_HOST_MNTNS
+out=$(mktemp /tmp/bench-watch-out.XXXXXX)
+trap 'rm -f "$out"' EXIT
+for n in ${SIZES//,/ }; do
+	env IN_NS=1 unshare -m --propagation private bash "$0" "$B" "$n" \
+		"$BURST" >>"$out" || exit 1
+done
 
-# settle PID: wait until its CPU time has not moved for 1 s
-settle() {
-	local last=-1 now
-	for _ in $(seq 60); do
-		now=$("$H" cpu "$1")
-		[ "$now" = "$last" ] && return
-		last=$now
-		sleep 1
-	done
-}
-
-measure() { # name cmd...
-	local name=$1 pid c0 c1 secs
-	shift
-	"$@" >/dev/null 2>&1 &
-	pid=$!
-	sleep 1
-	settle "$pid"
-	c0=$("$H" cpu "$pid")
-	secs=$("$H" burst "$D" "$BURST")
-	settle "$pid"
-	c1=$("$H" cpu "$pid")
-	kill "$pid"
-	wait "$pid" 2>/dev/null
-	printf '%-22s %6d ms CPU  (burst took %s s)\n' "$name" $((c1 - c0)) "$secs" >&2
-	echo $((c1 - c0))
-}
-
-echo "mounts: $(wc -l </proc/self/mountinfo), burst: $BURST binds + $BURST unmounts" >&2
-fan=$(measure "mntwatch fanotify" "$B/tools/mntwatch" --source fanotify)
-poll=$(measure "mntwatch poll" "$B/tools/mntwatch" --source poll)
-fm=$(measure "findmnt --poll" findmnt --poll)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) b = 1; printf "%.1fx", a / b }'; }
-echo "findmnt --poll / mntwatch fanotify: $(ratio "$fm" "$fan") less CPU (target >= 20x)"
-echo "findmnt --poll / mntwatch poll:     $(ratio "$fm" "$poll") less CPU"
+events=$((2 * BURST))
+echo "burst: $BURST binds + $BURST unmounts ($events events);" \
+	"CPU of the watcher, per event, and the burst's wall time"
+awk -v ev="$events" '
+	{ printf "%7d mounts  %-9s %7d ms CPU %8.1f us/event  burst %6.2f s\n",
+		$1, $2, $3, $3 * 1000 / ev, $4 }' "$out"
+awk -v target=20 '
+	{ cpu[$1 " " $2] = $3; sizes[$1] = 1 }
+	END {
+		for (n in sizes) {
+			f = cpu[n " findmnt"]
+			if (f == "")
+				continue
+			split("fanotify poll lsmnt-p", w, " ")
+			for (i = 1; i <= 3; i++) {
+				c = cpu[n " " w[i]]
+				if (c == "")
+					continue
+				printf "%d mounts: findmnt --poll / %-9s %6.1fx less CPU%s\n",
+					n, w[i], f / (c > 0 ? c : 1),
+					n == 10000 ? " (target >= " target "x)" : ""
+			}
+		}
+	}' "$out"

@@ -405,6 +405,18 @@ int mntkit_path_id(int dirfd, const char *path, int at_flags,
 		   uint64_t *mnt_id);
 
 /*
+ * mntkit_path_served - could looking @path up block on a filesystem's
+ * server? 1 when a prefix of the absolute @path (ending at a '/', or the
+ * whole path) is the mount point of a mount in the caller's namespace
+ * whose filesystem a server or daemon answers for (nfs, cifs, fuse, ...:
+ * see mntkit(3)), 0 when none is, a negative errno on failure (-EINVAL for
+ * a relative path). A served filesystem on "/" does not count. For a
+ * program that looks up mount points (statvfs, as lsmnt's SIZE does) and
+ * must not hang on a dead server. Reads mountinfo, never the path.
+ */
+int mntkit_path_served(const char *path);
+
+/*
  * mntkit_stat_path - mntkit_stat() of the mount a path is on.
  * The path is resolved in the caller's namespace and root.
  */
@@ -726,9 +738,8 @@ struct mntkit_event {
  * An ID above 2^31 is a unique ID: the same ID is the same mount. An ID
  * <= 2^31 is an old, reusable ID (kernels without unique IDs, or a mount
  * the emulation cannot name otherwise): the same ID is taken for the same
- * mount only when sb device, sb magic, mnt_root and fs type (and subtype)
- * agree; otherwise DETACH + ATTACH; a new parent or mount point is a MOVE,
- * as under a unique ID. For every ID, a
+ * mount only when parent, mount point, sb device, sb magic, mnt_root and
+ * fs type (and subtype) agree; otherwise DETACH + ATTACH. For every ID, a
  * different sb device, sb magic, mnt_root, fs type or old ID also gives
  * DETACH + ATTACH. A reused old ID whose record is byte-identical is not
  * reported (it cannot be told from the same mount).

@@ -10,13 +10,10 @@
  * its mount is gone: a pair is the same mount only when nothing that a
  * mount cannot change about itself differs. A mount keeps its superblock
  * (device, magic, fs type and subtype), its mnt_root and its old ID for
- * life. A move (parent or mount point) under an old ID is a move, as the
- * kernels with unique IDs report it: a moved mount keeps its old ID, and
- * the one thing a move can be confused with - the old ID reused at once
- * by a mount of the same superblock and root elsewhere - is the same
- * change of the table. A reused old ID whose record is byte-identical
- * goes unnoticed: the table is then the same, which is all a diff
- * promises.
+ * life; under an old ID a move (parent or mount point) cannot be told
+ * from a new mount in the old one's place, so it counts as another mount
+ * too. A reused old ID whose record is byte-identical goes unnoticed: the
+ * table is then the same, which is all a diff promises.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +200,10 @@ enum mntkit__same mntkit__sm_compare(const struct mntkit_statmount *a,
 	    (both(a, b, MNTKIT_STATMOUNT_PROPAGATE_FROM) &&
 	     a->propagate_from != b->propagate_from))
 		c |= MNTKIT_CHANGED_PROPAGATION;
+	/* an old ID that moved is another mount in the old one's place */
+	if (a->mnt_id <= MNTKIT_MNT_UNIQUE_ID_OFFSET &&
+	    (c & (MNTKIT_CHANGED_PARENT | MNTKIT_CHANGED_MNT_POINT)))
+		return MNTKIT__OTHER_MOUNT;
 	/* whatever else differs (mask, mnt_ns_id, a group we do not know) */
 	if (!c && (a->size != b->size || memcmp(a, b, a->size)))
 		c = MNTKIT_CHANGED_OTHER;

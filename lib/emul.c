@@ -12,7 +12,8 @@
  * readable unique ID: it is named by its old ID (<= 2^31, which no unique
  * ID can be), and so is a parent that is not in the table (the parent of
  * the caller's root mount), and so is a mount of a network or FUSE
- * filesystem, whose mount point is not looked at (served_fs()). Without
+ * filesystem, or one whose mount point path crosses such a mount: no path
+ * is ever resolved through a served filesystem (mark_served_paths()). Without
  * unique IDs, every mount is named by its old (reused) ID. An ID <= 2^31
  * is accepted as mnt_id (and as listmount's cursor) exactly when it can
  * name a mount of the table.
@@ -37,10 +38,12 @@
  * old ID, and the reply is laid out as a kernel with every group lays it
  * (its string order, sizes and EOVERFLOW rule). The line is that mount's
  * because the table was current when the kernel answered and poll reports
- * no change since. A mount that is not in mountinfo (outside the caller's
- * root) gets the kernel's groups only. supported_mask is the kernel's
- * groups and the emulation's. The hybrid needs no unique IDs from the
- * table (IDS_ANY), so the tables it loads look at no mount point.
+ * no change since, or (under churn) because the table was read between two
+ * replies of the kernel about that mount (see hybrid_match()). A mount that
+ * is not in mountinfo (outside the caller's root) gets the kernel's groups
+ * only. supported_mask is the kernel's groups and the emulation's. The
+ * hybrid needs no unique IDs from the table (IDS_ANY), so the tables it
+ * loads look at no mount point.
  *
  * Cache. One parsed table of the calling thread's namespace (and one of
  * the last foreign namespace asked for), with its mountinfo file kept open.
@@ -202,8 +205,15 @@ struct probe {
 	uint8_t verified;     /* the point resolves to this very mount */
 	uint8_t has_unique;
 	uint8_t has_f_type;
+	uint8_t no_look;      /* its point is reached through a served mount */
 	uint64_t unique;
 	uint64_t f_type;
+};
+
+/* a mount point string of a table */
+struct point_ref {
+	const char *s;
+	size_t len;
 };
 
 /* what fsmagic.c tells of a filesystem type */
@@ -247,6 +257,8 @@ struct table {
 	struct fstype types[MAX_TYPES];
 	size_t ntypes;
 	uint64_t *keys;
+	struct point_ref *served; /* the served mounts' points, sorted */
+	size_t nserved;
 	/*
 	 * What the last loads proved, kept across reloads: old ID X was the
 	 * mount of unique ID U (a fact for as long as U lives), sorted by X.
@@ -258,6 +270,7 @@ struct table {
 	uint32_t *groups;     /* the peer groups of the table, sorted */
 	size_t ngroups;
 	int loaded;
+	unsigned int snap;    /* the snapshot window it was loaded in, or 0 */
 	int stale;            /* known to be out of date: reload */
 	int has_hidden;       /* some key is an old ID (unique mode) */
 	int unique_mode;
@@ -267,6 +280,18 @@ struct table {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Snapshot windows (mntkit__emul_snapshot(), for watches): between its
+ * begin and end, a thread's first load reads mountinfo once, even if the
+ * table changed meanwhile (one read is whole: every mount that lives
+ * throughout it is in it, once, under its own line), and that table
+ * serves the rest of the window unchecked, so a listing and the
+ * statmounts of its IDs are of one read. The watch learns of what changed
+ * since from its own POLLPRI.
+ */
+static __thread unsigned int snap_cur; /* 0: not in a window */
+static unsigned int snap_serial;       /* under @lock */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static struct table self_tab = { .fd = -1, .ep = -1 };
 static struct table other_tab = { .fd = -1, .ep = -1 };
@@ -359,6 +384,9 @@ static void table_drop(struct table *t)
 	t->ntypes = 0;
 	free(t->keys);
 	t->keys = NULL;
+	free(t->served);
+	t->served = NULL;
+	t->nserved = 0;
 	free(t->groups);
 	t->groups = NULL;
 	t->ngroups = 0;
@@ -419,16 +447,11 @@ static void proc_path(char *out, size_t len, pid_t pid, const char *what)
 static int ns_inode(pid_t pid, dev_t *dev, ino_t *ino)
 {
 	char path[64];
-	struct stat st;
 
 	*dev = 0; /* set on failure too: -errno is not known non-zero */
 	*ino = 0;
 	proc_path(path, sizeof(path), pid, "ns/mnt");
-	if (stat(path, &st))
-		return -errno;
-	*dev = st.st_dev;
-	*ino = st.st_ino;
-	return 0;
+	return mntkit__stat_ident(AT_FDCWD, path, 0, dev, ino);
 }
 
 /*
@@ -609,6 +632,10 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 
 	if (pr->ids_done && (pr->statfs_done || !want_statfs))
 		return;
+	if (pr->no_look) {
+		pr->ids_done = pr->statfs_done = 1;
+		return;
+	}
 	path = point_path(t, i, buf);
 	fd = path ? open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
 	pr->ids_done = 1;
@@ -779,7 +806,7 @@ static int probe_again(struct table *t, size_t i, int want_statfs)
 	char *path;
 	int ret;
 
-	if (!mm || (want_statfs && !mm->has_f_type))
+	if (!mm || (want_statfs && !mm->has_f_type) || pr->no_look)
 		return 0;
 	path = point_path(t, i, buf);
 	if (!path)
@@ -830,9 +857,91 @@ static int collect_groups(struct table *t)
  */
 static int served_fs(const struct table *t, size_t i)
 {
-	struct fstype ft = type_of(t, i);
+	return !type_of(t, i).statfs_ok;
+}
 
-	return ft.known && !ft.statfs_ok;
+static int cmp_point(const void *a, const void *b)
+{
+	const struct point_ref *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int is_point(const struct point_ref *v, size_t n, const char *s,
+		    size_t len)
+{
+	struct point_ref key = { s, len };
+
+	return bsearch(&key, v, n, sizeof(*v), cmp_point) != NULL;
+}
+
+/* does the path @s cross a point of @v (a prefix ending at a '/', or all) */
+static int crosses(const struct point_ref *v, size_t n, const char *s,
+		   size_t len)
+{
+	if (!n)
+		return 0;
+	for (size_t k = 1; k < len; k++)
+		if (s[k] == '/' && is_point(v, n, s, k))
+			return 1;
+	return is_point(v, n, s, len) || (len && is_point(v, n, s, 1));
+}
+
+/*
+ * No call may block on a filesystem's server. Mark the entries whose
+ * mount point path crosses the point of a served mount (served_fs()): a
+ * lookup of that path could walk into the served filesystem (whose
+ * d_revalidate or lookup asks the daemon, and a FUSE request waits for its
+ * answer uninterruptibly: not even SIGKILL ends it). A mount point path is
+ * the chain of its ancestors' points, and a path that crosses a served
+ * point can also end up in the served mount when it is stacked there
+ * (mounted over the mount's ancestor), so every prefix counts, whatever
+ * the stacking: an overmounted served mount still marks what is below its
+ * point (cheap and safe; those mounts only lose their unique IDs). These
+ * entries are never looked at: probe_point() and probe_again() leave them,
+ * so they are named by their old ID (as hidden mounts) and their magic
+ * comes from fsmagic.c or is not reported. The served mounts themselves
+ * are not looked at either. Exempt: a served mount on "/" of the caller's
+ * own table, through which every lookup of the process goes (/proc too).
+ */
+static int mark_served_paths(struct table *t)
+{
+	struct point_ref *v;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->mi.n; i++)
+		if (served_fs(t, i))
+			n++;
+	if (!n)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < t->mi.n; i++) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+		const char *pt = mntkit__mi_str(&t->mi, m->point);
+
+		if (!served_fs(t, i) ||
+		    (!t->pid && m->point.len == 1 && pt[0] == '/'))
+			continue;
+		v[n++] = (struct point_ref){ pt, m->point.len };
+	}
+	qsort(v, n, sizeof(*v), cmp_point);
+	for (size_t i = 0; i < t->mi.n && n; i++) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+
+		if (served_fs(t, i) ||
+		    crosses(v, n, mntkit__mi_str(&t->mi, m->point),
+			    m->point.len))
+			t->probe[i].no_look = 1;
+	}
+	t->served = v; /* for mntkit_path_served() */
+	t->nserved = n;
+	return 0;
 }
 
 /* with unique IDs, the key of every entry: its unique ID where it can be
@@ -844,7 +953,7 @@ static int resolve_ids(struct table *t)
 	for (size_t i = 0; i < t->mi.n; i++) {
 		int want_statfs = needs_statfs(t, i);
 
-		if (!served_fs(t, i) && !probe_again(t, i, want_statfs))
+		if (!probe_again(t, i, want_statfs))
 			probe_point(t, i, want_statfs);
 		if (t->probe[i].has_unique) {
 			t->keys[i] = t->probe[i].unique;
@@ -885,7 +994,7 @@ static int load_once(struct table *t, int ids)
 	if (t->unique_mode)
 		t->keys = calloc(t->mi.n + 1, sizeof(*t->keys));
 	if (!t->probe || (t->unique_mode && !t->keys) || collect_groups(t) ||
-	    type_magics(t))
+	    type_magics(t) || mark_served_paths(t))
 		return -ENOMEM;
 	t->has_hidden = 0;
 	if (t->unique_mode) {
@@ -939,7 +1048,7 @@ static int table_load(struct table *t, int ids)
 	long long start = now_ns();
 	char path[64];
 	uint64_t id;
-	int ret = -EAGAIN, fd;
+	int ret = -EAGAIN, fd, changed = 0;
 
 	/*
 	 * Under constant churn every read sees a change: after LOAD_TRIES a
@@ -948,7 +1057,8 @@ static int table_load(struct table *t, int ids)
 	 */
 	for (int i = 0; i < LOAD_TRIES_TORN; i++) {
 		ret = load_once(t, ids);
-		if (ret == -ESTALE && i + 1 >= LOAD_TRIES)
+		changed = ret == -ESTALE;
+		if (ret == -ESTALE && (i + 1 >= LOAD_TRIES || snap_cur))
 			ret = 0;
 		if (ret != -EAGAIN && ret != -ESTALE)
 			break;
@@ -959,7 +1069,9 @@ static int table_load(struct table *t, int ids)
 		return ret;
 	t->max_age = (now_ns() - start) * AGE_FACTOR;
 	t->loaded_at = age_now_ns();
-	t->stale = 0;
+	/* the change seen during the read was consumed: the next call looks */
+	t->stale = changed;
+	t->snap = snap_cur;
 	if (t->max_age < AGE_MIN_NS)
 		t->max_age = AGE_MIN_NS;
 	if (t->max_age > AGE_MAX_NS)
@@ -1010,8 +1122,9 @@ static int self_table(struct table **out, int ids)
 		return ret;
 	same_root = t->fd >= 0 && rdev == t->root_dev && rino == t->root_ino &&
 		    rmnt == t->root_mnt;
-	if (same_root && rmnt && t->loaded && !t->stale && ids_ok(t, ids) &&
-	    !table_changed(t) && !table_aged(t)) {
+	if (same_root && rmnt && t->loaded && ids_ok(t, ids) &&
+	    ((snap_cur && t->snap == snap_cur) ||
+	     (!t->stale && !table_changed(t) && !table_aged(t)))) {
 		*out = t;
 		return 0;
 	}
@@ -1035,6 +1148,17 @@ static int self_table(struct table **out, int ids)
 		return ret;
 	*out = t;
 	return 0;
+}
+
+void mntkit__emul_snapshot(int begin)
+{
+	if (!begin) {
+		snap_cur = 0;
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	snap_cur = ++snap_serial ? snap_serial : ++snap_serial;
+	pthread_mutex_unlock(&lock);
 }
 
 /* ---- foreign namespaces ---- */
@@ -1141,8 +1265,9 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 	int ret;
 
 	if (other_matches(w)) {
-		if (t->stale || !ids_ok(t, ids) || table_changed(t) ||
-		    table_aged(t)) {
+		if (!ids_ok(t, ids) ||
+		    ((!snap_cur || t->snap != snap_cur) &&
+		     (t->stale || table_changed(t) || table_aged(t)))) {
 			ret = table_load(t, ids);
 			if (ret)
 				return ret;
@@ -1175,7 +1300,6 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 	dev_t dev = 0;
 	ino_t ino = 0;
 	int ret, type;
-	struct stat st;
 
 	if (req->mnt_ns_id && req->mnt_ns_fd)
 		return -EINVAL;
@@ -1184,13 +1308,12 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 	if (req->mnt_ns_fd) {
 		int fd = (int)req->mnt_ns_fd;
 
-		if (fd < 0 || fstat(fd, &st))
+		if (fd < 0 ||
+		    mntkit__stat_ident(fd, "", AT_EMPTY_PATH, &w.dev, &w.ino))
 			return -EBADF;
 		type = ioctl(fd, NS_GET_NSTYPE);
 		if (type < 0 || type != CLONE_NEWNS)
 			return -EINVAL;
-		w.dev = st.st_dev;
-		w.ino = st.st_ino;
 	} else {
 		if (!have_ns_id)
 			return -ENOENT;
@@ -1984,34 +2107,55 @@ static int kernel_reply(const struct mntkit_mnt_id_req *req)
 
 /*
  * The table entry of the mount the kernel just described (kreply), proven
- * to be that mount: the table was current when the kernel answered and has
- * not changed since (no mount event between its read and now), so its line
- * with the kernel's old ID is that very mount. 1 with *@tp and *@ip, 0
- * when the kernel answered but the emulation cannot complete the reply
- * (the mount is not in mountinfo, or the table keeps changing), or -errno
+ * to be that mount, either way:
+ *  - the table was current when the kernel answered and has not changed
+ *    since (no mount event between its read and now), so its line with
+ *    the kernel's old ID is that very mount;
+ *  - or, under churn (the table changed meanwhile), the table was read
+ *    between two replies of the kernel about the same mount (same unique
+ *    ID, same old ID): the mount lived all along, a unique ID never comes
+ *    back once its mount is gone, and no two live mounts share an old ID,
+ *    so that old ID was this mount's while the table was read.
+ * Requiring the first alone made a reply under constant churn (a mount
+ * and unmount in a loop elsewhere in the namespace) give up after some
+ * tries and come back with the kernel's groups only: truthful, but not
+ * the newer kernel's reply (test-emul-hybrid's churn case, now and then).
+ * 1 with *@tp and *@ip, 0 when the kernel answered but the emulation
+ * cannot complete the reply (the mount is not in mountinfo), or -errno
  * from the kernel.
  */
 static int hybrid_match(const struct mntkit_mnt_id_req *kreq, int need,
 			struct table **tp, size_t *ip)
 {
+	uint64_t prev_old = 0;
+	int have_prev = 0;
+
 	if (!need)
 		return kernel_reply(kreq);
 	for (int tries = 0; tries < LOAD_TRIES; tries++) {
 		struct table *t = NULL;
+		uint64_t old;
 		ssize_t i;
 		int ret, have;
 
+		/* after a change seen below, this re-reads the table */
 		have = request_table(kreq, &t, IDS_ANY) == 0;
 		ret = kernel_reply(kreq);
 		if (ret)
 			return ret;
 		if (!have || !(kreply.sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
 			return 0;
+		old = kreply.sm->mnt_id_old;
 		if (table_changed(t)) {
 			t->stale = 1;
-			continue;
+			if (!have_prev || prev_old != old) {
+				prev_old = old;
+				have_prev = 1;
+				continue;
+			}
+			/* read between two replies of this mount: its line */
 		}
-		i = mntkit__mindex_find_old(&t->ix, kreply.sm->mnt_id_old);
+		i = mntkit__mindex_find_old(&t->ix, old);
 		if (i < 0)
 			return 0;
 		*tp = t;
@@ -2230,6 +2374,32 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 		return ret ? ret : -EOPNOTSUPP;
 	*mnt_id = uniq;
 	return 0;
+}
+
+/*
+ * Could a lookup of @path (absolute, as a mount point is written) walk
+ * through a served filesystem of the caller's namespace? The rule of
+ * mark_served_paths(), for the tools' own lookups of mount points (lsmnt's
+ * statvfs); any backend, from the emulation's table (no unique IDs needed,
+ * so loading it looks at no mount point).
+ */
+int mntkit_path_served(const char *path)
+{
+	struct table *t;
+	int ret;
+
+	if (!path)
+		return mntkit__fail(EFAULT);
+	if (path[0] != '/')
+		return mntkit__fail(EINVAL);
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	ret = self_table(&t, IDS_ANY);
+	if (!ret)
+		ret = crosses(t->served, t->nserved, path, strlen(path));
+	pthread_mutex_unlock(&lock);
+	return ret < 0 ? mntkit__fail(-ret) : ret;
 }
 
 const struct mntkit_backend_ops mntkit_mountinfo_ops = {

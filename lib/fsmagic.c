@@ -11,6 +11,11 @@
  * kernel configuration), minix (one magic per on-disk version), and every
  * type not listed here: for those the emulation reports SB_BASIC only when
  * statfs on a verified mount point gives the value.
+ *
+ * Served filesystems (statfs_ok 0 here, or in served_only[]): a server or
+ * daemon answers for them, so a lookup through them, or their statfs, can
+ * block for as long as it does not answer. The emulation never resolves a
+ * path through one (emul.c: mark_served_paths()).
  */
 #include <string.h>
 
@@ -98,6 +103,15 @@ static const struct fs_magic table[] = {
 	{ "zonefs", 0x5a4f4653, 1 },
 };
 
+/*
+ * Served types whose magic is not fixed or not known here: never looked
+ * at, like the served types of table[]. Sorted by name.
+ */
+static const char *const served_only[] = {
+	"beegfs", "gpfs", "lustre", "ncp", "ncpfs", "orangefs", "pvfs2",
+	"smbfs",
+};
+
 static int cmp_name(const char *name, size_t len, const char *entry)
 {
 	size_t el = strlen(entry);
@@ -128,5 +142,20 @@ int mntkit__fs_magic(const char *type, size_t len, uint64_t *magic,
 			lo = mid + 1;
 	}
 	*statfs_ok = 1;
+	lo = 0;
+	hi = MNTKIT_ARRAY_SIZE(served_only);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_name(type, len, served_only[mid]);
+
+		if (!c) {
+			*statfs_ok = 0;
+			break;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return 0;
 }

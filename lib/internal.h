@@ -64,6 +64,15 @@ int mntkit__native_refused(uint32_t call);
  * (fdinfo), for the emulation; 0 or -errno */
 int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt);
 
+/*
+ * fstatat()'s st_dev and st_ino, 0 or -errno. glibc's stat family calls
+ * statx first on 32-bit ABIs (64-bit times) and fails when a filter
+ * refuses it with anything but ENOSYS: where statx is refused, the legacy
+ * system call is made directly.
+ */
+int mntkit__stat_ident(int dirfd, const char *path, int at_flags, dev_t *dev,
+		       ino_t *ino);
+
 /* how many MNTKIT_REFUSED_* bits there are */
 #define MNTKIT_NR_REFUSALS 8
 
@@ -83,6 +92,15 @@ uint64_t mntkit__emul_supported_mask(void);
 /* does the emulation name mounts by unique IDs? (not on kernels without
  * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/emul.c) */
 int mntkit__emul_unique_ids(void);
+
+/*
+ * mntkit__emul_snapshot(1) ... (0): a snapshot window of the calling
+ * thread: the emulation reads mountinfo once for it (no re-read because
+ * the table changed while it was read) and answers every call of the
+ * window from that read. For watches, which learn of later changes from
+ * their own POLLPRI.
+ */
+void mntkit__emul_snapshot(int begin);
 
 /*
  * Is @id, which the emulation does not find, the parent of a mount of its

@@ -148,7 +148,10 @@ static inline int mntkit__mindex_below(const struct mntkit_mindex *ix,
  * when the table knows the type, 0 otherwise. *@statfs_ok says whether
  * statfs(2) on such a mount reports the same value without side effects
  * (0 for network and FUSE filesystems, whose statfs asks a server, and for
- * 9p, whose f_type is the server's).
+ * 9p, whose f_type is the server's). A type the table does not know gets
+ * *@statfs_ok 1, unless it is a served type of unknown magic (lustre,
+ * orangefs, ...): 0. statfs_ok 0 is what "served" means to the emulation:
+ * no path is resolved through such a mount.
  */
 int mntkit__fs_magic(const char *type, size_t len, uint64_t *magic,
 		     int *statfs_ok);

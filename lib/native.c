@@ -222,21 +222,89 @@ int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
 	return fdinfo_unique_id(dirfd, path, at_flags, mnt_id);
 }
 
-int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt)
+/*
+ * The legacy stat call, made directly. On i386 its reply is the kernel's
+ * struct stat64 (u64 fields 4-aligned there, as in the kernel's i386
+ * ABI); on 64-bit ABIs newfstatat writes what glibc's struct stat is.
+ */
+#if defined(__i386__) && defined(SYS_fstatat64)
+struct kstat64 {
+	unsigned long long st_dev;
+	unsigned char pad0[4];
+	unsigned long st_ino32;
+	unsigned int st_mode, st_nlink;
+	unsigned long st_uid, st_gid;
+	unsigned long long st_rdev;
+	unsigned char pad3[4];
+	long long st_size;
+	unsigned long st_blksize;
+	unsigned long long st_blocks;
+	unsigned long st_times[6];
+	unsigned long long st_ino;
+};
+_Static_assert(sizeof(struct kstat64) == 96, "i386 struct stat64");
+
+static int legacy_stat(int dirfd, const char *path, int at_flags,
+		       dev_t *dev, ino_t *ino)
+{
+	struct kstat64 k;
+
+	if (syscall(SYS_fstatat64, dirfd, path, &k, at_flags))
+		return -errno;
+	*dev = (dev_t)k.st_dev;
+	*ino = (ino_t)k.st_ino;
+	return 0;
+}
+#elif defined(SYS_newfstatat) && defined(__LP64__)
+static int legacy_stat(int dirfd, const char *path, int at_flags,
+		       dev_t *dev, ino_t *ino)
+{
+	struct stat k;
+
+	if (syscall(SYS_newfstatat, dirfd, path, &k, at_flags))
+		return -errno;
+	*dev = k.st_dev;
+	*ino = k.st_ino;
+	return 0;
+}
+#else
+static int legacy_stat(int dirfd, const char *path, int at_flags,
+		       dev_t *dev, ino_t *ino)
+{
+	(void)dirfd, (void)path, (void)at_flags, (void)dev, (void)ino;
+	return -ENOSYS;
+}
+#endif
+
+int mntkit__stat_ident(int dirfd, const char *path, int at_flags, dev_t *dev,
+		       ino_t *ino)
 {
 	struct stat st;
+	int err;
+
+	if (fstatat(dirfd, path, &st, at_flags) == 0) {
+		*dev = st.st_dev;
+		*ino = st.st_ino;
+		return 0;
+	}
+	err = errno;
+	if (!mntkit__native_refused(MNTKIT_REFUSED_STATX))
+		return -err;
+	return legacy_stat(dirfd, path, at_flags, dev, ino) ? -err : 0;
+}
+
+int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt)
+{
 	int fd, ret;
 
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = fstat(fd, &st) ? -errno : mntkit__fdinfo_mnt_id(fd, mnt);
+	ret = mntkit__stat_ident(fd, "", AT_EMPTY_PATH, dev, ino);
+	if (!ret)
+		ret = mntkit__fdinfo_mnt_id(fd, mnt);
 	close(fd);
-	if (ret)
-		return ret;
-	*dev = st.st_dev;
-	*ino = st.st_ino;
-	return 0;
+	return ret;
 }
 
 const struct mntkit_backend_ops mntkit_native_ops = {

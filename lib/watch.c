@@ -11,11 +11,13 @@
  * Sources.
  *  - fanotify (6.15+, native backend, CAP_SYS_ADMIN over the namespace):
  *    FAN_MNT_ATTACH / FAN_MNT_DETACH with FAN_MARK_MNTNS. Each event names
- *    a unique ID; the mount is statmount'ed and compared with the view. A
- *    move is one ATTACH|DETACH event for the moved mount only: the mounts
- *    below it (whose mount points moved with it) are listed (listmount)
- *    and refreshed too; so are the mounts below a newly attached one (a
- *    tree attached or moved into reach at once). Only the mounts a
+ *    a unique ID; the mount is statmount'ed and compared with the view.
+ *    fanotify names every mount a change attaches or detaches, so an
+ *    event costs one statmount (see fan_event()). A move is one
+ *    ATTACH|DETACH event for the moved mount only: the mounts below it
+ *    (whose mount points moved with it) are listed (listmount) and
+ *    refreshed too, when the view has any (or the mount was out of
+ *    reach: a tree moved into reach at once). Only the mounts a
  *    snapshot lists are watched: in a chroot, those reachable from the
  *    root. fanotify names every mount of the namespace, and statmount
  *    leaves MNT_POINT out for the others (or fails with EPERM without
@@ -31,7 +33,10 @@
  *    VERIFY_MAX_NS, or 50 diffs' time, after the first one), so a burst
  *    of mounts costs a few diffs, not one per mount.
  *  - poll: POLLPRI on /proc/PID/mountinfo, then a diff of a fresh
- *    snapshot against the view.
+ *    snapshot against the view: one snapshot serves every change
+ *    signalled before it; on the emulation it is one read of mountinfo
+ *    (mntkit__emul_snapshot()), and a mount it names by a provisional
+ *    old ID keeps the view's unique ID (find_aliases()).
  * Both: mount(2) MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE changes
  * signal nothing at all (checked on 6.18: no POLLPRI, no fanotify event;
  * mount_setattr(2) propagation changes do signal POLLPRI). They are found
@@ -65,6 +70,7 @@
 
 #include "diff.h"
 #include "internal.h"
+#include "mountinfo.h"
 #include "syscall.h"
 
 /* fanotify mount events (6.15+), not in older <linux/fanotify.h> */
@@ -83,6 +89,14 @@
 #define VERIFY_MAX_NS (1000 * MS_NS)
 #define VERIFY_COST_FACTOR 50
 #define RETRY_NS (100 * MS_NS) /* after a failed diff */
+/*
+ * Coalescing: after a diff that cost C (CPU), the next one for a change
+ * signal waits until SYNC_GAP_FACTOR * C after it (at most SYNC_GAP_MAX_NS),
+ * so a table that keeps changing costs at most about 1/SYNC_GAP_FACTOR of
+ * a CPU, and each diff serves every change signalled meanwhile.
+ */
+#define SYNC_GAP_FACTOR 10
+#define SYNC_GAP_MAX_NS (250 * MS_NS)
 
 #define FAN_BUFSIZE (64 * 1024)
 #define FAN_READS_PER_CALL 64 /* bounded work per mntkit_watch_read() */
@@ -184,6 +198,42 @@ static void map_free(struct recmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/*
+ * The number of children each mount has in the view, kept in a map of its
+ * own (a child may be known before its parent): a move of a mount without
+ * children hides nothing below it, and needs no listmount (which walks
+ * the namespace's whole mount tree in the kernel). Increments need room
+ * reserved (map_reserve(kids, 1)); decrements never fail.
+ */
+static void kids_note(struct recmap *kids, const struct mntkit_statmount *sm,
+		      int add)
+{
+	uint64_t p;
+	struct slot *s;
+
+	if (!sm || !(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
+		return;
+	p = sm->mnt_parent_id;
+	if (!p || p == sm->mnt_id)
+		return;
+	s = map_find(kids, p);
+	if (add && s) {
+		s->gen++;
+	} else if (add) {
+		map_insert(kids, p, NULL);
+		map_find(kids, p)->gen = 1;
+	} else if (s && !--s->gen) {
+		map_remove(kids, p);
+	}
+}
+
+static uint32_t kids_of(const struct recmap *kids, uint64_t id)
+{
+	const struct slot *s = map_find(kids, id);
+
+	return s ? s->gen : 0;
+}
+
 /* ---- the queue of events, each owning its records ---- */
 
 struct qev {
@@ -251,6 +301,98 @@ static void q_free(struct evq *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/*
+ * ---- mountinfo lines: which mounts a change signal can concern ----
+ *
+ * On the native backend a signalled change (remount, mount_setattr,
+ * mount, unmount, move) shows in /proc/PID/mountinfo. The watch keeps a
+ * hash of each line by old ID, read before the view was last brought up
+ * to date; at a signal it reads mountinfo again and statmounts only the
+ * mounts whose line changed, plus the new ones (listmount names them),
+ * instead of every mount: the cost of a signal is one read and one
+ * listing, not a system call per mount. Changes mountinfo does not show
+ * are not signalled either, and are found by rescans (full diffs).
+ */
+struct lslot {
+	uint64_t id; /* old ID; 0: empty */
+	uint64_t hash;
+};
+
+struct lines {
+	struct lslot *s;
+	size_t cap, n;
+	int valid;
+};
+
+static size_t lslot_of(const struct lines *l, uint64_t id)
+{
+	size_t i = slot_of(id, l->cap);
+
+	while (l->s[i].id && l->s[i].id != id)
+		i = (i + 1) & (l->cap - 1);
+	return i;
+}
+
+/* the hash of old ID @id's line, 0 if none (a hash is never 0) */
+static uint64_t lines_hash(const struct lines *l, uint64_t id)
+{
+	size_t i;
+
+	if (!l->cap || !id)
+		return 0;
+	i = lslot_of(l, id);
+	return l->s[i].id ? l->s[i].hash : 0;
+}
+
+static uint64_t line_hash(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+/* index the text of @buf (@len bytes) into @l (empty) */
+static int lines_index(struct lines *l, const char *buf, size_t len)
+{
+	size_t nl = 0, cap = 64;
+
+	for (size_t i = 0; i < len; i++)
+		nl += buf[i] == '\n';
+	while (cap < 2 * (nl + 1))
+		cap *= 2;
+	l->s = calloc(cap, sizeof(*l->s));
+	if (!l->s)
+		return -ENOMEM;
+	l->cap = cap;
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		uint64_t id = 0;
+		size_t i;
+
+		if (!e)
+			e = end;
+		for (const char *q = p; q < e && *q >= '0' && *q <= '9'; q++)
+			id = id * 10 + (uint64_t)(*q - '0');
+		if (id) {
+			i = lslot_of(l, id);
+			/* one line per ID; a second one makes it "changed" */
+			l->s[i].hash = l->s[i].id ? 1 : line_hash(p, (size_t)(e - p));
+			l->n += !l->s[i].id;
+			l->s[i].id = id;
+		}
+		p = e + 1;
+	}
+	return 0;
+}
+
+static void lines_free(struct lines *l)
+{
+	free(l->s);
+	memset(l, 0, sizeof(*l));
+}
+
 /* ---- the watch ---- */
 
 struct mntkit_watch {
@@ -261,17 +403,22 @@ struct mntkit_watch {
 	int req_fd; /* an fd @req uses, or -1 */
 	int epfd, fan_fd, wake_fd, mi_fd, timer_fd;
 	struct recmap view;
+	struct recmap kids; /* parent ID -> its children in the view (gen) */
 	uint32_t gen;
 	struct evq q;
 	struct qev cur; /* the event last returned */
 	int need_resync;
 	int64_t verify_first, verify_due, rescan_due;
+	int64_t sync_after; /* a signalled diff waits until then */
 	int64_t diff_cost;
 	struct mntkit_statmount *buf; /* statmount replies */
 	size_t bufsize;
 	struct mntkit_statmount *pbuf; /* MNT_POINT alone (reach checks) */
 	size_t pbufsize;
 	char *fanbuf;
+	struct lines lines; /* mountinfo as of the view (native backend) */
+	char *mibuf;
+	size_t micap;
 };
 
 static int64_t clock_ns(clockid_t clk)
@@ -361,9 +508,13 @@ static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
 	struct slot *s;
 
 	/* first: a rehash moves the slots */
-	if (q_reserve(&w->q, 2) || map_reserve(&w->view, 1))
+	if (q_reserve(&w->q, 2) || map_reserve(&w->view, 1) ||
+	    map_reserve(&w->kids, 1))
 		return -ENOMEM;
 	s = map_find(&w->view, sm->mnt_id);
+	/* the common case of a diff: an untouched mount, the same bytes */
+	if (s && s->sm->size == sm->size && !memcmp(s->sm, sm, sm->size))
+		return 0;
 	if (s) {
 		same = mntkit__sm_compare(s->sm, sm, &changed);
 		kind = same == MNTKIT__OTHER_MOUNT ?
@@ -381,11 +532,14 @@ static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
 	}
 	if (!s) {
 		map_insert(&w->view, sm->mnt_id, c1);
+		kids_note(&w->kids, c1, 1);
 		q_push(&w->q, kind, 0, 0, sm->mnt_id, NULL, c2);
 		return kind;
 	}
 	old = s->sm;
 	s->sm = c1;
+	kids_note(&w->kids, old, 0);
+	kids_note(&w->kids, c1, 1);
 	if (same == MNTKIT__OTHER_MOUNT) {
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, sm->mnt_id, old, NULL);
 		q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, 0, sm->mnt_id, NULL, c2);
@@ -416,51 +570,198 @@ static int detach_unseen(struct mntkit_watch *w)
 		if (w->view.s[i].id && w->view.s[i].gen != w->gen)
 			gone[n++] = w->view.s[i].id;
 	qsort(gone, n, sizeof(*gone), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i],
-		       map_remove(&w->view, gone[i]), NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct mntkit_statmount *old = map_remove(&w->view, gone[i]);
+
+		kids_note(&w->kids, old, 0);
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i], old, NULL);
+	}
 	free(gone);
 	return 0;
+}
+
+/* queue DETACH for @id if the view has it; 1 if it did, -ENOMEM */
+static int detach_one(struct mntkit_watch *w, uint64_t id)
+{
+	struct mntkit_statmount *old;
+
+	if (!map_find(&w->view, id))
+		return 0;
+	if (q_reserve(&w->q, 1))
+		return -ENOMEM;
+	old = map_remove(&w->view, id);
+	kids_note(&w->kids, old, 0);
+	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, old, NULL);
+	return 1;
+}
+
+/*
+ * Provisional IDs. With unique IDs, the emulation names a mount whose
+ * mount point does not resolve to it by its old ID (see emul.c): one
+ * unmounted while the table was read, or overmounted meanwhile. A table
+ * record under old ID X, while the view has a mount of unique ID U and
+ * old ID X that this table does not name, is that mount when nothing a
+ * mount cannot change differs and it did not move (as in diff.c: under
+ * an old ID, a move cannot be told from another mount in the old one's
+ * place); its record is taken under U: it keeps its
+ * name, and the watch reports no DETACH U + ATTACH X (+ DETACH X once
+ * it is really gone) for a mount that did not change. @alias[i] gets U
+ * for such a record i; 0 if none was found, -ENOMEM.
+ */
+static int find_aliases(struct mntkit_watch *w, const struct mntkit_table *t,
+			uint64_t **alias)
+{
+	size_t n = mntkit_table_count(t);
+	struct recmap byold = { 0 };
+	int ret = 0;
+
+	*alias = NULL;
+	for (size_t i = 0; i < w->view.cap; i++) {
+		struct slot *s = &w->view.s[i];
+
+		if (!s->id || s->gen == w->gen ||
+		    s->id <= MNTKIT_MNT_UNIQUE_ID_OFFSET ||
+		    !(s->sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) ||
+		    !s->sm->mnt_id_old || map_find(&byold, s->sm->mnt_id_old))
+			continue;
+		if (map_reserve(&byold, 1)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		map_insert(&byold, s->sm->mnt_id_old, s->sm);
+	}
+	if (!byold.n)
+		goto out;
+	*alias = calloc(n + 1, sizeof(**alias));
+	if (!*alias) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+		struct mntkit_statmount *c;
+		struct slot *o, *v;
+		uint32_t changed;
+
+		if (sm->mnt_id > MNTKIT_MNT_UNIQUE_ID_OFFSET ||
+		    map_find(&w->view, sm->mnt_id) ||
+		    !(o = map_find(&byold, sm->mnt_id)) || !o->sm)
+			continue;
+		c = sm_dup(sm);
+		if (!c) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		c->mnt_id = o->sm->mnt_id;
+		/* as under old IDs: a moved one may be another mount */
+		if (mntkit__sm_compare(o->sm, c, &changed) ==
+			    MNTKIT__SAME_MOUNT &&
+		    !(changed &
+		      (MNTKIT_CHANGED_PARENT | MNTKIT_CHANGED_MNT_POINT))) {
+			(*alias)[i] = c->mnt_id;
+			v = map_find(&w->view, c->mnt_id);
+			v->gen = w->gen;
+			o->sm = NULL; /* one table record per mount */
+		}
+		free(c);
+	}
+out:
+	free(byold.s); /* the records are the view's */
+	return ret;
+}
+
+/* refresh() with record @sm taken under ID @id */
+static int refresh_as(struct mntkit_watch *w, const struct mntkit_statmount *sm,
+		      uint64_t id)
+{
+	struct mntkit_statmount *c = sm_dup(sm);
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->mnt_id = id;
+	ret = refresh(w, c);
+	free(c);
+	return ret;
 }
 
 /* the diff of the view against snapshot @t */
 static int apply_table(struct mntkit_watch *w, const struct mntkit_table *t)
 {
-	size_t n = mntkit_table_count(t);
-	int ret;
+	size_t n = mntkit_table_count(t), provisional = 0;
+	uint64_t *alias = NULL;
+	int ret = 0;
 
 	w->gen++;
 	for (size_t i = 0; i < n; i++) {
-		struct slot *s =
-			map_find(&w->view, mntkit_table_get(t, i)->mnt_id);
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+		struct slot *s = map_find(&w->view, sm->mnt_id);
 
 		if (s)
 			s->gen = w->gen;
+		else if (sm->mnt_id <= MNTKIT_MNT_UNIQUE_ID_OFFSET)
+			provisional++;
 	}
-	ret = detach_unseen(w);
+	if (provisional)
+		ret = find_aliases(w, t, &alias);
+	if (!ret)
+		ret = detach_unseen(w);
 	for (size_t i = 0; i < n && ret >= 0; i++)
-		ret = refresh(w, mntkit_table_get(t, i));
+		ret = alias && alias[i] ?
+			      refresh_as(w, mntkit_table_get(t, i), alias[i]) :
+			      refresh(w, mntkit_table_get(t, i));
+	free(alias);
 	return ret < 0 ? ret : 0;
 }
 
-/* diff a fresh snapshot against the view (with a RESYNC event first) */
-static int sync_table(struct mntkit_watch *w, int resync)
+/* a snapshot for the view: on the emulation, of one read of mountinfo */
+static int build_table(struct mntkit_watch *w, struct mntkit_table **t)
 {
-	struct mntkit_table *t = NULL;
-	int64_t t0 = cpu_ns(), now;
 	int ret;
 
-	ret = mntkit__table_build(&w->req, MNTKIT_LSMT_ROOT, w->mask, &t);
-	if (!ret && resync) {
-		ret = q_reserve(&w->q, 1);
-		if (!ret)
-			q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0, NULL, NULL);
-	}
-	if (!ret)
-		ret = apply_table(w, t);
-	mntkit_table_free(t);
+	mntkit__emul_snapshot(1);
+	ret = mntkit__table_build(&w->req, MNTKIT_LSMT_ROOT, w->mask, t);
+	mntkit__emul_snapshot(0);
+	return ret;
+}
+
+/* line sums are kept on the native backend (see struct lines) */
+static int lines_kept(void)
+{
+	return mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+}
+
+/* read mountinfo now into @l; on failure @l is left invalid */
+static void lines_read(struct mntkit_watch *w, struct lines *l)
+{
+	size_t len;
+
+	memset(l, 0, sizeof(*l));
+	if (!lines_kept() ||
+	    mntkit__mi_read(w->mi_fd, &w->mibuf, &w->micap, &len) ||
+	    lines_index(l, w->mibuf, len))
+		return;
+	l->valid = 1;
+}
+
+/* the lines read before a diff become the view's */
+static void lines_keep(struct mntkit_watch *w, struct lines *l, int ok)
+{
+	lines_free(&w->lines);
+	if (ok)
+		w->lines = *l;
+	else
+		lines_free(l);
+}
+
+static void synced(struct mntkit_watch *w, int ret, int64_t t0)
+{
+	int64_t now, gap;
+
 	w->diff_cost = cpu_ns() - t0;
 	now = now_ns();
+	gap = SYNC_GAP_FACTOR * w->diff_cost;
+	w->sync_after = now + (gap < SYNC_GAP_MAX_NS ? gap : SYNC_GAP_MAX_NS);
 	w->verify_first = w->verify_due = 0;
 	if (ret) { /* part of the diff may be queued: finish it soon */
 		w->need_resync = 1;
@@ -470,7 +771,109 @@ static int sync_table(struct mntkit_watch *w, int resync)
 	}
 	schedule_rescan(w, now);
 	arm_timer(w);
+}
+
+/* diff a fresh snapshot against the view (with a RESYNC event first) */
+static int sync_table(struct mntkit_watch *w, int resync)
+{
+	struct mntkit_table *t = NULL;
+	int64_t t0 = cpu_ns();
+	struct lines l;
+	int ret;
+
+	lines_read(w, &l);
+	ret = build_table(w, &t);
+	if (!ret && resync) {
+		ret = q_reserve(&w->q, 1);
+		if (!ret)
+			q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0, NULL, NULL);
+	}
+	if (!ret)
+		ret = apply_table(w, t);
+	mntkit_table_free(t);
+	lines_keep(w, &l, !ret);
+	synced(w, ret, t0);
 	return ret;
+}
+
+/*
+ * The mounts of listing @iv to statmount after a change signal: the new
+ * ones and those whose mountinfo line changed since @old (into @todo).
+ * Marks the listed ones of the view with w->gen.
+ */
+static int lines_todo(struct mntkit_watch *w, const struct mntkit_idvec *iv,
+		      const struct lines *old, const struct lines *now,
+		      struct mntkit_idvec *todo)
+{
+	int ret = mntkit__idvec_reserve(todo, iv->n + 1);
+
+	if (ret)
+		return ret;
+	w->gen++;
+	for (size_t i = 0; i < iv->n; i++) {
+		struct slot *s = map_find(&w->view, iv->v[i]);
+		uint64_t h;
+
+		if (s) {
+			s->gen = w->gen;
+			h = (s->sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) ?
+				    lines_hash(now, s->sm->mnt_id_old) :
+				    0;
+			if (h && h == lines_hash(old, s->sm->mnt_id_old))
+				continue;
+		}
+		todo->v[todo->n++] = iv->v[i];
+	}
+	return 0;
+}
+
+/*
+ * After a change signal, on the native backend: one read of mountinfo
+ * and one listing; statmount only what is new or whose line changed (see
+ * struct lines). Falls back to a whole diff when it cannot.
+ */
+static int sync_lines(struct mntkit_watch *w)
+{
+	struct mntkit_idvec iv = { 0 }, todo = { 0 };
+	int64_t t0 = cpu_ns();
+	struct lines l;
+	int ret;
+
+	if (!w->lines.valid)
+		return sync_table(w, 0);
+	lines_read(w, &l);
+	if (!l.valid)
+		return sync_table(w, 0);
+	ret = mntkit__list_flat(&w->req, MNTKIT_LSMT_ROOT, 0, &iv);
+	if (!ret)
+		ret = lines_todo(w, &iv, &w->lines, &l, &todo);
+	if (!ret)
+		ret = detach_unseen(w);
+	for (size_t i = 0; i < todo.n && !ret; i++) {
+		ret = mntkit__stat_into(&w->req, todo.v[i], w->mask, &w->buf,
+					&w->bufsize);
+		if (ret == -ENOENT) { /* gone since the listing */
+			ret = detach_one(w, todo.v[i]);
+			ret = ret > 0 ? 0 : ret;
+			continue;
+		}
+		if (!ret)
+			ret = refresh(w, w->buf);
+		ret = ret > 0 ? 0 : ret;
+	}
+	free(iv.v);
+	free(todo.v);
+	lines_keep(w, &l, !ret);
+	if (ret) /* the whole diff, now */
+		return sync_table(w, 0);
+	synced(w, 0, t0);
+	return 0;
+}
+
+/* a signalled change: the cheaper diff where there is one */
+static int sync_signalled(struct mntkit_watch *w)
+{
+	return lines_kept() ? sync_lines(w) : sync_table(w, 0);
 }
 
 /* ---- fanotify ---- */
@@ -503,18 +906,6 @@ static int fan_stat(struct mntkit_watch *w, uint64_t id)
 	if (ret)
 		return ret;
 	return (pt->mask & MNTKIT_STATMOUNT_MNT_POINT) ? 0 : FAN_OUT_OF_REACH;
-}
-
-/* queue DETACH for @id if the view has it; 1 if it did, -ENOMEM */
-static int detach_one(struct mntkit_watch *w, uint64_t id)
-{
-	if (!map_find(&w->view, id))
-		return 0;
-	if (q_reserve(&w->q, 1))
-		return -ENOMEM;
-	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, map_remove(&w->view, id),
-	       NULL);
-	return 1;
 }
 
 /*
@@ -565,8 +956,9 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 		return;
 	}
 	if (map_find(&w->view, id)) {
-		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id,
-		       map_remove(&w->view, id), NULL);
+		c1 = map_remove(&w->view, id);
+		kids_note(&w->kids, c1, 0);
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, c1, NULL);
 		return;
 	}
 	if (!(mask & WATCH_FAN_MNT_ATTACH))
@@ -584,19 +976,35 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 	       c2);
 }
 
+/*
+ * One fanotify event. fanotify names every mount a change attaches or
+ * detaches (each mount of a recursive bind, of a propagation, of an
+ * unmounted tree: checked on 6.18), but a move only by the moved mount
+ * (ATTACH|DETACH in one event), whose descendants' mount points moved
+ * with it. So only a move needs the mounts below: when the view has
+ * children of the mount, or when the mount was out of the view (moved
+ * into reach, maybe with a subtree); and a mount moved out of reach takes
+ * its children in the view with it. Everything else costs one statmount.
+ */
 static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 {
+	int known = map_find(&w->view, id) != NULL;
+	uint32_t kids = kids_of(&w->kids, id);
+	int moved = (mask & WATCH_FAN_MNT_ATTACH) &&
+		    (mask & WATCH_FAN_MNT_DETACH);
 	int ret = fan_update(w, id);
 
 	if (ret == -ENOENT) {
 		fan_gone(w, id, mask);
 		return;
 	}
-	if (ret == MNTKIT_EVENT_MOVE || ret == MNTKIT_EVENT_ATTACH ||
-	    ret == MNTKIT_EVENT_DETACH)
-		refresh_below(w, id);
-	else if (ret < 0)
+	if (ret < 0) {
 		w->need_resync = 1;
+		return;
+	}
+	if (ret == MNTKIT_EVENT_DETACH ? kids > 0 :
+					 moved && (kids > 0 || !known))
+		refresh_below(w, id);
 }
 
 /* the unique mount ID of one fanotify event, 0 if it has none */
@@ -691,9 +1099,16 @@ static int process(struct mntkit_watch *w)
 	pri = mi_signalled(w);
 	if (w->need_resync)
 		return sync_table(w, 1);
-	if (pri && (w->source == MNTKIT_WATCH_POLL || !got))
-		return sync_table(w, 0);
 	now = now_ns();
+	if (pri && (w->source == MNTKIT_WATCH_POLL || !got)) {
+		if (now >= w->sync_after)
+			return sync_signalled(w);
+		/* coalesce: one diff, soon, for this and what follows */
+		if (!w->verify_due || w->verify_due > w->sync_after)
+			w->verify_due = w->sync_after;
+		arm_timer(w);
+		return 0;
+	}
 	if (pri) { /* fanotify events came with it: check once quiet */
 		if (!w->verify_first)
 			w->verify_first = now;
@@ -704,9 +1119,10 @@ static int process(struct mntkit_watch *w)
 		if (w->verify_due > w->verify_first + most)
 			w->verify_due = w->verify_first + most;
 	}
-	if ((w->verify_due && now >= w->verify_due) ||
-	    (w->rescan_due && now >= w->rescan_due))
+	if (w->rescan_due && now >= w->rescan_due)
 		return sync_table(w, 0);
+	if (w->verify_due && now >= w->verify_due)
+		return sync_signalled(w);
 	arm_timer(w);
 	return 0;
 }
@@ -790,6 +1206,9 @@ void mntkit_watch_free(struct mntkit_watch *w)
 	qev_free(&w->cur);
 	q_free(&w->q);
 	map_free(&w->view);
+	map_free(&w->kids);
+	lines_free(&w->lines);
+	free(w->mibuf);
 	free(w->buf);
 	free(w->pbuf);
 	free(w->fanbuf);
@@ -1006,14 +1425,19 @@ static int first_view(struct mntkit_watch *w, unsigned int flags)
 {
 	struct mntkit_table *t;
 	int64_t t0 = cpu_ns();
+	struct lines l;
 	int ret;
 
-	ret = mntkit__table_build(&w->req, MNTKIT_LSMT_ROOT, w->mask, &t);
-	if (ret)
+	lines_read(w, &l);
+	ret = build_table(w, &t);
+	if (ret) {
+		lines_free(&l);
 		return ret;
+	}
 	w->diff_cost = cpu_ns() - t0;
 	ret = apply_table(w, t);
 	mntkit_table_free(t);
+	lines_keep(w, &l, !ret);
 	if (ret)
 		return ret;
 	if (!(flags & MNTKIT_WATCH_INITIAL)) {

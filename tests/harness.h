@@ -321,6 +321,18 @@ static inline uint64_t t_rand(uint64_t *state)
 
 /* ---- requirements ---- */
 
+/*
+ * A machine known to be slow: MNTKIT_TEST_SLOW=1 (tests/qemu's guests set
+ * it: qemu's software emulation runs the kernel 10-50x slower). Cases
+ * whose size is set for a real machine shrink or skip there, and say so.
+ */
+static inline int t_slow_machine(void)
+{
+	const char *e = getenv("MNTKIT_TEST_SLOW");
+
+	return e && *e == '1';
+}
+
 static inline void t_require_root(void)
 {
 	if (geteuid() != 0)

@@ -433,13 +433,27 @@ static char *dm_name(const char *dev)
 }
 
 /*
+ * Would a lookup of @path (a mount's source or target, from the table)
+ * walk through a served filesystem (NFS, FUSE, ...) whose server may not
+ * answer? lsmnt never resolves such a path (findmnt does, and hangs).
+ */
+bool path_may_block(const char *path)
+{
+	return path[0] == '/' && mntkit_path_served(path) == 1;
+}
+
+/*
  * -c: util-linux's canonicalize_path(): realpath(3) - relative to the
  * working directory, as findmnt does it - else the source as it is; a
  * device-mapper node as /dev/mapper/NAME.
  */
 char *canonical_source(const char *src)
 {
-	char *real = realpath(src, NULL), *dm;
+	char *real, *dm;
+
+	if (path_may_block(src))
+		return strdup(src);
+	real = realpath(src, NULL);
 
 	if (!real)
 		return strdup(src);
@@ -659,7 +673,7 @@ static void lookup_tags(struct devlookup *dl, const char *src,
 		goto out;
 	dev = tag ? blkid_evaluate_tag(name, value, (blkid_cache *)&dl->cache)
 		  : canonical_source(src);
-	if (dev && *dev) {
+	if (dev && *dev && !path_may_block(dev)) {
 		udev_tags(dev, want, out);
 		probe_tags(dev, want, out);
 	}
@@ -754,7 +768,10 @@ void devlookup_end(struct devlookup *dl)
  * As findmnt: statvfs() of the mount point's path, as this process sees
  * it. A mount that is overmounted answers for the mount on top, one
  * outside our root or namespace (--unreachable, --ns, -N) for whatever
- * that path is here, or not at all (empty cells).
+ * that path is here, or not at all (empty cells). Unlike findmnt, never
+ * for a path that is or crosses a served mount (NFS, FUSE, ...): its
+ * statvfs would ask the server, and a FUSE daemon that does not answer
+ * holds lsmnt beyond SIGKILL (empty cells; mntkit_path_served()).
  */
 void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
 {
@@ -764,7 +781,7 @@ void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
 	memset(u, 0, sizeof(*u));
 	if (!(sm->mask & G(MNT_POINT)) ||
 	    mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0 ||
-	    statvfs(point, &st) < 0)
+	    path_may_block(point) || statvfs(point, &st) < 0)
 		return;
 	u->ok = true;
 	u->frsize = st.f_frsize;

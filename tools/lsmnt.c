@@ -1062,7 +1062,7 @@ static bool match_source(struct matcher *m, const struct mntkit_statmount *sm)
 		return false;
 	if (!strcmp(src, f->source_canon))
 		return true;
-	if (src[0] != '/')
+	if (src[0] != '/' || path_may_block(src))
 		return false;
 	real = realpath(src, NULL);
 	ok = real && !strcmp(real, f->source_canon);

@@ -166,6 +166,9 @@ struct row;
 const char *cell_value(const struct cellctx *cc, enum col_id col,
 		       const struct row *r, struct outbuf *scratch);
 
+/* a path whose lookup may block on a served filesystem's server */
+bool path_may_block(const char *path);
+
 /* fill @u from statvfs(2) of the mount point of @sm (none: !u->ok) */
 void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u);
 

@@ -40,7 +40,11 @@ missing=""
 for f in "$S_LIB/libmntkit.so.0" "$S_LIB/libmntkit.so" "$S_LIB/libmntkit.a" \
 	"$S_LIB/pkgconfig/mntkit.pc" "$STAGE$INCDIR/mntkit.h" \
 	"$STAGE$BINDIR/statmnt" "$STAGE$MANDIR/man1/statmnt.1" \
-	"$STAGE$MANDIR/man3/mntkit.3" "$STAGE$MANDIR/man3/mntkit_stat.3"; do
+	"$STAGE$MANDIR/man3/mntkit.3" "$STAGE$MANDIR/man3/mntkit_stat.3" \
+	"$STAGE$PREFIX/share/bash-completion/completions/mntkit" \
+	"$STAGE$PREFIX/share/bash-completion/completions/lsmnt" \
+	"$STAGE$PREFIX/share/bash-completion/completions/statmnt" \
+	"$STAGE$PREFIX/share/bash-completion/completions/mntwatch"; do
 	[ -e "$f" ] || missing="$missing ${f#"$STAGE"}"
 done
 if [ -z "$missing" ]; then

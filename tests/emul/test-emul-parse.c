@@ -304,6 +304,20 @@ T_CASE(magic_table)
 	T_EQ_I(mntkit__fs_magic("", 0, &magic, &ok), 0);
 	T_EQ_I(mntkit__fs_magic("nfs", 3, &magic, &ok), 1);
 	T_EQ_I(ok, 0); /* network: the table, never statfs */
+	/* served types of no known magic: never statfs either (each name
+	 * of the list, so that its order is checked too) */
+	static const char *const served[] = { "beegfs", "gpfs", "lustre",
+					      "ncp", "ncpfs", "orangefs",
+					      "pvfs2", "smbfs" };
+	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++) {
+		T_EQ_I(mntkit__fs_magic(served[i], strlen(served[i]), &magic,
+					&ok), 0);
+		T_ASSERTF(!ok, "%s: statfs_ok", served[i]);
+	}
+	T_EQ_I(mntkit__fs_magic("lustrex", 7, &magic, &ok), 0);
+	T_EQ_I(ok, 1);
+	T_EQ_I(mntkit__fs_magic("devtmpfs", 8, &magic, &ok), 0);
+	T_EQ_I(ok, 1); /* local: statfs on a verified mount point */
 }
 
 int main(int argc, char **argv)
