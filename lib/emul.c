@@ -22,7 +22,13 @@
  * keeps its old ID as its name here: its unique ID cannot be read without
  * statmount, and the old ID cannot collide with a unique one. listmount
  * lists it in that place (old IDs sort first), statmount answers for it,
- * and mntkit_path_id() of a path on it names it the same way. The hybrid
+ * and mntkit_path_id() of a path on it names it the same way. A mount that
+ * moves is hidden for a moment, so one load names it by its old ID and the
+ * next by its unique one: where the memo proves it the same mount (old ID
+ * X was unique ID U, X still in the table on that device), statmount and
+ * the snapshot batch find it by the name it had (renamed_entry()), and a
+ * snapshot asks which of the IDs it does not find is a parent above the
+ * caller's root (mntkit__emul_parent_outside()). The hybrid
  * replies (below) do not have this limit: they find the mount by the old
  * ID the kernel reports for the unique one asked about.
  *
@@ -226,6 +232,7 @@ struct fstype {
 struct memo {
 	uint32_t old;
 	uint32_t has_f_type;
+	uint32_t major, minor; /* the line's st_dev, when it was proved */
 	uint64_t unique;
 	uint64_t f_type;
 };
@@ -721,36 +728,6 @@ static int type_magics(struct table *t)
 	return 0;
 }
 
-/* keep what the loaded table proved (see struct table) */
-static int memo_save(struct table *t)
-{
-	struct memo *m;
-	size_t n = 0;
-
-	if (!t->loaded || !t->unique_mode)
-		return 0;
-	m = malloc((t->mi.n + 1) * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	/* the index has the entries by ascending old ID already */
-	for (size_t k = 0; k < t->ix.n; k++) {
-		uint32_t i = t->ix.by_old[k];
-		const struct probe *pr = &t->probe[i];
-
-		if (!pr->has_unique)
-			continue;
-		m[n].old = t->mi.v[i].id;
-		m[n].has_f_type = pr->has_f_type;
-		m[n].unique = pr->unique;
-		m[n].f_type = pr->f_type;
-		n++;
-	}
-	free(t->memo);
-	t->memo = m;
-	t->nmemo = n;
-	return 0;
-}
-
 static const struct memo *memo_find(const struct table *t, uint32_t old)
 {
 	size_t lo = 0, hi = t->nmemo;
@@ -767,6 +744,52 @@ static const struct memo *memo_find(const struct table *t, uint32_t old)
 	}
 	return NULL;
 }
+
+/* keep what the loaded table proved (see struct table) */
+static int memo_save(struct table *t)
+{
+	struct memo *m;
+	size_t n = 0;
+
+	if (!t->loaded || !t->unique_mode)
+		return 0;
+	m = malloc((t->mi.n + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	/* the index has the entries by ascending old ID already */
+	for (size_t k = 0; k < t->ix.n; k++) {
+		uint32_t i = t->ix.by_old[k];
+		const struct probe *pr = &t->probe[i];
+		const struct memo *was;
+
+		if (!pr->has_unique) {
+			/*
+			 * hidden in this load (its point moved away for a
+			 * moment): what an earlier load proved stays, for
+			 * as long as the old ID is in the table on the same
+			 * device (an old ID passed to a new mount at once
+			 * is on another one, but for a bind mount)
+			 */
+			was = memo_find(t, t->mi.v[i].id);
+			if (was && was->major == t->mi.v[i].major &&
+			    was->minor == t->mi.v[i].minor)
+				m[n++] = *was;
+			continue;
+		}
+		m[n].old = t->mi.v[i].id;
+		m[n].major = t->mi.v[i].major;
+		m[n].minor = t->mi.v[i].minor;
+		m[n].has_f_type = pr->has_f_type;
+		m[n].unique = pr->unique;
+		m[n].f_type = pr->f_type;
+		n++;
+	}
+	free(t->memo);
+	t->memo = m;
+	t->nmemo = n;
+	return 0;
+}
+
 
 /*
  * Entry @i again, when an earlier load proved its old ID X to be the mount
@@ -1780,6 +1803,47 @@ static ssize_t find_key(struct table *t, uint64_t id)
 	return ix->by_key[pos];
 }
 
+/*
+ * The entry of the mount named @id, when @id is no key of table @t but
+ * was the mount's name in an earlier load: its other name now, or -1. A
+ * mount is named by its old ID while its mount point does not lead to it
+ * and by its unique ID otherwise, so a mount that moves is named one way
+ * in one load and the other way in the next: a listing and the statmounts
+ * of its IDs (two loads under churn) would lose a live mount. Only what
+ * the memo proves (old ID X was the mount of unique ID U, kept while X is
+ * in the table on the same device): unique U asked, X hidden now; or X
+ * asked, the mount of old ID X is U now. statmount's reply keeps the ID
+ * asked as mnt_id (its parent is named as now); the snapshot batch names
+ * the mount by its key now (the table sorts it in). A mount hidden since
+ * it was made (no memo) is not found by its unique ID, nor then its old
+ * ID by it: those still answer ENOENT.
+ */
+static ssize_t renamed_entry(const struct table *t, uint64_t id)
+{
+	const struct memo *mm;
+	ssize_t i;
+
+	if (!t->unique_mode)
+		return -1;
+	if (low_id(id)) {
+		mm = memo_find(t, (uint32_t)id);
+		i = mntkit__mindex_find_old(&t->ix, id);
+		return mm && i >= 0 && t->ix.key[i] == mm->unique ? i : -1;
+	}
+	for (size_t k = 0; k < t->nmemo; k++) {
+		mm = &t->memo[k];
+		if (mm->unique != id)
+			continue;
+		i = mntkit__mindex_find_old(&t->ix, mm->old);
+		return i >= 0 && t->ix.key[i] == mm->old &&
+			       t->mi.v[i].major == mm->major &&
+			       t->mi.v[i].minor == mm->minor ?
+			       i :
+			       -1;
+	}
+	return -1;
+}
+
 static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 				 size_t bufsize, struct reply *r)
 {
@@ -1799,6 +1863,8 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	if (ret)
 		return pre ? -EINVAL : ret;
 	i = find_key(t, req.mnt_id);
+	if (i < 0)
+		i = renamed_entry(t, req.mnt_id);
 	if (pre && i < 0)
 		return issued_has(req.mnt_id) ? -ENOENT : -EINVAL;
 	want = req.param;
@@ -1808,8 +1874,13 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 		return -ENOENT;
 
 	r->bufsize = bufsize;
-	return fill_reply(r, t, (size_t)i, want, NULL, 0,
-			  mntkit__emul_supported_mask());
+	ret = fill_reply(r, t, (size_t)i, want, NULL, 0,
+			 mntkit__emul_supported_mask());
+	/* found by a name it had (renamed_entry()): the reply is of the
+	 * ID asked, as the kernel's always is */
+	if (!ret && (r->sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
+		r->sm->mnt_id = req.mnt_id;
+	return ret;
 }
 
 /* the string area of the replies, reused from call to call (under @lock) */
@@ -1924,6 +1995,8 @@ static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
 		size_t size;
 
 		if (i < 0)
+			i = renamed_entry(t, ids[k]);
+		if (i < 0)
 			continue; /* gone since it was listed, as ENOENT */
 		r.len = 0;
 		r.bufsize = SIZE_MAX;
@@ -1961,6 +2034,44 @@ static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
 	scratch.cap = r.cap;
 	pthread_mutex_unlock(&lock);
 	free(out);
+	return ret;
+}
+
+/*
+ * A parent outside the table is named by its old ID (parent_key()), as a
+ * hidden mount is, and once gone both answer ENOENT: a snapshot that meets
+ * a root whose parent it cannot find asks here which one it is. Outside:
+ * the parent of an entry of the current table without a line of its own
+ * (the mounts above the caller's root; a table that holds the ID is no
+ * such parent). A parent made and gone since the listing (a mount moved
+ * under a new mount and back) is the parent of no entry now. One view:
+ * the question is about now, not about the view the child was read in.
+ */
+int mntkit__emul_parent_outside(const struct mntkit_mnt_id_req *ureq,
+				uint64_t id)
+{
+	struct mntkit_mnt_id_req req;
+	struct table *t = NULL;
+	int ret;
+
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	ret = copy_req(ureq, &req);
+	if (!ret)
+		ret = request_table(&req, &t, IDS_BACKEND);
+	if (!ret && (find_key(t, id) >= 0 ||
+		     mntkit__mindex_find_old(&t->ix, id) >= 0))
+		goto unlock; /* 0: a mount of the table */
+	for (size_t i = 0; !ret && i < t->mi.n; i++) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+
+		if (t->ix.parent[i] < 0 && m->parent != m->id &&
+		    m->parent == id)
+			ret = 1;
+	}
+unlock:
+	pthread_mutex_unlock(&lock);
 	return ret;
 }
 

@@ -109,6 +109,14 @@ int mntkit__emul_unique_ids(void);
  */
 void mntkit__emul_snapshot(int begin);
 
+/*
+ * Is @id, which the emulation does not find, the parent of a mount of its
+ * current table that mountinfo does not show (above the caller's root)?
+ * 1, 0 (a mount gone, or renamed), or -errno (lib/emul.c; for snapshots)
+ */
+int mntkit__emul_parent_outside(const struct mntkit_mnt_id_req *req,
+				uint64_t id);
+
 /* the mnt_id line of /proc/self/fdinfo/@fd (3.15+); 0 or -errno */
 int mntkit__fdinfo_mnt_id(int fd, uint64_t *id);
 

@@ -14,7 +14,9 @@
  * belongs there (see root_ok()); only when one does not, it reads again:
  * the mounts involved, then the listing too, a few rounds (settle()).
  * What still does not fit is placed as roots, and the table says so
- * (MNTKIT_TABLE_STATE_PLACED).
+ * (MNTKIT_TABLE_STATE_PLACED). On the emulation a mount may also change
+ * its name between two reads (its old ID while hidden, its unique ID
+ * otherwise): renamed(), by_id() and parent_outside() see to that.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -394,6 +396,9 @@ struct build {
 	struct mntkit_idvec listed;  /* the last listing, sorted */
 	struct mntkit_idvec sus;     /* the IDs to read again */
 	struct mntkit_idvec outside; /* parents found above our root */
+	struct mntkit_idvec olds;    /* old IDs of the records named by
+					another ID (see renamed()) */
+	int olds_valid;		     /* olds is of the table as it is now */
 	size_t *walk;		     /* scratch of cycle_members() */
 	struct mntkit_statmount *buf;
 	size_t bufsize;
@@ -427,7 +432,54 @@ static int list_all(const struct build *b, struct mntkit_idvec *iv)
 	return ret;
 }
 
-/* statmount @ids (sorted) into new records at @off; their count in *@got */
+struct id_off {
+	uint64_t id;
+	size_t off;
+};
+
+static int cmp_id_off(const void *a, const void *b)
+{
+	return cmp_id(&((const struct id_off *)a)->id,
+		      &((const struct id_off *)b)->id);
+}
+
+/*
+ * The records at @off (*@n of them) by ascending mnt_id, each ID once.
+ * They come in the order of the IDs asked, and so sorted, but for the
+ * emulation's snapshot batch, which answers a mount listed under its other
+ * name with its reply under the name it has now (see emul.c,
+ * renamed_entry()): such a record may be out of order, or there twice.
+ */
+static int by_id(struct mntkit_table *t, size_t *off, size_t *n)
+{
+	struct id_off *v;
+	size_t k = 0;
+
+	for (size_t i = 1; i < *n; i++)
+		if (rec_at(t, off[i - 1])->mnt_id >= rec_at(t, off[i])->mnt_id)
+			goto sort;
+	return 0;
+sort:
+	v = malloc((*n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < *n; i++)
+		v[i] = (struct id_off){ rec_at(t, off[i])->mnt_id, off[i] };
+	qsort(v, *n, sizeof(*v), cmp_id_off);
+	for (size_t i = 0; i < *n; i++)
+		if (!k || v[i].id != v[k - 1].id)
+			v[k++] = v[i];
+	for (size_t i = 0; i < k; i++)
+		off[i] = v[i].off;
+	*n = k;
+	free(v);
+	return 0;
+}
+
+/*
+ * statmount @ids (sorted) into new records at @off, sorted by ID, each
+ * once; their count in *@got
+ */
 static int fill_all(struct build *b, const uint64_t *ids, size_t n,
 		    size_t *off, size_t *got)
 {
@@ -440,6 +492,8 @@ static int fill_all(struct build *b, const uint64_t *ids, size_t n,
 		distinct += !i || ids[i] != ids[i - 1];
 	if (c.n < distinct && ids_may_change())
 		b->relist = 1;
+	if (!ret)
+		ret = by_id(b->t, off, &c.n);
 	*got = c.n;
 	return ret;
 }
@@ -459,20 +513,64 @@ static int was_listed(const struct build *b, uint64_t id)
 }
 
 /*
+ * Is @p (<= 2^31) the old ID of a record of the table that has another
+ * ID? The emulation names a mount by its old ID while its mount point
+ * does not lead to it (a mount moved or overmounted at that moment), by
+ * its unique ID otherwise: a child read in a view where its parent was
+ * hidden names the parent by an ID that the table, which has the parent
+ * from another view, does not hold, and that the emulation answers with
+ * ENOENT now. Such a parent is a live mount of the table, not one above
+ * our root (the root is read again). The kernel's mnt_id is never an old
+ * ID: none of its records is named by another ID. 1, 0 or -errno.
+ */
+static int renamed(struct build *b, uint64_t p)
+{
+	const struct mntkit_table *t = b->t;
+
+	if (p > MNTKIT_MNT_UNIQUE_ID_OFFSET)
+		return 0;
+	if (!b->olds_valid) {
+		int ret = mntkit__idvec_reserve(&b->olds, t->n + 1);
+
+		if (ret)
+			return ret;
+		b->olds.n = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			const struct mntkit_statmount *sm =
+				mntkit_table_get(t, i);
+
+			if ((sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
+			    sm->mnt_id_old != sm->mnt_id)
+				b->olds.v[b->olds.n++] = sm->mnt_id_old;
+		}
+		qsort(b->olds.v, b->olds.n, sizeof(*b->olds.v), cmp_id);
+		b->olds_valid = 1;
+	}
+	return bsearch(&p, b->olds.v, b->olds.n, sizeof(p), cmp_id) != NULL;
+}
+
+/*
  * Is the parent @p of a root, not in the table, above the caller's root
  * (so it is not listed: the root's place is right), or was the root read
  * while the table changed? A parent that was listed is below our root (it
  * vanished since). A mount the caller's root does not reach has no
- * MNT_POINT (EPERM without CAP_SYS_ADMIN); the emulation names a parent
- * outside mountinfo by an old ID it does not find, as an old kernel names
- * every mount (there, a parent made and gone since the listing passes for
- * one outside too: its child, read in between, stays a root of its own).
+ * MNT_POINT (EPERM without CAP_SYS_ADMIN). The emulation names a parent
+ * outside mountinfo by an old ID it does not find, and so it names a
+ * hidden mount once gone (a mount made and gone since the listing, with
+ * a child moved under it and back), or a hidden mount it names by its
+ * unique ID now (renamed()): it tells which (mntkit__emul_parent_outside(),
+ * of its table now: the parent of a mount there, without a line). Before,
+ * every such ID passed for one outside, and its child, read in between,
+ * stayed a root of its own with the table not flagged (test-churn-tree).
  * 1 above, 0 not, or -errno.
  */
 static int parent_outside(struct build *b, uint64_t p)
 {
 	int ret;
 
+	ret = renamed(b, p);
+	if (ret)
+		return ret < 0 ? ret : 0; /* a live mount of the table */
 	if (is_outside(b, p))
 		return 1;
 	if (was_listed(b, p))
@@ -495,6 +593,12 @@ static int parent_outside(struct build *b, uint64_t p)
 		      (mntkit_sm_str(b->buf, b->buf->size,
 				     MNTKIT_FIELD_MNT_POINT, &pt) == 0 &&
 		       !pt[0]);
+	}
+	else if ((ret == -ENOENT || ret == -EINVAL) &&
+		 p <= MNTKIT_MNT_UNIQUE_ID_OFFSET && ids_may_change()) {
+		ret = mntkit__emul_parent_outside(b->req, p);
+		if (ret < 0 && ret != -ENOMEM)
+			ret = 1; /* nothing to learn: as before */
 	}
 	else if (ret == -ENOENT || ret == -EINVAL)
 		ret = p <= MNTKIT_MNT_UNIQUE_ID_OFFSET; /* else: gone */
@@ -592,6 +696,7 @@ static int check(struct build *b)
 	int ret = link_tree(t);
 
 	b->sus.n = 0;
+	b->olds_valid = 0;
 	for (ssize_t r = t->first_root; !ret && r >= 0; r = t->next[r]) {
 		ret = root_ok(b, (size_t)r);
 		if (ret >= 0)
@@ -611,8 +716,10 @@ static int cmp_off_id(struct mntkit_table *t, size_t a, size_t b)
 
 /*
  * The table becomes the records of @keep (offsets, in the old order) and
- * of @add (offsets of new records, sorted by ID, none in @keep): merged
- * by ID in O(n).
+ * of @add (offsets of new records, sorted by ID): merged by ID in O(n).
+ * A mount of @add that @keep has already (the emulation's snapshot batch
+ * may answer a new name with one the table holds: see by_id()) stays
+ * as kept.
  */
 static int merge(struct mntkit_table *t, const size_t *keep, size_t nkeep,
 		 const size_t *add, size_t nadd)
@@ -623,11 +730,15 @@ static int merge(struct mntkit_table *t, const size_t *keep, size_t nkeep,
 	if (!off)
 		return -ENOMEM;
 	while (i < nkeep || j < nadd) {
-		if (j == nadd ||
-		    (i < nkeep && cmp_off_id(t, keep[i], add[j]) < 0))
+		int c = j == nadd ? -1 :
+			i == nkeep ? 1 : cmp_off_id(t, keep[i], add[j]);
+
+		if (c <= 0)
 			off[n++] = keep[i++];
 		else
 			off[n++] = add[j++];
+		if (!c)
+			j++;
 	}
 	free(t->off);
 	t->off = off;
@@ -669,6 +780,8 @@ static int restat(struct build *b)
 		if (!ret)
 			ret = arena_put(t, id, b->buf, &keep[nkeep++]);
 	}
+	if (!ret) /* a reply may name the mount otherwise now */
+		ret = by_id(t, keep, &nkeep);
 	if (!ret)
 		ret = merge(t, keep, nkeep, NULL, 0);
 	free(keep);
@@ -783,6 +896,7 @@ static int settle(struct build *b)
 	free(b->walk);
 	free(b->sus.v);
 	free(b->outside.v);
+	free(b->olds.v);
 	free(b->buf);
 	return ret;
 }
