@@ -256,12 +256,23 @@ T_CASE(mntwatch_reports_an_attach)
 		_exit(127);
 	}
 	close(fo);
-	/* the watch may start after the first mount: mount again until it
-	 * has seen one (at most 40 s) */
+	/*
+	 * The watch may start after the first mount: mount again until it
+	 * has seen one (at most 40 s). Each mount on the other of two
+	 * directories: without unique IDs (5.10, 6.1) a tmpfs mounted again
+	 * where the last one was gets its old ID and its anonymous device
+	 * back, a byte-identical record no diff can tell from the old mount
+	 * (mntkit_watch(3)), and a watch that started while one was there
+	 * would never see an attach.
+	 */
+	t_mkdir(t_path("%s/0", d));
+	t_mkdir(t_path("%s/1", d));
 	for (int i = 0; i < 200 && !done; i++) {
-		t_mount("w", d, "tmpfs", 0, "size=1m");
+		char *at = t_path("%s/%d", d, i % 2);
+
+		t_mount("w", at, "tmpfs", 0, "size=1m");
 		usleep(200000);
-		t_umount(d);
+		t_umount(at);
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			done = 1;
 	}
