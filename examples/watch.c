@@ -69,11 +69,11 @@ int main(int argc, char **argv)
 		}
 	}
 
-	r = mntkit_watch_new(NULL, &wo, &w);
+	r = mntkit_watch_new(&wo, NULL, &w);
 	if (r < 0)
 		errx(1, "mntkit_watch_new: %s", strerror(-r));
 	printf("source: %s\n",
-	       mntkit_watch_source_name(mntkit_watch_source(w)));
+	       mntkit_watch_source_name(mntkit_watch_get_source(w)));
 	p.fd = mntkit_watch_fd(w);
 	p.events = POLLIN;
 	end = now_ms() + seconds * 1000;

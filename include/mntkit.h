@@ -223,7 +223,7 @@ static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
  *
  * Same arguments, return value and errno as the system call: 0 on success,
  * -1 and errno on failure (EINVAL, E2BIG, EFAULT, ENOENT, EPERM, EOVERFLOW,
- * ENOMEM, ...). Served by the backend in effect (mntkit_backend()).
+ * ENOMEM, ...). Served by the backend in effect (mntkit_get_backend()).
  */
 int mntkit_statmount(const struct mntkit_mnt_id_req *req,
 		     struct mntkit_statmount *buf, size_t bufsize,
@@ -258,8 +258,8 @@ enum mntkit_backend {
  */
 int mntkit_set_backend(enum mntkit_backend backend);
 
-/* mntkit_backend - the backend in effect (never MNTKIT_BACKEND_AUTO). */
-enum mntkit_backend mntkit_backend(void);
+/* mntkit_get_backend - the backend in effect (never MNTKIT_BACKEND_AUTO). */
+enum mntkit_backend mntkit_get_backend(void);
 
 /* mntkit_backend_name - "native", "mountinfo" or "auto"; NULL if unknown. */
 const char *mntkit_backend_name(enum mntkit_backend backend);
@@ -342,17 +342,17 @@ int mntkit_refused(uint32_t call, const char **name);
 
 /*
  * struct mntkit_opts - which mount namespace a convenience queries.
- * Declare it with MNTKIT_OPTS(), which zeroes it and sets @sz; a NULL
+ * Declare it with MNTKIT_OPTS(), which zeroes it and sets @size; a NULL
  * pointer means "the caller's namespace". At most one of @mnt_ns_id,
  * @mnt_ns_fd and @pid may be set (-EINVAL otherwise).
  *
- * @sz:        sizeof(struct mntkit_opts), set by MNTKIT_OPTS().
+ * @size:      sizeof(struct mntkit_opts), set by MNTKIT_OPTS().
  * @mnt_ns_id: a mount namespace ID (mntkit_ns_id_from_fd()), 0 for none.
  * @mnt_ns_fd: an fd of /proc/PID/ns/mnt, 0 for none (as in the kernel ABI).
  * @pid:       a process whose mount namespace is queried, 0 for none.
  */
 struct mntkit_opts {
-	size_t sz;
+	size_t size;
 	uint64_t mnt_ns_id;
 	int mnt_ns_fd;
 	pid_t pid;
@@ -361,11 +361,12 @@ struct mntkit_opts {
 /*
  * MNTKIT_OPTS(name) or MNTKIT_OPTS(name, .field = value, ...). (The name
  * travels inside __VA_ARGS__ so that the one-argument form is valid ISO C.
- * In C++ it needs C++20; or write: struct mntkit_opts o{}; o.sz = sizeof(o);)
+ * In C++ it needs C++20; or write: struct mntkit_opts o{}; o.size = sizeof(o);)
  */
 #define MNTKIT_OPTS(...) MNTKIT__OPTS(__VA_ARGS__, )
 #define MNTKIT__OPTS(name, ...)                                                \
-	struct mntkit_opts name = { .sz = sizeof(struct mntkit_opts), __VA_ARGS__ }
+	struct mntkit_opts name = { .size = sizeof(struct mntkit_opts),        \
+				    __VA_ARGS__ }
 
 /* ---- Conveniences: one mount ---- */
 
@@ -460,7 +461,7 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
  * or of the namespace's true root, above any chroot (@unreachable 1, needs
  * CAP_SYS_ADMIN when the two differ: -EPERM otherwise).
  */
-int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
+int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id);
 
 /* ---- Snapshots: every mount, an ID index and the tree ---- */
@@ -488,8 +489,8 @@ struct mntkit_table;
  * MNTKIT_STATMOUNT_MNT_BASIC is always added (the tree needs it).
  * Returns 0 and *@out, or a negative errno.
  */
-int mntkit_table_new(const struct mntkit_opts *opts, uint64_t mask,
-		     unsigned int flags, struct mntkit_table **out);
+int mntkit_table_new(uint64_t mask, unsigned int flags,
+		     const struct mntkit_opts *opts, struct mntkit_table **out);
 
 /* mntkit_table_free - free a snapshot (NULL is fine). */
 void mntkit_table_free(struct mntkit_table *table);
@@ -784,7 +785,8 @@ enum mntkit_watch_source {
  * struct mntkit_watch_opts - how to watch. Declare with
  * MNTKIT_WATCH_OPTS(); a NULL pointer means all defaults.
  *
- * @sz:        sizeof(struct mntkit_watch_opts), set by MNTKIT_WATCH_OPTS().
+ * @size:      sizeof(struct mntkit_watch_opts), set by
+ *             MNTKIT_WATCH_OPTS().
  * @source:    MNTKIT_WATCH_AUTO, or a source to force (the watch fails
  *             with -EOPNOTSUPP, -EPERM, ... when it cannot be had).
  * @mask:      the statmount groups of the records (MNT_BASIC is always
@@ -797,7 +799,7 @@ enum mntkit_watch_source {
  *             costs at most 1% CPU); MNTKIT_WATCH_NO_RESCAN: never.
  */
 struct mntkit_watch_opts {
-	size_t sz;
+	size_t size;
 	enum mntkit_watch_source source;
 	uint64_t mask;
 	unsigned int flags;
@@ -807,8 +809,9 @@ struct mntkit_watch_opts {
 /* MNTKIT_WATCH_OPTS(name) or MNTKIT_WATCH_OPTS(name, .field = value, ...) */
 #define MNTKIT_WATCH_OPTS(...) MNTKIT__WATCH_OPTS(__VA_ARGS__, )
 #define MNTKIT__WATCH_OPTS(name, ...)                                          \
-	struct mntkit_watch_opts name = { .sz = sizeof(struct mntkit_watch_opts), \
-					  __VA_ARGS__ }
+	struct mntkit_watch_opts name = {                                      \
+		.size = sizeof(struct mntkit_watch_opts), __VA_ARGS__          \
+	}
 
 /*
  * mntkit_watch_new - watch the mounts of a namespace (@opts: the caller's,
@@ -817,9 +820,8 @@ struct mntkit_watch_opts {
  * CAP_SYS_ADMIN over the namespace for fanotify; AUTO falls back to poll.
  * Returns 0 and *@out, or a negative errno.
  */
-int mntkit_watch_new(const struct mntkit_opts *opts,
-		     const struct mntkit_watch_opts *wopts,
-		     struct mntkit_watch **out);
+int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, struct mntkit_watch **out);
 
 /* mntkit_watch_free - close a watch (NULL is fine). */
 void mntkit_watch_free(struct mntkit_watch *watch);
@@ -831,8 +833,9 @@ void mntkit_watch_free(struct mntkit_watch *watch);
  */
 int mntkit_watch_fd(const struct mntkit_watch *watch);
 
-/* mntkit_watch_source - the source serving the watch (never AUTO). */
-enum mntkit_watch_source mntkit_watch_source(const struct mntkit_watch *watch);
+/* mntkit_watch_get_source - the source serving the watch (never AUTO). */
+enum mntkit_watch_source
+mntkit_watch_get_source(const struct mntkit_watch *watch);
 
 /* mntkit_watch_source_name - "auto", "fanotify", "poll"; NULL if unknown */
 const char *mntkit_watch_source_name(enum mntkit_watch_source source);

@@ -401,7 +401,7 @@ static int native_possible(void)
 	return (mntkit__kernel_features() & need) == need;
 }
 
-enum mntkit_backend mntkit_backend(void)
+enum mntkit_backend mntkit_get_backend(void)
 {
 	int b = forced();
 
@@ -413,7 +413,7 @@ enum mntkit_backend mntkit_backend(void)
 
 const struct mntkit_backend_ops *mntkit__ops(void)
 {
-	if (mntkit_backend() == MNTKIT_BACKEND_NATIVE)
+	if (mntkit_get_backend() == MNTKIT_BACKEND_NATIVE)
 		return &mntkit_native_ops;
 	return &mntkit_mountinfo_ops;
 }
@@ -456,7 +456,7 @@ int mntkit_get_features(struct mntkit_features *features)
 	if (!features || features->size < sizeof(features->size))
 		return mntkit__fail(EINVAL);
 	f.flags = mntkit__kernel_features();
-	f.backend = mntkit_backend();
+	f.backend = mntkit_get_backend();
 	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/emul.c) */
 	if (f.backend == MNTKIT_BACKEND_MOUNTINFO && !mntkit__emul_unique_ids())
 		f.flags &= ~(MNTKIT_FEAT_UNIQUE_IDS | MNTKIT_FEAT_STATX_UNIQUE |

@@ -362,7 +362,7 @@ int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 	return -ELOOP;
 }
 
-int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
+int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id)
 {
 	struct mntkit_mnt_id_req req;

@@ -938,8 +938,8 @@ fail:
 	return ret;
 }
 
-int mntkit_table_new(const struct mntkit_opts *opts, uint64_t mask,
-		     unsigned int flags, struct mntkit_table **out)
+int mntkit_table_new(uint64_t mask, unsigned int flags,
+		     const struct mntkit_opts *opts, struct mntkit_table **out)
 {
 	struct mntkit_mnt_id_req req;
 	uint64_t start = MNTKIT_LSMT_ROOT;
@@ -954,7 +954,7 @@ int mntkit_table_new(const struct mntkit_opts *opts, uint64_t mask,
 	if (ret)
 		return mntkit__fail(-ret);
 	if (flags & MNTKIT_TABLE_UNREACHABLE) {
-		ret = mntkit_root_id(opts, 1, &start);
+		ret = mntkit_root_id(1, opts, &start);
 		ret = ret < 0 ? -errno : 0;
 	}
 	if (!ret)

@@ -728,7 +728,7 @@ static int build_table(struct mntkit_watch *w, struct mntkit_table **t)
 /* line sums are kept on the native backend (see struct lines) */
 static int lines_kept(void)
 {
-	return mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+	return mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
 }
 
 /* read mountinfo now into @l; on failure @l is left invalid */
@@ -1166,7 +1166,8 @@ int mntkit_watch_fd(const struct mntkit_watch *w)
 	return w ? w->epfd : mntkit__fail(EINVAL);
 }
 
-enum mntkit_watch_source mntkit_watch_source(const struct mntkit_watch *w)
+enum mntkit_watch_source
+mntkit_watch_get_source(const struct mntkit_watch *w)
 {
 	return w ? w->source : MNTKIT_WATCH_AUTO;
 }
@@ -1333,7 +1334,7 @@ static int open_ns_files(const struct mntkit_opts *opts, struct nsfiles *f)
 	int ret;
 
 	if (opts)
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	if (o.mnt_ns_fd)
 		return open_fd_files(o.mnt_ns_fd, f);
 	if (o.mnt_ns_id) {
@@ -1377,7 +1378,7 @@ static int pick_source(struct mntkit_watch *w, enum mntkit_watch_source want,
 		       int ns_fd)
 {
 	int possible = (mntkit__kernel_features() & MNTKIT_FEAT_FANOTIFY_MNT) &&
-		       mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+		       mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
 
 	w->source = MNTKIT_WATCH_POLL;
 	if (want == MNTKIT_WATCH_POLL)
@@ -1458,7 +1459,7 @@ static void pin_own_ns(struct mntkit_watch *w, const struct mntkit_opts *o,
 
 	if (o && (o->mnt_ns_id || o->mnt_ns_fd || o->pid))
 		return;
-	if (mntkit_backend() != MNTKIT_BACKEND_NATIVE ||
+	if (mntkit_get_backend() != MNTKIT_BACKEND_NATIVE ||
 	    !(mntkit__kernel_features() & MNTKIT_FEAT_REQ_NS_ID))
 		return;
 	if (ioctl(ns_fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0) {
@@ -1473,21 +1474,20 @@ static int watch_opts_copy(const struct mntkit_watch_opts *in,
 	memset(out, 0, sizeof(*out));
 	if (!in)
 		return 0;
-	if (in->sz < sizeof(in->sz))
+	if (in->size < sizeof(in->size))
 		return -EINVAL;
-	for (size_t i = sizeof(*out); i < in->sz; i++)
+	for (size_t i = sizeof(*out); i < in->size; i++)
 		if (((const unsigned char *)in)[i])
 			return -E2BIG;
-	memcpy(out, in, in->sz < sizeof(*out) ? in->sz : sizeof(*out));
+	memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
 	if (out->source > MNTKIT_WATCH_POLL ||
 	    (out->flags & ~MNTKIT_WATCH_INITIAL))
 		return -EINVAL;
 	return 0;
 }
 
-int mntkit_watch_new(const struct mntkit_opts *opts,
-		     const struct mntkit_watch_opts *wopts,
-		     struct mntkit_watch **out)
+int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, struct mntkit_watch **out)
 {
 	struct nsfiles f = { .ns_fd = -1, .mi = { -1, -1 } };
 	struct mntkit_watch_opts wo;
@@ -1512,7 +1512,7 @@ int mntkit_watch_new(const struct mntkit_opts *opts,
 	if (ret)
 		goto fail;
 	if (opts) /* valid: mntkit__req_init() checked it */
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	ret = open_ns_files(opts, &f);
 	if (ret)
 		goto fail;

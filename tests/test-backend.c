@@ -67,8 +67,8 @@ T_CASE(default_backend_is_native)
 {
 	clean_env();
 	t_require_statmount();
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 }
 
 /* ---- features, probed independently ---- */
@@ -306,7 +306,7 @@ T_CASE(env_read_at_first_call)
 	clean_env();
 	t_require_statmount();
 	setenv("MNTKIT_BACKEND", "mountinfo", 1);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	memset(&f, 0, sizeof(f));
 	f.size = sizeof(f);
 	T_EQ_I(mntkit_get_features(&f), 0);
@@ -323,16 +323,16 @@ T_CASE(set_backend_overrides)
 	t_require_statmount();
 	setenv("MNTKIT_BACKEND", "mountinfo", 1);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_NATIVE), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	/* auto returns to probing */
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_AUTO), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_NATIVE), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 }
 
 T_CASE(set_backend_bad_value)
@@ -343,7 +343,7 @@ T_CASE(set_backend_bad_value)
 	T_NEG(mntkit_set_backend((enum mntkit_backend) - 1), EINVAL);
 	T_NEG(mntkit_set_backend((enum mntkit_backend)0x7fffffff), EINVAL);
 	/* and nothing changed */
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 }
 
 /* many threads make the first call at once: one answer for all */
@@ -361,7 +361,7 @@ static void *first_use_thread(void *arg)
 	uint64_t *ids = NULL;
 
 	pthread_barrier_wait(u->go);
-	u->backend = mntkit_backend();
+	u->backend = mntkit_get_backend();
 	u->n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
 	u->first = u->n > 0 ? ids[0] : 0;
 	free(ids);
@@ -404,7 +404,7 @@ T_CASE(concurrent_first_use)
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--print-backend")) {
-		const char *n = mntkit_backend_name(mntkit_backend());
+		const char *n = mntkit_backend_name(mntkit_get_backend());
 
 		printf("%s\n", n ? n : "(null)");
 		return 0;

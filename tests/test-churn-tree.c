@@ -422,7 +422,7 @@ static int check_table(const struct fixture *f, const struct mntkit_table *t)
 static struct mntkit_table *table_new(uint64_t mask)
 {
 	struct mntkit_table *t = NULL;
-	int r = mntkit_table_new(NULL, mask, 0, &t);
+	int r = mntkit_table_new(mask, 0, NULL, &t);
 
 	T_ASSERTF(r == 0, "mntkit_table_new: %s", strerror(-r));
 	return t;

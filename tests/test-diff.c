@@ -289,7 +289,7 @@ T_CASE(changed_kind_and_names)
 static struct mntkit_table *snap(void)
 {
 	struct mntkit_table *t = NULL;
-	int r = mntkit_table_new(NULL, FULL, 0, &t);
+	int r = mntkit_table_new(FULL, 0, NULL, &t);
 
 	T_ASSERTF(r == 0, "mntkit_table_new: %s", strerror(-r));
 	return t;

@@ -75,12 +75,12 @@ static struct mntkit_table *table_new(const struct mntkit_opts *opts,
 				      uint64_t mask, unsigned int flags)
 {
 	struct mntkit_table *t = (void *)1;
-	int r = mntkit_table_new(opts, mask, flags, &t);
+	int r = mntkit_table_new(mask, flags, opts, &t);
 
 	T_ASSERTF(r == 0,
 		  "mntkit_table_new(mask %#" PRIx64 ", flags %#x) on "
 		  "%s: %s",
-		  mask, flags, mntkit_backend_name(mntkit_backend()),
+		  mask, flags, mntkit_backend_name(mntkit_get_backend()),
 		  strerror(-r));
 	T_ASSERT(t != NULL && t != (void *)1);
 	return t;
@@ -749,7 +749,7 @@ T_CASE(table_chroot_native)
 		T_EQ_U(n_of(t), 5);
 		mntkit_table_free(t);
 		t = (void *)1;
-		T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
 		      EPERM);
 		T_NULL(t);
 		_exit(0);
@@ -781,13 +781,13 @@ T_CASE(table_unreachable_native)
 		t_drop_sys_admin();
 		t = (void *)1;
 		if (ns_root == t_uid("/")) {
-			T_EQ_I(mntkit_table_new(NULL, 0,
-						MNTKIT_TABLE_UNREACHABLE, &t),
+			T_EQ_I(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE,
+						NULL, &t),
 			       0);
 			mntkit_table_free(t);
 		} else {
-			T_NEG(mntkit_table_new(NULL, 0,
-					       MNTKIT_TABLE_UNREACHABLE, &t),
+			T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE,
+					       NULL, &t),
 			      EPERM);
 			T_NULL(t);
 		}
@@ -847,12 +847,12 @@ T_CASE(table_chroot_mountinfo)
 		t_wait_child(pid, "child without CAP_SYS_ADMIN");
 		/* above the chroot: ENOENT, with or without the capability */
 		t = (void *)1;
-		T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
 		      ENOENT);
 		T_NULL(t);
 		t_drop_sys_admin();
 		t = (void *)1;
-		T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
 		      ENOENT);
 		T_NULL(t);
 		_exit(0);
@@ -874,7 +874,7 @@ T_CASE(table_chroot_without_proc_mountinfo)
 
 		T_OK(chroot(tr.path[T_AB]));
 		T_OK(chdir("/"));
-		T_NEG(mntkit_table_new(NULL, 0, 0, &t), ENOENT);
+		T_NEG(mntkit_table_new(0, 0, NULL, &t), ENOENT);
 		T_NULL(t);
 		_exit(0);
 	}
@@ -896,7 +896,7 @@ T_CASE(table_unreachable_mountinfo)
 		return;
 	}
 	t = (void *)1;
-	T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t), ENOENT);
+	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t), ENOENT);
 	T_NULL(t);
 }
 
@@ -1013,7 +1013,7 @@ static void foreign_unreachable_suite(enum mntkit_backend b)
 		else
 			o.mnt_ns_fd = c.ch.ns_fd;
 		if (b == MOUNTINFO && top != c.rep.root) {
-			T_NEG(mntkit_table_new(&o, 0, MNTKIT_TABLE_UNREACHABLE,
+			T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, &o,
 					       &t),
 			      ENOENT);
 			T_NULL(t);
@@ -1050,16 +1050,16 @@ static void bad_args_suite(enum mntkit_backend b)
 
 	require_backend(b);
 	t = (void *)1;
-	T_NEG(mntkit_table_new(NULL, 0, 0x2, &t), EINVAL);
+	T_NEG(mntkit_table_new(0, 0x2, NULL, &t), EINVAL);
 	T_NULL(t);
 	t = (void *)1;
-	T_NEG(mntkit_table_new(NULL, 0, 0x80000000U, &t), EINVAL);
+	T_NEG(mntkit_table_new(0, 0x80000000U, NULL, &t), EINVAL);
 	T_NULL(t);
 	t = (void *)1;
-	T_NEG(mntkit_table_new(NULL, 0, ~0U, &t), EINVAL);
+	T_NEG(mntkit_table_new(0, ~0U, NULL, &t), EINVAL);
 	T_NULL(t);
-	T_NEG(mntkit_table_new(NULL, 0, 0, NULL), EFAULT);
-	T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, NULL),
+	T_NEG(mntkit_table_new(0, 0, NULL, NULL), EFAULT);
+	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, NULL),
 	      EFAULT);
 	/* two namespaces at once */
 	fd = mntkit_ns_open_pid(0);
@@ -1068,14 +1068,14 @@ static void bad_args_suite(enum mntkit_backend b)
 		MNTKIT_OPTS(o, .mnt_ns_fd = fd, .pid = getpid());
 
 		t = (void *)1;
-		T_NEG(mntkit_table_new(&o, 0, 0, &t), EINVAL);
+		T_NEG(mntkit_table_new(0, 0, &o, &t), EINVAL);
 		T_NULL(t);
 	}
 	{
 		MNTKIT_OPTS(o, .pid = -1);
 
 		t = (void *)1;
-		T_NEG(mntkit_table_new(&o, 0, 0, &t), EINVAL);
+		T_NEG(mntkit_table_new(0, 0, &o, &t), EINVAL);
 		T_NULL(t);
 	}
 	/* a larger options struct with a non-zero tail */
@@ -1083,13 +1083,13 @@ static void bad_args_suite(enum mntkit_backend b)
 	{
 		struct mntkit_opts *o = (void *)big;
 
-		o->sz = sizeof(big);
+		o->size = sizeof(big);
 		big[sizeof(big) - 1] = 1;
 		t = (void *)1;
-		T_NEG(mntkit_table_new(o, 0, 0, &t), E2BIG);
+		T_NEG(mntkit_table_new(0, 0, o, &t), E2BIG);
 		T_NULL(t);
 		big[sizeof(big) - 1] = 0;
-		T_EQ_I(mntkit_table_new(o, 0, 0, &t), 0);
+		T_EQ_I(mntkit_table_new(0, 0, o, &t), 0);
 		T_ASSERT(n_of(t) > 0);
 		mntkit_table_free(t);
 	}
@@ -1098,14 +1098,14 @@ static void bad_args_suite(enum mntkit_backend b)
 		MNTKIT_OPTS(o, .pid = INT32_MAX);
 
 		t = (void *)1;
-		T_NEG(mntkit_table_new(&o, 0, 0, &t), ENOENT);
+		T_NEG(mntkit_table_new(0, 0, &o, &t), ENOENT);
 		T_NULL(t);
 	}
 	{
 		MNTKIT_OPTS(o, .mnt_ns_fd = fd);
 
 		/* our own namespace by fd is fine */
-		T_EQ_I(mntkit_table_new(&o, 0, 0, &t), 0);
+		T_EQ_I(mntkit_table_new(0, 0, &o, &t), 0);
 		mntkit_table_free(t);
 	}
 	close(fd);
@@ -1114,7 +1114,7 @@ static void bad_args_suite(enum mntkit_backend b)
 		MNTKIT_OPTS(o, .mnt_ns_fd = fd); /* not a namespace */
 
 		t = (void *)1;
-		T_NEG(mntkit_table_new(&o, 0, 0, &t), EINVAL);
+		T_NEG(mntkit_table_new(0, 0, &o, &t), EINVAL);
 		T_NULL(t);
 	}
 	close(fd);
@@ -1287,7 +1287,7 @@ static void churn_suite(enum mntkit_backend b)
 	while (t_now() < end) {
 		for (size_t k = 0; k < NMASKS; k++) {
 			struct mntkit_table *t = (void *)1;
-			int r = mntkit_table_new(NULL, masks[k], 0, &t);
+			int r = mntkit_table_new(masks[k], 0, NULL, &t);
 
 			T_ASSERTF(r == 0,
 				  "%s: mntkit_table_new under churn: %s",

@@ -281,13 +281,13 @@ static struct mntkit_watch *watch_open(enum mntkit_watch_source src,
 	MNTKIT_WATCH_OPTS(wo, .source = src, .rescan_ms = rescan_ms,
 			  .flags = flags);
 	struct mntkit_watch *w = NULL;
-	int r = mntkit_watch_new(NULL, &wo, &w);
+	int r = mntkit_watch_new(&wo, NULL, &w);
 
 	if (r == -EOPNOTSUPP && src == MNTKIT_WATCH_FANOTIFY)
 		t_skip("no fanotify mount events (6.15+, native backend)");
 	T_ASSERTF(r == 0, "mntkit_watch_new(%s): %s",
 		  mntkit_watch_source_name(src), strerror(-r));
-	T_EQ_U(mntkit_watch_source(w), src);
+	T_EQ_U(mntkit_watch_get_source(w), src);
 	return w;
 }
 
@@ -296,10 +296,10 @@ static struct mntkit_table *snapshot_now(void)
 {
 	struct mntkit_table *t;
 
-	T_ASSERT(mntkit_table_new(NULL,
-				  MNTKIT_STATMOUNT_ALL &
+	T_ASSERT(mntkit_table_new(MNTKIT_STATMOUNT_ALL &
 					  ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
-				  0, &t) == 0);
+				  0,
+				  NULL, &t) == 0);
 	return t;
 }
 
@@ -316,7 +316,7 @@ static void check_against_snapshot(const struct model *m)
 {
 	struct mntkit_table *t;
 
-	T_OK(mntkit_table_new(NULL, 0, 0, &t) == 0 ? 0 : -1);
+	T_OK(mntkit_table_new(0, 0, NULL, &t) == 0 ? 0 : -1);
 	mntkit_table_free(t);
 	t = snapshot_now();
 	model_check(m, t);
@@ -718,7 +718,7 @@ T_CASE(auto_source_and_names)
 		       MNTKIT_WATCH_FANOTIFY :
 		       MNTKIT_WATCH_POLL;
 	T_ASSERT(mntkit_watch_new(NULL, NULL, &w) == 0);
-	T_EQ_U(mntkit_watch_source(w), want);
+	T_EQ_U(mntkit_watch_get_source(w), want);
 	T_ASSERT(mntkit_watch_fd(w) >= 0);
 	mntkit_watch_free(w);
 	T_EQ_STR(mntkit_watch_source_name(MNTKIT_WATCH_POLL), "poll");
@@ -736,15 +736,15 @@ T_CASE(bad_arguments)
 	struct {
 		struct mntkit_watch_opts o;
 		uint64_t tail;
-	} big = { .o = { .sz = sizeof(big) }, .tail = 1 };
+	} big = { .o = { .size = sizeof(big) }, .tail = 1 };
 	MNTKIT_OPTS(two, .pid = 1, .mnt_ns_id = 5);
 
 	T_NEG(mntkit_watch_new(NULL, NULL, NULL), EFAULT);
-	T_NEG(mntkit_watch_new(NULL, &bad_src, &w), EINVAL);
+	T_NEG(mntkit_watch_new(&bad_src, NULL, &w), EINVAL);
 	T_NULL(w);
-	T_NEG(mntkit_watch_new(NULL, &bad_flags, &w), EINVAL);
-	T_NEG(mntkit_watch_new(NULL, &big.o, &w), E2BIG);
-	T_NEG(mntkit_watch_new(&two, NULL, &w), EINVAL);
+	T_NEG(mntkit_watch_new(&bad_flags, NULL, &w), EINVAL);
+	T_NEG(mntkit_watch_new(&big.o, NULL, &w), E2BIG);
+	T_NEG(mntkit_watch_new(NULL, &two, &w), EINVAL);
 	T_NEG(mntkit_watch_read(NULL, &ev), EINVAL);
 	T_NEG(mntkit_watch_rescan(NULL), EINVAL);
 	T_NEG(mntkit_watch_fd(NULL), EINVAL);
@@ -883,7 +883,7 @@ static void other_ns(int by_fd)
 			T_OK(nsfd);
 			of.mnt_ns_fd = nsfd;
 		}
-		T_ASSERT(mntkit_watch_new(by_fd ? &of : &o, &wo, &w) == 0);
+		T_ASSERT(mntkit_watch_new(&wo, by_fd ? &of : &o, &w) == 0);
 	}
 	/* a mount in our own namespace is not the other's */
 	t_tmpfs(t_path("%s/mine", d), 0, NULL);
@@ -943,7 +943,7 @@ static void ns_without_process(enum mntkit_watch_source src)
 		MNTKIT_WATCH_OPTS(wo, .source = src,
 				  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
 
-		r = mntkit_watch_new(&o, &wo, &w);
+		r = mntkit_watch_new(&wo, &o, &w);
 		if (r == -EOPNOTSUPP && src == MNTKIT_WATCH_FANOTIFY)
 			t_skip("no fanotify mount events (6.15+)");
 		T_ASSERTF(r == 0, "mntkit_watch_new(ns %#" PRIx64 "): %s", id,

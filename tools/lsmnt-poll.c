@@ -296,7 +296,7 @@ static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 	 */
 	MNTKIT_WATCH_OPTS(wo, .mask = po->mask,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
-	int r = mntkit_watch_new(po->ns, &wo, w);
+	int r = mntkit_watch_new(&wo, po->ns, w);
 
 	if (!r)
 		return 0;

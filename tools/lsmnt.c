@@ -2090,7 +2090,7 @@ static int take_snapshot(const struct cmdline *cl,
 			 struct mntkit_table **out, bool quiet)
 {
 	unsigned int flags = cl->unreachable ? MNTKIT_TABLE_UNREACHABLE : 0;
-	int r = mntkit_table_new(opts, mask, flags, out);
+	int r = mntkit_table_new(mask, flags, opts, out);
 
 	if (r == 0 || quiet)
 		return r;

@@ -520,7 +520,7 @@ static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 {
 	MNTKIT_WATCH_OPTS(wo, .source = cl->source,
 			  .flags = cl->initial ? MNTKIT_WATCH_INITIAL : 0);
-	int r = mntkit_watch_new(cl->ns, &wo, w);
+	int r = mntkit_watch_new(&wo, cl->ns, w);
 	const char *call;
 	int e;
 
