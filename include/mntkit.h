@@ -499,14 +499,18 @@ void mntkit_table_free(struct mntkit_table *table);
 size_t mntkit_table_count(const struct mntkit_table *table);
 
 /*
- * mntkit_table_get - the reply of mount @idx (NULL when out of range).
+ * mntkit_table_get - the reply of mount @idx (NULL and errno EINVAL when
+ * out of range or @table is NULL).
  * Its strings are read with mntkit_sm_str(sm, sm->size, ...). The reply
  * lives as long as the table.
  */
 const struct mntkit_statmount *
 mntkit_table_get(const struct mntkit_table *table, size_t idx);
 
-/* mntkit_table_find - the index of mount @mnt_id, or -ENOENT. O(log n). */
+/*
+ * mntkit_table_find - the index of mount @mnt_id, or -ENOENT (-EINVAL for a
+ * NULL table). O(log n).
+ */
 ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
 
 /*
@@ -530,19 +534,23 @@ ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
  * MNTKIT_TABLE_STATE_PLACED, and the placed roots come after the others.
  * A cycle is cut at its lowest ID; the mounts below stay where they are.
  *
- * mntkit_table_parent: the parent's index, or -1 for a root.
- * mntkit_table_first_child / mntkit_table_next_sibling: an index, or -1.
- * mntkit_table_first_root: the first root's index, or -1 when empty; the
- *   next roots follow with mntkit_table_next_sibling().
+ * mntkit_table_parent: the parent's index, or -ENOENT for a root.
+ * mntkit_table_first_child / mntkit_table_next_sibling: an index, or
+ *   -ENOENT when there is none.
+ * mntkit_table_first_root: the first root's index, or -ENOENT when the
+ *   table is empty; the next roots follow with mntkit_table_next_sibling().
  * mntkit_table_depth: 0 for a root, parent's depth + 1 otherwise (never 0
  *   for a mount with a parent).
+ * All five fail with -EINVAL for a NULL table or an index out of range,
+ * and set errno on failure; "for (i = first_child(t, p); i >= 0;
+ * i = next_sibling(t, i))" walks the children.
  */
 ssize_t mntkit_table_parent(const struct mntkit_table *table, size_t idx);
 ssize_t mntkit_table_first_child(const struct mntkit_table *table, size_t idx);
 ssize_t mntkit_table_next_sibling(const struct mntkit_table *table,
 				  size_t idx);
 ssize_t mntkit_table_first_root(const struct mntkit_table *table);
-size_t mntkit_table_depth(const struct mntkit_table *table, size_t idx);
+ssize_t mntkit_table_depth(const struct mntkit_table *table, size_t idx);
 
 /* mntkit_table_state() bits */
 #define MNTKIT_TABLE_STATE_PLACED 0x01U /* some mounts are placed as roots */
@@ -552,8 +560,8 @@ unsigned int mntkit_table_state(const struct mntkit_table *table);
 
 /*
  * mntkit_table_placed - 1 when mount @idx is a root only because the
- * snapshot could not tell where it hangs (see above), else 0 (also for an
- * index out of range or a NULL table).
+ * snapshot could not tell where it hangs (see above), else 0; -EINVAL for
+ * an index out of range or a NULL table.
  */
 int mntkit_table_placed(const struct mntkit_table *table, size_t idx);
 

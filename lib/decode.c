@@ -144,7 +144,7 @@ int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad)
 	uint64_t m = 0, bits;
 
 	if (!text || !mask)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	for (;;) {
 		size_t n = strcspn(s, ",");
 

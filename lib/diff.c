@@ -276,7 +276,7 @@ ssize_t mntkit_diff(const struct mntkit_table *before,
 	int ret = 0;
 
 	if (!events)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*events = NULL;
 	if (flags)
 		return mntkit__fail(EINVAL);

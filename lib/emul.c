@@ -2331,7 +2331,7 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 	int fd, ret;
 
 	if (!path || !mnt_id)
-		return -EFAULT;
+		return -EINVAL;
 	caps();
 	fd = mntkit__open_at(dirfd, path, at_flags);
 	if (fd < 0)
@@ -2382,7 +2382,7 @@ int mntkit_path_served(const char *path)
 	int ret;
 
 	if (!path)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	if (path[0] != '/')
 		return mntkit__fail(EINVAL);
 	caps();

@@ -210,7 +210,7 @@ int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
 	int ret;
 
 	if (!path || !mnt_id)
-		return -EFAULT;
+		return -EINVAL;
 	pthread_once(&source_once, probe_source);
 	if (!statx_refused) {
 		ret = statx_unique_id(dirfd, path, at_flags, mnt_id);

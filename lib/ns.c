@@ -35,7 +35,7 @@ int mntkit_ns_id_from_fd(int ns_fd, uint64_t *mnt_ns_id)
 	uint64_t id;
 
 	if (!mnt_ns_id)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	if (ioctl(ns_fd, MNTKIT_NS_GET_MNTNS_ID, &id) != 0) {
 		if (errno != ENOTTY)
 			return mntkit__fail(errno);
@@ -259,7 +259,7 @@ ssize_t mntkit_ns_list(uint64_t **ids)
 	int fd, ret;
 
 	if (!ids)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*ids = NULL;
 	fd = own_ns(&own);
 	if (fd < 0)

@@ -55,7 +55,7 @@ int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 	int fd, ret;
 
 	if (!buf || !bufsize)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
@@ -85,7 +85,7 @@ int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*out = NULL;
 	ret = mntkit_stat_buf(mnt_id, mask, opts, &sm, &size);
 	if (ret) {
@@ -102,7 +102,7 @@ int mntkit_path_id(int dirfd, const char *path, int at_flags,
 	int ret;
 
 	if (!path || !mnt_id)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	ret = mntkit__ops()->path_id(dirfd, path, at_flags, mnt_id);
 	return ret ? mntkit__fail(-ret) : 0;
 }
@@ -114,7 +114,7 @@ int mntkit_stat_path(int dirfd, const char *path, int at_flags,
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*out = NULL;
 	ret = mntkit_path_id(dirfd, path, at_flags, &id);
 	if (ret)
@@ -270,7 +270,7 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 	int fd, ret;
 
 	if (!ids)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*ids = NULL;
 	if ((flags & ~known) || shape == (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE))
 		return mntkit__fail(EINVAL);
@@ -370,7 +370,7 @@ int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 	int fd, ret;
 
 	if (!mnt_id)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);

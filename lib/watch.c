@@ -1496,7 +1496,7 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*out = NULL;
 	ret = watch_opts_copy(wopts, &wo);
 	if (ret)

@@ -210,7 +210,7 @@ static ssize_t lin_find(const struct mntkit_table *t, uint64_t id)
 	for (size_t i = 0; i < n_of(t); i++)
 		if (rec(t, i)->mnt_id == id)
 			return (ssize_t)i;
-	return -1;
+	return -ENOENT;
 }
 
 /* the expected parent index: the record of mnt_parent_id, not itself */
@@ -220,7 +220,7 @@ static ssize_t want_parent(const struct mntkit_table *t, size_t i)
 
 	/* placed as a root: the table could not tell its parent */
 	if (sm->mnt_parent_id == sm->mnt_id || mntkit_table_placed(t, i))
-		return -1;
+		return -ENOENT;
 	return lin_find(t, sm->mnt_parent_id);
 }
 
@@ -652,9 +652,9 @@ static void changes_suite(enum mntkit_backend b)
 	T_NEG(mntkit_table_find(t, tr.id[T_STACK]), ENOENT);
 	/* d is visible again: its unique ID on both backends, no child */
 	T_ASSERT(mntkit_table_find(t, tr.id[T_AD]) >= 0);
-	T_EQ_I(mntkit_table_first_child(
-		       t, (size_t)mntkit_table_find(t, tr.id[T_AD])),
-	       -1);
+	T_NEG(mntkit_table_first_child(
+		      t, (size_t)mntkit_table_find(t, tr.id[T_AD])),
+	      ENOENT);
 	check_all(t, b, &here, MNTKIT_STATMOUNT_MNT_POINT);
 	mntkit_table_free(t);
 }
@@ -1058,9 +1058,9 @@ static void bad_args_suite(enum mntkit_backend b)
 	t = (void *)1;
 	T_NEG(mntkit_table_new(0, ~0U, NULL, &t), EINVAL);
 	T_NULL(t);
-	T_NEG(mntkit_table_new(0, 0, NULL, NULL), EFAULT);
+	T_NEG(mntkit_table_new(0, 0, NULL, NULL), EINVAL);
 	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, NULL),
-	      EFAULT);
+	      EINVAL);
 	/* two namespaces at once */
 	fd = mntkit_ns_open_pid(0);
 	T_ASSERT(fd >= 0);
@@ -1139,15 +1139,16 @@ static void accessors_suite(enum mntkit_backend b)
 	/* a NULL table */
 	T_EQ_U(mntkit_table_count(NULL), 0);
 	T_NULL(mntkit_table_get(NULL, 0));
-	T_NEG(mntkit_table_find(NULL, 0), ENOENT);
-	T_NEG(mntkit_table_find(NULL, t_uid("/")), ENOENT);
-	T_EQ_I(mntkit_table_parent(NULL, 0), -1);
-	T_EQ_I(mntkit_table_first_child(NULL, 0), -1);
-	T_EQ_I(mntkit_table_next_sibling(NULL, 0), -1);
-	T_EQ_I(mntkit_table_first_root(NULL), -1);
-	T_EQ_U(mntkit_table_depth(NULL, 0), 0);
+	T_NEG(mntkit_table_find(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_find(NULL, t_uid("/")), EINVAL);
+	/* the error rule: a negative errno, errno set (T_NEG checks both) */
+	T_NEG(mntkit_table_parent(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_first_child(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_next_sibling(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_first_root(NULL), EINVAL);
+	T_NEG(mntkit_table_depth(NULL, 0), EINVAL);
 	T_EQ_U(mntkit_table_state(NULL), 0);
-	T_EQ_I(mntkit_table_placed(NULL, 0), 0);
+	T_NEG(mntkit_table_placed(NULL, 0), EINVAL);
 	mntkit_table_free(NULL);
 	/* indexes out of range */
 	t = table_new(NULL, 0, 0);
@@ -1157,12 +1158,26 @@ static void accessors_suite(enum mntkit_backend b)
 	for (int k = 0; k < 3; k++) {
 		size_t bad = k == 0 ? n : k == 1 ? n + 1 : SIZE_MAX;
 
+		errno = 0;
 		T_NULL(mntkit_table_get(t, bad));
-		T_EQ_I(mntkit_table_parent(t, bad), -1);
-		T_EQ_I(mntkit_table_first_child(t, bad), -1);
-		T_EQ_I(mntkit_table_next_sibling(t, bad), -1);
-		T_EQ_U(mntkit_table_depth(t, bad), 0);
-		T_EQ_I(mntkit_table_placed(t, bad), 0);
+		T_EQ_I(errno, EINVAL);
+		T_NEG(mntkit_table_parent(t, bad), EINVAL);
+		T_NEG(mntkit_table_first_child(t, bad), EINVAL);
+		T_NEG(mntkit_table_next_sibling(t, bad), EINVAL);
+		T_NEG(mntkit_table_depth(t, bad), EINVAL);
+		T_NEG(mntkit_table_placed(t, bad), EINVAL);
+	}
+	/* "none" is -ENOENT with errno: the root has no parent, the last
+	 * root no next sibling */
+	{
+		ssize_t r = mntkit_table_first_root(t), last = r;
+
+		T_ASSERT(r >= 0);
+		T_NEG(mntkit_table_parent(t, (size_t)r), ENOENT);
+		while ((r = mntkit_table_next_sibling(t, (size_t)last)) >= 0)
+			last = r;
+		T_NEG(mntkit_table_next_sibling(t, (size_t)last), ENOENT);
+		T_EQ_I(mntkit_table_depth(t, (size_t)last), 0);
 	}
 	/* a table read while nothing moved: nothing placed */
 	T_EQ_U(mntkit_table_state(t), 0);
@@ -1333,9 +1348,9 @@ static void churn_suite(enum mntkit_backend b)
 					  " is a root under churn",
 					  mntkit_backend_name(b), id);
 			}
-			T_EQ_U(mntkit_table_parent(
-				       t, (size_t)mntkit_table_find(t, root0)),
-			       -1);
+			T_NEG(mntkit_table_parent(
+				      t, (size_t)mntkit_table_find(t, root0)),
+			      ENOENT);
 			mntkit_table_free(t);
 		}
 	}

@@ -739,7 +739,7 @@ T_CASE(bad_arguments)
 	} big = { .o = { .size = sizeof(big) }, .tail = 1 };
 	MNTKIT_OPTS(two, .pid = 1, .mnt_ns_id = 5);
 
-	T_NEG(mntkit_watch_new(NULL, NULL, NULL), EFAULT);
+	T_NEG(mntkit_watch_new(NULL, NULL, NULL), EINVAL);
 	T_NEG(mntkit_watch_new(&bad_src, NULL, &w), EINVAL);
 	T_NULL(w);
 	T_NEG(mntkit_watch_new(&bad_flags, NULL, &w), EINVAL);
