@@ -29,7 +29,7 @@ static void print_event(const struct mntkit_event *ev)
 		return;
 	}
 	mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point);
-	mntkit_changed_str(ev->changed, changed, sizeof(changed));
+	mntkit_changed_str(ev->changed, 0, changed, sizeof(changed));
 	printf("%-6s %#" PRIx64 " %s%s%s\n", mntkit_event_kind_name(ev->kind),
 	       ev->mnt_id, point, *changed ? " " : "", changed);
 }

@@ -645,9 +645,12 @@ const char *mntkit_field_name(enum mntkit_field field);
 #define MNTKIT_DECODE_PROC 0x01U /* as /proc/PID/mountinfo: no strictatime */
 
 /*
- * The decoders write comma-separated words into @buf like snprintf(3): they
- * return the length of the whole text (without the NUL) even when @len was
- * too small, and always NUL-terminate when @len > 0.
+ * The decoders (these three and mntkit_changed_str()) share one signature,
+ * mntkit_decoder: the value, flags (0, or MNTKIT_DECODE_PROC for
+ * mntkit_attr_str(); others: -EINVAL), then the buffer. They write
+ * comma-separated words into @buf like snprintf(3): they return the length
+ * of the whole text (without the NUL) even when @len was too small, and
+ * always NUL-terminate when @len > 0 (@buf may be NULL when @len is 0).
  *
  * mntkit_attr_str: mnt_attr -> "ro|rw[,nosuid][,nodev][,noexec]
  *   [,noatime|,strictatime][,nodiratime][,relatime][,nosymfollow]
@@ -658,10 +661,15 @@ const char *mntkit_field_name(enum mntkit_field field);
  *   ",slave" and ",unbindable" when set: "private,slave", "shared,slave",
  *   "private,unbindable" (findmnt's PROPAGATION column).
  */
+typedef int (*mntkit_decoder)(uint64_t value, unsigned int flags, char *buf,
+			     size_t len);
+
 int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
 		    size_t len);
-int mntkit_sb_flags_str(uint32_t sb_flags, char *buf, size_t len);
-int mntkit_propagation_str(uint64_t mnt_propagation, char *buf, size_t len);
+int mntkit_sb_flags_str(uint64_t sb_flags, unsigned int flags, char *buf,
+			size_t len);
+int mntkit_propagation_str(uint64_t mnt_propagation, unsigned int flags,
+			   char *buf, size_t len);
 
 /*
  * Names of the statmount groups, lower case without prefix ("sb_basic",
@@ -765,10 +773,11 @@ const char *mntkit_event_kind_name(enum mntkit_event_kind kind);
 
 /*
  * mntkit_changed_str - MNTKIT_CHANGED_* bits as "parent,mnt_point,attr,
- * propagation,sb_flags,options,source,idmap,other" (those set), written
- * like the decoders above (snprintf(3) convention).
+ * propagation,sb_flags,options,source,idmap,other" (those set), a decoder
+ * like those above (mntkit_decoder; @flags must be 0).
  */
-int mntkit_changed_str(uint32_t changed, char *buf, size_t len);
+int mntkit_changed_str(uint64_t changed, unsigned int flags, char *buf,
+		       size_t len);
 
 /* ---- Watching a namespace ---- */
 

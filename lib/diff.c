@@ -338,11 +338,16 @@ static const struct {
 	{ MNTKIT_CHANGED_OTHER, "other" },
 };
 
-int mntkit_changed_str(uint32_t changed, char *buf, size_t len)
+int mntkit_changed_str(uint64_t changed, unsigned int flags, char *buf,
+		       size_t len)
 {
 	char all[128]; /* every name fits */
 	size_t used = 0;
 
+	if (flags)
+		return mntkit__fail(EINVAL);
+	if (!buf)
+		len = 0;
 	all[0] = '\0';
 	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(changed_names); i++) {
 		if (!(changed & changed_names[i].bit))

@@ -265,21 +265,24 @@ T_CASE(changed_kind_and_names)
 	T_EQ_STR(mntkit_event_kind_name(MNTKIT_EVENT_CHANGE), "change");
 	T_EQ_STR(mntkit_event_kind_name(MNTKIT_EVENT_RESYNC), "resync");
 	T_NULL(mntkit_event_kind_name((enum mntkit_event_kind)0));
-	T_EQ_I(mntkit_changed_str(0, buf, sizeof(buf)), 0);
+	T_EQ_I(mntkit_changed_str(0, 0, buf, sizeof(buf)), 0);
 	T_EQ_STR(buf, "");
 	T_EQ_I(mntkit_changed_str(MNTKIT_CHANGED_OTHER | MNTKIT_CHANGED_PARENT |
 					  MNTKIT_CHANGED_OPTIONS,
-				  buf, sizeof(buf)),
+				  0, buf, sizeof(buf)),
 	       strlen("parent,options,other"));
 	T_EQ_STR(buf, "parent,options,other");
-	T_EQ_I(mntkit_changed_str(0xffffffffU, buf, sizeof(buf)),
+	T_EQ_I(mntkit_changed_str(0xffffffffU, 0, buf, sizeof(buf)),
 	       strlen("parent,mnt_point,attr,propagation,sb_flags,options,"
 		      "source,idmap,other"));
-	T_EQ_I(mntkit_changed_str(MNTKIT_CHANGED_PROPAGATION, small,
+	T_EQ_I(mntkit_changed_str(MNTKIT_CHANGED_PROPAGATION, 0, small,
 				  sizeof(small)),
 	       11);
 	T_EQ_STR(small, "propaga");
-	T_EQ_I(mntkit_changed_str(MNTKIT_CHANGED_ATTR, NULL, 0), 4);
+	T_EQ_I(mntkit_changed_str(MNTKIT_CHANGED_ATTR, 0, NULL, 0), 4);
+	/* a decoder: flags other than 0 are refused */
+	T_NEG(mntkit_changed_str(MNTKIT_CHANGED_ATTR, 1, buf, sizeof(buf)),
+	      EINVAL);
 }
 
 /* ---- live snapshots ---- */
