@@ -29,6 +29,7 @@
 #ifndef MNTKIT_H
 #define MNTKIT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -263,6 +264,48 @@ enum mntkit_backend mntkit_get_backend(void);
 
 /* mntkit_backend_name - "native", "mountinfo" or "auto"; NULL if unknown. */
 const char *mntkit_backend_name(enum mntkit_backend backend);
+
+/* ---- The debug trace ---- */
+
+/*
+ * The library takes some decisions without telling its caller: the backend
+ * and why, hybrid replies (which groups came from the kernel and which from
+ * the emulation), provisional IDs, reloads of mountinfo, re-reads of a
+ * snapshot while mounts move, a watch's fallback from fanotify to poll,
+ * system calls a seccomp filter refuses. Each is reported as one line
+ * (no newline) to a print function, at a level:
+ *
+ * MNTKIT_PRINT_WARN   something the caller may not expect (a refused
+ *                     system call, an environment variable ignored).
+ * MNTKIT_PRINT_INFO   a decision taken once (the backend, the hybrid
+ *                     groups, a watch's source).
+ * MNTKIT_PRINT_DEBUG  a decision taken per call (a hybrid reply, a
+ *                     reload, a re-read, a provisional ID).
+ *
+ * By default the lines go to stderr ("mntkit: LEVEL: TEXT") for the levels
+ * the environment variable MNTKIT_DEBUG asks for: warn (or 1), info (2) or
+ * debug (3) and those above; unset or 0: none. MNTKIT_DEBUG, like every
+ * variable the library reads, is ignored in a setuid/setgid program
+ * (secure_getenv(3)).
+ *
+ * mntkit_set_print - send the lines to @fn instead, every level (@fn
+ * filters); NULL: nowhere. Returns the previous function. @fn may be
+ * called from any thread, with library locks held: it must not call into
+ * libmntkit. Its return value is ignored.
+ */
+enum mntkit_print_level {
+	MNTKIT_PRINT_WARN = 0,
+	MNTKIT_PRINT_INFO = 1,
+	MNTKIT_PRINT_DEBUG = 2,
+};
+
+typedef int (*mntkit_print_fn)(enum mntkit_print_level level,
+			       const char *fmt, va_list ap);
+
+mntkit_print_fn mntkit_set_print(mntkit_print_fn fn);
+
+/* mntkit_print_level_name - "warn", "info", "debug"; NULL if unknown. */
+const char *mntkit_print_level_name(enum mntkit_print_level level);
 
 /* feature bits of struct mntkit_features.flags */
 #define MNTKIT_FEAT_STATMOUNT       0x0001U /* kernel has statmount(2) */

@@ -51,6 +51,7 @@ int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 		    const struct mntkit_opts *opts,
 		    struct mntkit_statmount **buf, size_t *bufsize)
 {
+	MNTKIT__PIN();
 	struct mntkit_mnt_id_req req;
 	int fd, ret;
 
@@ -80,6 +81,7 @@ static struct mntkit_statmount *fit(struct mntkit_statmount *sm)
 int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 		struct mntkit_statmount **out)
 {
+	MNTKIT__PIN();
 	struct mntkit_statmount *sm = NULL;
 	size_t size = 0;
 	int ret;
@@ -99,6 +101,7 @@ int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 int mntkit_path_id(int dirfd, const char *path, int at_flags,
 		   uint64_t *mnt_id)
 {
+	MNTKIT__PIN();
 	int ret;
 
 	if (!path || !mnt_id)
@@ -110,6 +113,7 @@ int mntkit_path_id(int dirfd, const char *path, int at_flags,
 int mntkit_stat_path(int dirfd, const char *path, int at_flags,
 		     uint64_t mask, struct mntkit_statmount **out)
 {
+	MNTKIT__PIN();
 	uint64_t id;
 	int ret;
 
@@ -261,6 +265,7 @@ static void reverse_ids(uint64_t *v, size_t n)
 ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 		    const struct mntkit_opts *opts, uint64_t **ids)
 {
+	MNTKIT__PIN();
 	unsigned int known = MNTKIT_LIST_REVERSE | MNTKIT_LIST_CHILDREN |
 			     MNTKIT_LIST_TREE;
 	unsigned int shape = flags & (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE);
@@ -365,6 +370,7 @@ int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id)
 {
+	MNTKIT__PIN();
 	struct mntkit_mnt_id_req req;
 	uint64_t id;
 	int fd, ret;

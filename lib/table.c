@@ -388,7 +388,7 @@ static int rounds = SETTLE_ROUNDS;
  */
 static void rounds_init(void)
 {
-	const char *s = getenv("MNTKIT_TEST_SETTLE_ROUNDS");
+	const char *s = mntkit__env(MNTKIT__ENV_TEST_SETTLE_ROUNDS);
 
 	if (s && s[0] >= '0' && s[0] <= '0' + SETTLE_ROUNDS && !s[1])
 		rounds = s[0] - '0';
@@ -889,9 +889,17 @@ static int settle(struct build *b)
 		if (ret || (!b->sus.n && (!b->relist || final)))
 			break;
 		if (b->sus.n && round >= last && (!b->relist || final)) {
+			mntkit__debug(MNTKIT_PRINT_DEBUG,
+				      "snapshot: %zu mounts still do not fit "
+				      "after %d re-reads: placed as roots",
+				      b->sus.n, round);
 			ret = place(b);
 			break;
 		}
+		mntkit__debug(MNTKIT_PRINT_DEBUG,
+			      "snapshot: round %d: %zu mounts moved while read%s",
+			      round, b->sus.n,
+			      round || b->relist ? ", listing again" : "");
 		if (b->sus.n && round < last)
 			ret = restat(b);
 		if (!ret && (round || b->relist))
@@ -954,6 +962,7 @@ fail:
 int mntkit_table_new(uint64_t mask, unsigned int flags,
 		     const struct mntkit_opts *opts, struct mntkit_table **out)
 {
+	MNTKIT__PIN();
 	struct mntkit_mnt_id_req req;
 	uint64_t start = MNTKIT_LSMT_ROOT;
 	int fd, ret;

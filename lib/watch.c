@@ -397,6 +397,7 @@ static void lines_free(struct lines *l)
 
 struct mntkit_watch {
 	enum mntkit_watch_source source;
+	const struct mntkit_backend_ops *ops; /* the backend it was made on */
 	uint64_t mask;
 	uint32_t rescan_ms;
 	struct mntkit_mnt_id_req req;
@@ -1142,6 +1143,7 @@ int mntkit_watch_read(struct mntkit_watch *w, struct mntkit_event *ev)
 
 	if (!w || !ev)
 		return mntkit__fail(EINVAL);
+	MNTKIT__PIN_OPS(w->ops);
 	qev_free(&w->cur);
 	if (pop(w, ev))
 		return 1;
@@ -1157,6 +1159,7 @@ int mntkit_watch_rescan(struct mntkit_watch *w)
 
 	if (!w)
 		return mntkit__fail(EINVAL);
+	MNTKIT__PIN_OPS(w->ops);
 	ret = sync_table(w, w->need_resync);
 	return ret < 0 ? mntkit__fail(-ret) : 0;
 }
@@ -1383,15 +1386,26 @@ static int pick_source(struct mntkit_watch *w, enum mntkit_watch_source want,
 	w->source = MNTKIT_WATCH_POLL;
 	if (want == MNTKIT_WATCH_POLL)
 		return 0;
-	if (!possible)
+	if (!possible) {
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: poll source (%s)",
+			      mntkit_get_backend() != MNTKIT_BACKEND_NATIVE ?
+				      "the mountinfo backend" :
+				      "no fanotify mount events, 6.15+");
 		return want == MNTKIT_WATCH_FANOTIFY ? -EOPNOTSUPP : 0;
+	}
 	w->fan_fd = fan_open(ns_fd);
 	if (w->fan_fd < 0) {
 		int err = w->fan_fd;
 
 		w->fan_fd = -1;
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: fanotify failed (%s)%s", strerror(-err),
+			      want == MNTKIT_WATCH_FANOTIFY ?
+				      "" : ": poll source instead");
 		return want == MNTKIT_WATCH_FANOTIFY ? err : 0;
 	}
+	mntkit__debug(MNTKIT_PRINT_INFO, "watch: fanotify source");
 	w->source = MNTKIT_WATCH_FANOTIFY;
 	w->fanbuf = malloc(FAN_BUFSIZE);
 	return w->fanbuf ? 0 : -ENOMEM;
@@ -1489,6 +1503,7 @@ static int watch_opts_copy(const struct mntkit_watch_opts *in,
 int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 		     const struct mntkit_opts *opts, struct mntkit_watch **out)
 {
+	MNTKIT__PIN();
 	struct nsfiles f = { .ns_fd = -1, .mi = { -1, -1 } };
 	struct mntkit_watch_opts wo;
 	struct mntkit_opts o = { 0 };
@@ -1505,6 +1520,7 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 	if (!w)
 		return mntkit__fail(ENOMEM);
 	w->epfd = w->fan_fd = w->wake_fd = w->mi_fd = w->timer_fd = -1;
+	w->ops = mntkit__ops(); /* pinned above: this call's backend */
 	w->mask = (wo.mask ? wo.mask : DEFAULT_MASK) |
 		  MNTKIT_STATMOUNT_MNT_BASIC;
 	w->rescan_ms = wo.rescan_ms;

@@ -349,7 +349,7 @@ int cli_check_backend_env(const char **env)
 	const char *name;
 	int r;
 
-	*env = getenv("MNTKIT_BACKEND");
+	*env = secure_getenv("MNTKIT_BACKEND"); /* as the library */
 	if (!*env || !**env)
 		return 0;
 	for (b = MNTKIT_BACKEND_AUTO; b <= MNTKIT_BACKEND_MOUNTINFO; b++) {
