@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 {
 	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_INITIAL);
 	struct mntkit_watch *w;
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	long long end, left;
 	long seconds = 10;
 	struct pollfd p;

@@ -770,8 +770,12 @@ enum mntkit_event_kind {
 				     the record holds only mnt_id (mask 0) */
 
 /*
- * struct mntkit_event - one event of a diff or a watch.
+ * struct mntkit_event - one event of a diff or a watch. Extensible: the
+ * caller sets @size (declare it with MNTKIT_EVENT()), the library writes
+ * only the fields that fit in it and never @size itself.
  *
+ * @size:    sizeof(struct mntkit_event) as the caller knows it; at least
+ *           MNTKIT_EVENT_SIZE_VER0 (-EINVAL otherwise).
  * @kind:    MNTKIT_EVENT_*.
  * @changed: MNTKIT_CHANGED_* for MOVE and CHANGE, else 0.
  * @flags:   MNTKIT_EVENT_F_*.
@@ -779,15 +783,40 @@ enum mntkit_event_kind {
  * @before:  the record before (DETACH, MOVE, CHANGE), else NULL.
  * @after:   the record after (ATTACH, MOVE, CHANGE), else NULL.
  * Read the records' strings with mntkit_sm_str(sm, sm->size, ...).
+ *
+ * Watches only (a diff leaves them 0):
+ * @seq:          1, 2, 3, ... in the order of the watch's events, with no
+ *                gap: an event a consumer did not get is one it did not
+ *                read.
+ * @realtime_ns:  CLOCK_REALTIME when the watch learned of the change (the
+ *                kernel's signal was read or the rescan made), in ns.
+ * @monotonic_ns: CLOCK_MONOTONIC of the same moment, in ns.
+ * @resync_end:   RESYNC: the @seq of the last event of the resync. Events
+ *                may have been lost before it; the events @seq + 1 ..
+ *                @resync_end (none when equal to @seq) are the diff that
+ *                replaces them, bringing the view to the current table.
+ *                0 for other kinds.
  */
 struct mntkit_event {
+	size_t size;
 	enum mntkit_event_kind kind;
 	uint32_t changed;
 	uint32_t flags;
 	uint64_t mnt_id;
 	const struct mntkit_statmount *before;
 	const struct mntkit_statmount *after;
+	uint64_t seq;
+	uint64_t realtime_ns;
+	uint64_t monotonic_ns;
+	uint64_t resync_end;
 };
+
+/* the size of the first struct mntkit_event (without @seq and after) */
+#define MNTKIT_EVENT_SIZE_VER0 (offsetof(struct mntkit_event, seq))
+
+/* MNTKIT_EVENT(name): a zeroed struct mntkit_event with its @size set */
+#define MNTKIT_EVENT(name)                                                     \
+	struct mntkit_event name = { .size = sizeof(struct mntkit_event) }
 
 /*
  * mntkit_diff - the events that turn snapshot @before into @after.
@@ -803,13 +832,16 @@ struct mntkit_event {
  * different sb device, sb magic, mnt_root, fs type or old ID also gives
  * DETACH + ATTACH. A reused old ID whose record is byte-identical is not
  * reported (it cannot be told from the same mount).
- * @flags must be 0. On success *@events is a malloc'd array (free(3);
- * NULL when empty) whose record pointers point into the two tables (keep
- * them alive), and the count is returned; else a negative errno.
+ * @flags must be 0. @event_size is sizeof(struct mntkit_event) as the
+ * caller knows it (at least MNTKIT_EVENT_SIZE_VER0): the array's elements
+ * are that big, each with its @size set to it. On success *@events is a
+ * malloc'd array (free(3); NULL when empty) whose record pointers point
+ * into the two tables (keep them alive), and the count is returned; else
+ * a negative errno.
  */
 ssize_t mntkit_diff(const struct mntkit_table *before,
 		    const struct mntkit_table *after, unsigned int flags,
-		    struct mntkit_event **events);
+		    size_t event_size, struct mntkit_event **events);
 
 /* mntkit_event_kind_name - "attach", "detach", ...; NULL if unknown. */
 const char *mntkit_event_kind_name(enum mntkit_event_kind kind);
@@ -902,7 +934,9 @@ const char *mntkit_watch_source_name(enum mntkit_watch_source source);
 
 /*
  * mntkit_watch_read - the next event, without blocking.
- * Returns 1 and fills *@ev, 0 when there is none now, or a negative errno.
+ * Returns 1 and fills *@ev (the fields that fit in @ev->size, which the
+ * caller sets: MNTKIT_EVENT()), 0 when there is none now, or a negative
+ * errno (-EINVAL for an @ev->size below MNTKIT_EVENT_SIZE_VER0).
  * The records @ev points to stay valid until the next call of
  * mntkit_watch_read() or mntkit_watch_free() on this watch.
  */

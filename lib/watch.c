@@ -244,6 +244,7 @@ struct qev {
 struct evq {
 	struct qev *v;
 	size_t head, n, cap;
+	uint64_t seq; /* of the last event queued */
 };
 
 static int q_reserve(struct evq *q, size_t more)
@@ -273,14 +274,23 @@ static void q_push(struct evq *q, enum mntkit_event_kind kind,
 		   struct mntkit_statmount *after)
 {
 	struct qev *e = &q->v[q->n++];
+	struct timespec rt, mono;
 
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
 	e->ev = (struct mntkit_event){
+		.size = sizeof(struct mntkit_event),
 		.kind = kind,
 		.changed = changed,
 		.flags = flags,
 		.mnt_id = id,
 		.before = before,
 		.after = after,
+		.seq = ++q->seq,
+		.realtime_ns = (uint64_t)rt.tv_sec * 1000000000ULL +
+			       (uint64_t)rt.tv_nsec,
+		.monotonic_ns = (uint64_t)mono.tv_sec * 1000000000ULL +
+				(uint64_t)mono.tv_nsec,
 	};
 	e->own[0] = before;
 	e->own[1] = after;
@@ -782,15 +792,22 @@ static int sync_table(struct mntkit_watch *w, int resync)
 	struct lines l;
 	int ret;
 
+	size_t resync_at = SIZE_MAX;
+
 	lines_read(w, &l);
 	ret = build_table(w, &t);
 	if (!ret && resync) {
 		ret = q_reserve(&w->q, 1);
-		if (!ret)
+		if (!ret) {
+			resync_at = w->q.n;
 			q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0, NULL, NULL);
+		}
 	}
 	if (!ret)
 		ret = apply_table(w, t);
+	/* the RESYNC names the events that replace what was lost */
+	if (resync_at != SIZE_MAX)
+		w->q.v[resync_at].ev.resync_end = w->q.seq;
 	mntkit_table_free(t);
 	lines_keep(w, &l, !ret);
 	synced(w, ret, t0);
@@ -1128,12 +1145,17 @@ static int process(struct mntkit_watch *w)
 	return 0;
 }
 
+/* the next event into the caller's @ev: what fits in its size */
 static int pop(struct mntkit_watch *w, struct mntkit_event *ev)
 {
+	size_t size = ev->size, fit;
+
 	if (w->q.head == w->q.n)
 		return 0;
 	w->cur = w->q.v[w->q.head++];
-	*ev = w->cur.ev;
+	fit = size < sizeof(w->cur.ev) ? size : sizeof(w->cur.ev);
+	memcpy(ev, &w->cur.ev, fit);
+	ev->size = size;
 	return 1;
 }
 
@@ -1141,7 +1163,7 @@ int mntkit_watch_read(struct mntkit_watch *w, struct mntkit_event *ev)
 {
 	int ret;
 
-	if (!w || !ev)
+	if (!w || !ev || ev->size < MNTKIT_EVENT_SIZE_VER0)
 		return mntkit__fail(EINVAL);
 	MNTKIT__PIN_OPS(w->ops);
 	qev_free(&w->cur);
@@ -1459,6 +1481,7 @@ static int first_view(struct mntkit_watch *w, unsigned int flags)
 		for (size_t i = w->q.head; i < w->q.n; i++)
 			qev_free(&w->q.v[i]);
 		w->q.head = w->q.n = 0;
+		w->q.seq = 0; /* the first event read is 1 */
 	}
 	schedule_rescan(w, now_ns());
 	arm_timer(w);

@@ -305,11 +305,11 @@ T_CASE(diff_same_and_empty)
 	ssize_t n, k;
 
 	t = snap();
-	n = mntkit_diff(t, t, 0, &ev);
+	n = mntkit_diff(t, t, 0, sizeof(ev[0]), &ev);
 	T_EQ_I(n, 0);
 	T_NULL(ev);
 	k = (ssize_t)mntkit_table_count(t);
-	n = mntkit_diff(NULL, t, 0, &ev);
+	n = mntkit_diff(NULL, t, 0, sizeof(ev[0]), &ev);
 	T_EQ_I(n, k);
 	for (ssize_t i = 0; i < n; i++) {
 		T_EQ_U(ev[i].kind, MNTKIT_EVENT_ATTACH);
@@ -317,7 +317,7 @@ T_CASE(diff_same_and_empty)
 		T_NULL(ev[i].before);
 	}
 	free(ev);
-	n = mntkit_diff(t, NULL, 0, &ev);
+	n = mntkit_diff(t, NULL, 0, sizeof(ev[0]), &ev);
 	T_EQ_I(n, k);
 	for (ssize_t i = 0; i < n; i++) {
 		T_EQ_U(ev[i].kind, MNTKIT_EVENT_DETACH);
@@ -325,8 +325,8 @@ T_CASE(diff_same_and_empty)
 		T_NULL(ev[i].after);
 	}
 	free(ev);
-	T_NEG(mntkit_diff(t, t, 1, &ev), EINVAL);
-	T_NEG(mntkit_diff(t, t, 0, NULL), EINVAL);
+	T_NEG(mntkit_diff(t, t, 1, sizeof(ev[0]), &ev), EINVAL);
+	T_NEG(mntkit_diff(t, t, 0, sizeof(struct mntkit_event), NULL), EINVAL);
 	mntkit_table_free(t);
 }
 
@@ -395,7 +395,7 @@ T_CASE(diff_operations)
 	t1 = snap();
 	qsort(want, nw, sizeof(*want), cmp_want);
 
-	n = mntkit_diff(t0, t1, 0, &ev);
+	n = mntkit_diff(t0, t1, 0, sizeof(ev[0]), &ev);
 	for (ssize_t i = 0; i < n; i++)
 		t_log("event %s %#" PRIx64 " changed %#x\n",
 		      mntkit_event_kind_name(ev[i].kind), ev[i].mnt_id,
@@ -435,7 +435,7 @@ T_CASE(diff_operations)
 	}
 	free(ev);
 	/* and back: the reverse diff has the reverse kinds */
-	n = mntkit_diff(t1, t0, 0, &ev);
+	n = mntkit_diff(t1, t0, 0, sizeof(ev[0]), &ev);
 	T_EQ_I(n, (ssize_t)nw);
 	for (size_t i = 0; i < nw; i++) {
 		enum mntkit_event_kind k = want[i].kind;

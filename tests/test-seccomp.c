@@ -397,7 +397,7 @@ static int64_t now_ms(void)
 static int event_of(struct mntkit_watch *w, uint64_t id)
 {
 	struct pollfd p = { .fd = mntkit_watch_fd(w), .events = POLLIN };
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	int64_t end = now_ms() + 5000;
 	int r;
 

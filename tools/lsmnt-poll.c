@@ -357,7 +357,7 @@ static int flush_batch(struct loop *l)
 /* read every event there is; 1 if any came, 0 none, -1 error */
 static int read_events(struct loop *l)
 {
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	int r, got = 0;
 
 	while ((r = mntkit_watch_read(l->w, &ev)) == 1) {

@@ -544,7 +544,7 @@ static int run(const struct cmdline *cl)
 {
 	struct mntkit_watch *w = NULL;
 	struct outbuf ob = OUTBUF_INIT;
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	struct pollfd pfd[3];
 	uint64_t printed = 0;
 	int64_t deadline = -1;
