@@ -15,16 +15,39 @@
  *     kernel or by an emulation over /proc/<pid>/mountinfo, plus the
  *     conveniences every caller needs.
  *
- * Error conventions:
- *  - mntkit_statmount() and mntkit_listmount() behave like the system calls:
- *    they return -1 and set errno.
- *  - Every other function that returns int or ssize_t returns a value >= 0 on
- *    success and a negative errno value on failure, and also sets errno to the
- *    positive value (the libbpf convention).
+ * The rules every call of the library follows:
+ *
+ *  1. Errors. mntkit_statmount() and mntkit_listmount() behave like the
+ *     system calls: they return -1 and set errno. Every other function
+ *     that returns int or ssize_t returns a value >= 0 on success and a
+ *     negative errno value on failure, and sets errno to the positive
+ *     value (the libbpf convention). "No such item" (no parent, no child,
+ *     not found) is -ENOENT; a NULL where a pointer is required, an
+ *     unknown flag or a bad index is -EINVAL. -EFAULT is only ever the
+ *     kernel's answer (through the two system calls) for a pointer it
+ *     cannot use.
+ *  2. Arguments come in the order: the subject (a mount ID, a path, a
+ *     table, a watch), then selectors (mask, flags), then
+ *     `const struct mntkit_opts *opts` (NULL: the caller's namespace),
+ *     then the outputs (the pointers the call fills).
+ *  3. A struct that may grow starts with a `size` field, set by the
+ *     caller (sizeof, or a MNTKIT_*() initializer macro); the library
+ *     reads and writes only the fields that fit in it, and refuses
+ *     (-E2BIG) a larger input struct whose unknown tail is not zero.
+ *  4. A getter is named mntkit_get_X() (or mntkit_OBJ_get_X()) when an
+ *     enum or struct mntkit_X exists: mntkit_get_backend(),
+ *     mntkit_get_features(), mntkit_watch_get_source().
  *
  * Thread safety: every function may be called from any thread. The backend
  * is chosen once per process (the first call probes; mntkit_set_backend() may
- * override it before or after).
+ * override it before or after, also while other threads make calls: each
+ * call runs on one backend from start to end, and a watch on the one it was
+ * made on).
+ *
+ * Environment: the library reads MNTKIT_BACKEND (mntkit_set_backend()),
+ * MNTKIT_HYBRID (mntkit(3), "Hybrid replies"), MNTKIT_DEBUG (the debug
+ * trace, mntkit_set_print()) and testing knobs (MNTKIT_TEST_*), each once,
+ * with secure_getenv(3): a setuid or setgid program reads none.
  */
 #ifndef MNTKIT_H
 #define MNTKIT_H
@@ -255,7 +278,11 @@ enum mntkit_backend {
  * the system calls (or where a seccomp filter refuses either: see
  * mntkit_refused()) fails with -ENOSYS; an unknown value with -EINVAL. The
  * environment variable MNTKIT_BACKEND=native|mountinfo|auto has the same
- * effect at the first call that needs a backend; this call overrides it.
+ * effect at the first call that needs a backend, by the same rule: a value
+ * this call would refuse (an unknown name, native where it fails with
+ * -ENOSYS) is ignored, as if unset (the debug trace says so). This call
+ * overrides the variable. Calls already running in other threads finish
+ * on the backend they started with.
  */
 int mntkit_set_backend(enum mntkit_backend backend);
 
