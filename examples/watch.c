@@ -25,7 +25,10 @@ static void print_event(const struct mntkit_event *ev)
 	char changed[128] = "";
 
 	if (ev->kind == MNTKIT_EVENT_RESYNC) {
-		puts("resync (events were lost; what follows catches up)");
+		/* the events seq + 1 .. resync_end replace the lost ones */
+		printf("resync (events were lost; events %" PRIu64 " to %" PRIu64
+		       " catch up)\n",
+		       ev->seq + 1, ev->resync_end);
 		return;
 	}
 	mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point);
