@@ -255,8 +255,8 @@ static uint32_t probe_fanotify(int ns_fd)
 	if (!err)
 		return MNTKIT_FEAT_FANOTIFY_MNT;
 	if (bad != EINVAL || (err != EPERM && err != EINVAL)) {
-		refuse(MNTKIT_REFUSED_FANOTIFY, err);
 		refused_names[5] = "fanotify_mark";
+		refuse(MNTKIT_REFUSED_FANOTIFY, err);
 	}
 	/* a mark refused for want of privilege: the feature is there */
 	return err == EPERM && bad == EINVAL ? MNTKIT_FEAT_FANOTIFY_MNT : 0;
