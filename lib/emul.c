@@ -2242,8 +2242,13 @@ static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 	ret = request_table(&req, &t, IDS_BACKEND);
 	if (ret)
 		return pre ? -EINVAL : ret;
-	if (cursor && low_id(cursor) && t->unique_mode && !t->has_hidden &&
-	    !issued_has(cursor))
+	/*
+	 * The kernel refuses a cursor <= 2^31 (do_listmount(): no unique ID
+	 * is that low). Here such a cursor can be the name of a hidden
+	 * mount: accepted exactly when it was handed out as one (the
+	 * table's hidden mounts and outside parents, and those gone since).
+	 */
+	if (cursor && low_id(cursor) && t->unique_mode && !issued_has(cursor))
 		return -EINVAL;
 	if (req.mnt_id != MNTKIT_LSMT_ROOT) {
 		start = mntkit__mindex_find(&t->ix, req.mnt_id);
@@ -2332,6 +2337,9 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 
 	if (!path || !mnt_id)
 		return -EFAULT;
+	ret = mntkit__path_flags_check(at_flags);
+	if (ret)
+		return ret;
 	caps();
 	fd = mntkit__open_at(dirfd, path, at_flags);
 	if (fd < 0)

@@ -80,6 +80,21 @@ int mntkit__open_at(int dirfd, const char *path, int at_flags);
 int mntkit__stat_ident(int dirfd, const char *path, int at_flags, dev_t *dev,
 		       ino_t *ino);
 
+/*
+ * The at_flags statx(2) accepts (its rule in vfs_statx(): no other bit,
+ * and not both sync types), which mntkit_path_id() follows on every
+ * backend: 0 or -EINVAL.
+ */
+static inline int mntkit__path_flags_check(int at_flags)
+{
+	const int sync = 0x6000; /* AT_STATX_SYNC_TYPE */
+	const int ok = 0x100 | 0x800 | 0x1000 | sync;
+
+	if ((at_flags & ~ok) || (at_flags & sync) == sync)
+		return -EINVAL;
+	return 0;
+}
+
 /* how many MNTKIT_REFUSED_* bits there are */
 #define MNTKIT_NR_REFUSALS 8
 

@@ -406,6 +406,79 @@ T_CASE(namespace_by_fd_and_id)
 	free(a);
 }
 
+/*
+ * A low cursor (<= 2^31, which no unique ID is) with hidden mounts in the
+ * table: the kernel refuses it (EINVAL), and so must the emulation, unless
+ * it is the name the emulation gave a hidden mount (not asked here).
+ */
+T_CASE(listmount_low_cursor_hidden)
+{
+	const uint64_t cursors[] = { 1, 2, 3, 5, 17, 1ULL << 31 };
+	struct t_req r = { .size = 24, .mnt_id = T_LSMT_ROOT };
+	struct t_mitab mi;
+	uint64_t ids[8];
+	char *p;
+
+	ed_require();
+	t_private_ns();
+	p = t_path("%s/p", t_base);
+	t_tmpfs(p, 0, NULL);
+	t_mount("over", p, "tmpfs", 0, NULL); /* the first one is hidden */
+	t_mi_read(0, &mi);
+	for (size_t k = 0; k < MNTKIT_ARRAY_SIZE(cursors); k++) {
+		char what[64];
+
+		if (t_mi_by_id(&mi, cursors[k]))
+			continue; /* an old ID of this table: a name here */
+		r.param = cursors[k];
+		snprintf(what, sizeof(what), "cursor %" PRIu64, cursors[k]);
+		SAME_LM(&r, ids, 8, 0, what);
+		SAME_LM(&r, ids, 8, 1, what);
+	}
+	t_mi_free(&mi);
+}
+
+/* mntkit_path_id() takes the at_flags statx(2) takes, on both backends */
+T_CASE(path_id_flags_errno)
+{
+	const int flags[] = { 0, AT_SYMLINK_NOFOLLOW, AT_NO_AUTOMOUNT,
+			      AT_STATX_DONT_SYNC, AT_STATX_FORCE_SYNC,
+			      AT_STATX_SYNC_TYPE, 0x1, 0x200, 0x400, 0x8000,
+			      0x10000, 0x40000000 };
+	const enum mntkit_backend be[] = { MNTKIT_BACKEND_NATIVE,
+					   MNTKIT_BACKEND_MOUNTINFO };
+
+	t_require_unique_ids();
+	for (size_t k = 0; k < MNTKIT_ARRAY_SIZE(flags); k++) {
+		struct statx stx;
+		uint64_t id;
+		int kerr, ret, e;
+
+		errno = 0;
+		kerr = statx(AT_FDCWD, "/", flags[k], STATX_BASIC_STATS, &stx) ?
+			       errno :
+			       0;
+		for (size_t b = 0; b < MNTKIT_ARRAY_SIZE(be); b++) {
+			T_OK(mntkit_set_backend(be[b]));
+			errno = 0;
+			ret = mntkit_path_id(AT_FDCWD, "/", flags[k], &id);
+			e = ret < 0 ? errno : 0;
+			if (e != kerr || (ret < 0 && ret != -e))
+				t_fail("flags %#x backend %d: statx %s, "
+				       "mntkit_path_id %d/%s",
+				       flags[k], (int)be[b], strerror(kerr),
+				       ret, strerror(e));
+			errno = 0;
+			ret = mntkit_mountinfo_ops.path_id(AT_FDCWD, "/",
+							   flags[k], &id);
+			if (be[b] == MNTKIT_BACKEND_MOUNTINFO &&
+			    (ret < 0 ? -ret : 0) != kerr)
+				t_fail("flags %#x: statx %s, emulation %d",
+				       flags[k], strerror(kerr), ret);
+		}
+	}
+}
+
 T_CASE(path_id)
 {
 	uint64_t id, nat;
