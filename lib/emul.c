@@ -131,6 +131,169 @@
 #define IDS_BACKEND 0
 #define IDS_ANY     1
 
+/* installs the /proc handle (the tables' lock may be held around it) */
+static pthread_mutex_t lock_proc = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- /proc, held ---- */
+
+/*
+ * Everything the emulation knows comes from procfs. A process that chroots
+ * into a directory without /proc (the kernel's statmount selftests do)
+ * keeps its answers when it could see /proc before: an O_PATH fd of /proc,
+ * opened at the emulation's first use (or by mntkit_init()) and held for
+ * the life of the process, through which every procfs file is opened with
+ * *at(). It is O_CLOEXEC (a new program opens its own); a fork shares it,
+ * and "thread-self" in it names the calling thread whoever that is, so it
+ * serves children and threads alike. It is kept only when it is a procfs
+ * in which the calling thread is visible (a procfs of another PID
+ * namespace, e.g. an ancestor's, is fine; one that does not see us is not
+ * kept), and it is used only while the fd number is still that procfs
+ * (checked before each table is opened: a program may close fds it did not
+ * open). The paths "/proc/..." serve when there is no handle.
+ */
+#define PROC_SUPER_MAGIC_ 0x9fa0
+
+static int proc_fd = -1;    /* atomic; -1: none */
+static dev_t proc_dev;      /* of proc_fd, written before it is */
+static ino_t proc_ino;
+
+/* open /proc and check it; an fd or -errno */
+static int proc_open_dir(dev_t *dev, ino_t *ino)
+{
+	struct statfs sfs;
+	dev_t d;
+	ino_t i;
+	int fd, ret;
+
+	fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = fstatfs(fd, &sfs) ? -errno : 0;
+	if (!ret && sfs.f_type != PROC_SUPER_MAGIC_)
+		ret = -ENOENT; /* not a procfs: no procfs files here */
+	if (!ret)
+		ret = mntkit__stat_ident(fd, "", AT_EMPTY_PATH, dev, ino);
+	/* our thread must be visible in it */
+	if (!ret)
+		ret = mntkit__stat_ident(fd, "thread-self", 0, &d, &i);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* take /proc as the handle unless one is held; 0 or -errno */
+static int proc_grab(void)
+{
+	dev_t dev;
+	ino_t ino;
+	int fd, none = -1;
+
+	if (__atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE) >= 0)
+		return 0;
+	fd = proc_open_dir(&dev, &ino);
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&lock_proc);
+	if (__atomic_load_n(&proc_fd, __ATOMIC_RELAXED) < 0) {
+		proc_dev = dev;
+		proc_ino = ino;
+		__atomic_store_n(&proc_fd, fd, __ATOMIC_RELEASE);
+		fd = none;
+	}
+	pthread_mutex_unlock(&lock_proc);
+	if (fd >= 0)
+		close(fd); /* another thread was first */
+	return 0;
+}
+
+/* the handle, or -1 (none: the caller uses "/proc/...") */
+static int proc_handle(void)
+{
+	int fd = __atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE);
+
+	if (fd < 0 && proc_grab() == 0)
+		fd = __atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE);
+	return fd;
+}
+
+/*
+ * Is the handle still the procfs it was opened on? If its fd number now
+ * names another file (the program closed it), it is let go (not closed:
+ * the number is someone else's now) and /proc is taken again.
+ */
+static void proc_check(void)
+{
+	int fd = __atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE);
+	dev_t dev;
+	ino_t ino;
+
+	if (fd < 0)
+		return;
+	if (mntkit__stat_ident(fd, "", AT_EMPTY_PATH, &dev, &ino) == 0 &&
+	    dev == proc_dev && ino == proc_ino)
+		return;
+	pthread_mutex_lock(&lock_proc);
+	if (__atomic_load_n(&proc_fd, __ATOMIC_RELAXED) == fd)
+		__atomic_store_n(&proc_fd, -1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock_proc);
+	proc_grab();
+}
+
+/*
+ * The procfs file @what of @pid (0: the calling thread) for *at() calls:
+ * writes the path to @out and returns the dirfd it is relative to.
+ */
+static int proc_path(char *out, size_t len, pid_t pid, const char *what)
+{
+	int at = proc_handle();
+	const char *pre = at >= 0 ? "" : "/proc/";
+
+	if (pid)
+		snprintf(out, len, "%s%d/%s", pre, (int)pid, what);
+	else
+		snprintf(out, len, "%sthread-self/%s", pre, what);
+	return at >= 0 ? at : AT_FDCWD;
+}
+
+/* open @rel below /proc ("self/fdinfo/3"); an fd or -errno */
+static int proc_open_rel(const char *rel, int flags)
+{
+	char path[96];
+	int at = proc_handle(), fd;
+
+	if (at < 0) {
+		snprintf(path, sizeof(path), "/proc/%s", rel);
+		rel = path;
+	}
+	fd = openat(at >= 0 ? at : AT_FDCWD, rel, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int mntkit__proc_open(pid_t pid, const char *what, int flags)
+{
+	char path[96];
+	int at = proc_path(path, sizeof(path), pid, what);
+	int fd = openat(at, path, flags | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static void caps(void);
+
+int mntkit_init(unsigned int flags)
+{
+	int ret;
+
+	if (flags)
+		return mntkit__fail(EINVAL);
+	caps();
+	ret = proc_grab();
+	mntkit__ops(); /* the backend is chosen now too */
+	return ret ? mntkit__fail(-ret) : 0;
+}
+
 /* ---- probes, once per process ---- */
 
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
@@ -159,7 +322,10 @@ static void probe_caps(void)
 		  &stx) == 0 &&
 	    (stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE))
 		have_unique = 1;
-	fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	proc_grab(); /* the first use: hold /proc from now on */
+	fd = mntkit__proc_open(0, "ns/mnt", O_RDONLY);
+	if (fd < 0)
+		fd = mntkit__own_ns_fd(); /* no /proc: pidfd (6.11+) */
 	if (fd >= 0) {
 		if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0)
 			have_ns_id = 1;
@@ -246,7 +412,8 @@ struct table {
 	dev_t root_dev;       /* self: the root when opened */
 	ino_t root_ino;
 	uint64_t root_mnt;
-	char prefix[48];      /* "" or "/proc/PID/root" */
+	char prefix[48];      /* "" or "[/proc/]PID/root" */
+	int at;               /* the dirfd the prefix is relative to */
 	char *buf;
 	size_t cap;
 	size_t len;
@@ -436,22 +603,16 @@ static void setup_atfork(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
-static void proc_path(char *out, size_t len, pid_t pid, const char *what)
-{
-	if (pid)
-		snprintf(out, len, "/proc/%d/%s", (int)pid, what);
-	else
-		snprintf(out, len, "/proc/thread-self/%s", what);
-}
-
 static int ns_inode(pid_t pid, dev_t *dev, ino_t *ino)
 {
 	char path[64];
 
+	int at;
+
 	*dev = 0; /* set on failure too: -errno is not known non-zero */
 	*ino = 0;
-	proc_path(path, sizeof(path), pid, "ns/mnt");
-	return mntkit__stat_ident(AT_FDCWD, path, 0, dev, ino);
+	at = proc_path(path, sizeof(path), pid, "ns/mnt");
+	return mntkit__stat_ident(at, path, 0, dev, ino);
 }
 
 /*
@@ -481,13 +642,13 @@ static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 
 static int table_open(struct table *t, pid_t pid)
 {
-	char path[64];
 	dev_t d2;
 	ino_t i2;
 	int ret;
 
 	table_close(t);
 	t->pid = pid;
+	proc_check();
 	ret = ns_inode(pid, &t->ns_dev, &t->ns_ino);
 	if (ret)
 		return ret;
@@ -496,12 +657,14 @@ static int table_open(struct table *t, pid_t pid)
 		if (ret)
 			return ret;
 		t->prefix[0] = '\0';
+		t->at = AT_FDCWD;
 	} else {
-		snprintf(t->prefix, sizeof(t->prefix), "/proc/%d/root",
-			 (int)pid);
+		/* its mount points, below its root */
+		t->at = proc_path(t->prefix, sizeof(t->prefix), pid, "root");
 	}
-	proc_path(path, sizeof(path), pid, "mountinfo");
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	t->fd = mntkit__proc_open(pid, "mountinfo", O_RDONLY);
+	if (t->fd < 0)
+		errno = -t->fd;
 	if (t->fd < 0)
 		return errno == EACCES ? -EPERM : -errno;
 	t->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -568,14 +731,14 @@ int mntkit__fdinfo_mnt_id(int fd, uint64_t *id)
 	int f;
 
 	/* the calling thread's fd table (3.17+), else the process's */
-	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0 && errno == ENOENT) {
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-		f = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "fdinfo/%d", fd);
+	f = mntkit__proc_open(0, path, O_RDONLY);
+	if (f == -ENOENT) {
+		snprintf(path, sizeof(path), "self/fdinfo/%d", fd);
+		f = proc_open_rel(path, O_RDONLY);
 	}
 	if (f < 0)
-		return -errno;
+		return f;
 	n = read(f, buf, sizeof(buf) - 1); /* a few short lines */
 	close(f);
 	if (n < 0)
@@ -637,7 +800,7 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 		return;
 	}
 	path = point_path(t, i, buf);
-	fd = path ? open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+	fd = path ? openat(t->at, path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
 	pr->ids_done = 1;
 	if (want_statfs)
 		pr->statfs_done = 1;
@@ -812,7 +975,7 @@ static int probe_again(struct table *t, size_t i, int want_statfs)
 	if (!path)
 		return 0;
 	memset(&stx, 0, sizeof(stx));
-	ret = statx(AT_FDCWD, path,
+	ret = statx(t->at, path,
 		    AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
 		    MNTKIT_STATX_MNT_ID_UNIQUE, &stx);
 	if (ret || !(stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE) ||
@@ -1046,7 +1209,6 @@ static int table_aged(const struct table *t)
 static int table_load(struct table *t, int ids)
 {
 	long long start = now_ns();
-	char path[64];
 	uint64_t id;
 	int ret = -EAGAIN, fd, changed = 0;
 
@@ -1078,8 +1240,7 @@ static int table_load(struct table *t, int ids)
 		t->max_age = AGE_MAX_NS;
 	t->has_ns_id = 0;
 	if (have_ns_id) {
-		proc_path(path, sizeof(path), t->pid, "ns/mnt");
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = mntkit__proc_open(t->pid, "ns/mnt", O_RDONLY);
 		if (fd >= 0) {
 			if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0) {
 				t->has_ns_id = 1;
@@ -1172,13 +1333,11 @@ struct ns_want {
 
 static int ns_id_of(pid_t pid, uint64_t *id)
 {
-	char path[64];
 	int fd, ret = 0;
 
-	proc_path(path, sizeof(path), pid, "ns/mnt");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = mntkit__proc_open(pid, "ns/mnt", O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, id))
 		ret = -errno;
 	close(fd);
@@ -1196,8 +1355,18 @@ static int find_pid(const struct ns_want *w, pid_t *pid)
 	size_t nseen = 0;
 	long best = -1;
 	struct dirent *de;
-	DIR *d = opendir("/proc");
+	int at = proc_handle();
+	DIR *d;
 
+	if (at >= 0) {
+		int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+	} else {
+		d = opendir("/proc");
+	}
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {

@@ -105,6 +105,14 @@ static inline int mntkit__path_flags_check(int at_flags)
  */
 int mntkit__own_ns_fd(void);
 
+/*
+ * Open the procfs file @what of @pid (0: the calling thread, as
+ * /proc/thread-self) through the emulation's /proc handle (held from the
+ * first use, so that a chroot without /proc keeps procfs: lib/emul.c),
+ * else under /proc. O_CLOEXEC is added. An fd or -errno.
+ */
+int mntkit__proc_open(pid_t pid, const char *what, int flags);
+
 /* which of MNTKIT_FEAT_STATX_UNIQUE / _HANDLE_UNIQUE give unique IDs */
 uint32_t mntkit__native_id_source(void);
 
