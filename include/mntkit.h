@@ -422,6 +422,19 @@ int mntkit_path_id(int dirfd, const char *path, int at_flags,
 		   uint64_t *mnt_id);
 
 /*
+ * mntkit_list_order - put @n mount IDs (of @opts' namespace) in the order
+ * listmount(2) lists them on the backend in effect, in place: ascending on
+ * the native backend (the kernel's order: by unique ID); on the mountinfo
+ * backend, the emulation's listing order, which is mountinfo's (findmnt's
+ * list order) with each hidden mount, named by its old ID, in its place
+ * (in ID order the old IDs would come first). An ID not in the table goes
+ * where a listing with it as the cursor goes on. For a program that holds
+ * IDs (a snapshot's, which is sorted by ID) and lists them as findmnt
+ * does. 0 or a negative errno (-EINVAL: @ids NULL with @n > 0).
+ */
+int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts);
+
+/*
  * mntkit_path_served - could looking @path up block on a filesystem's
  * server? 1 when a prefix of the absolute @path (ending at a '/', or the
  * whole path) is the mount point of a mount in the caller's namespace

@@ -21,8 +21,9 @@
  * Hidden mounts (the decision): a mount whose point does not resolve to it
  * keeps its old ID as its name here: its unique ID cannot be read without
  * statmount, and the old ID cannot collide with a unique one. listmount
- * lists it in that place (old IDs sort first), statmount answers for it,
- * and mntkit_path_id() of a path on it names it the same way. A mount that
+ * lists it in that place (old IDs sort first; mntkit_list_order() gives
+ * mountinfo's order, findmnt's), statmount answers for it, and
+ * mntkit_path_id() of a path on it names it the same way. A mount that
  * moves is hidden for a moment, so one load names it by its old ID and the
  * next by its unique one: where the memo proves it the same mount (old ID
  * X was unique ID U, X still in the table on that device), statmount and
@@ -130,6 +131,12 @@
  */
 #define IDS_BACKEND 0
 #define IDS_ANY     1
+
+/* a key that is an old ID (a hidden mount's), not a unique ID */
+static inline int low_key(uint64_t key)
+{
+	return key <= MNTKIT_MNT_UNIQUE_ID_OFFSET;
+}
 
 /* installs the /proc handle (the tables' lock may be held around it) */
 static pthread_mutex_t lock_proc = PTHREAD_MUTEX_INITIALIZER;
@@ -467,10 +474,17 @@ static struct table other_tab = { .fd = -1, .ep = -1 };
  * The provisional (old) IDs this process was ever given for hidden mounts.
  * Once such a mount is gone its ID names nothing: asking for it then gets
  * ENOENT, like any vanished mount, not the EINVAL of an ID that was never
- * valid. Under @lock.
+ * valid. With each, its place in the listing when it was last seen: the
+ * unique ID listed before it (0: none), so that a listing whose cursor is
+ * a hidden mount gone since goes on from there. Under @lock.
  */
+struct issued_id {
+	uint64_t id;
+	uint64_t base;
+};
+
 static struct {
-	uint64_t *v;
+	struct issued_id *v;
 	size_t n, cap;
 } issued;
 
@@ -481,12 +495,12 @@ static ssize_t issued_pos(uint64_t id, int *found)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (issued.v[mid] < id)
+		if (issued.v[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = lo < issued.n && issued.v[lo] == id;
+	*found = lo < issued.n && issued.v[lo].id == id;
 	return (ssize_t)lo;
 }
 
@@ -498,6 +512,24 @@ static int issued_has(uint64_t id)
 	return found;
 }
 
+/* the unique ID listed before hidden mount @id when it was last seen */
+static uint64_t issued_base(uint64_t id)
+{
+	int found;
+	ssize_t pos = issued_pos(id, &found);
+
+	return found ? issued.v[pos].base : 0;
+}
+
+static void issued_set_base(uint64_t id, uint64_t base)
+{
+	int found;
+	ssize_t pos = issued_pos(id, &found);
+
+	if (found)
+		issued.v[pos].base = base;
+}
+
 static int issued_add(uint64_t id)
 {
 	int found;
@@ -507,7 +539,7 @@ static int issued_add(uint64_t id)
 		return 0;
 	if (issued.n == issued.cap) {
 		size_t cap = issued.cap ? issued.cap * 2 : 64;
-		uint64_t *v = realloc(issued.v, cap * sizeof(*v));
+		struct issued_id *v = realloc(issued.v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -516,7 +548,7 @@ static int issued_add(uint64_t id)
 	}
 	memmove(issued.v + pos + 1, issued.v + pos,
 		(issued.n - pos) * sizeof(*issued.v));
-	issued.v[pos] = id;
+	issued.v[pos] = (struct issued_id){ id, 0 };
 	issued.n++;
 	return 0;
 }
@@ -1131,6 +1163,19 @@ static int resolve_ids(struct table *t)
 	return ret;
 }
 
+/* where each hidden mount of the table stands in the listing (issued) */
+static void note_places(const struct table *t)
+{
+	uint64_t base = 0;
+
+	for (size_t i = 0; i < t->mi.n; i++) {
+		if (!low_key(t->keys[i]))
+			base = t->keys[i];
+		else
+			issued_set_base(t->keys[i], base);
+	}
+}
+
 /*
  * One read, parse, ID resolution and index. -EAGAIN: the read was torn
  * (it does not parse or index) and must be redone; -ESTALE: the table is
@@ -1164,6 +1209,7 @@ static int load_once(struct table *t, int ids)
 		ret = resolve_ids(t);
 		if (ret)
 			return ret;
+		note_places(t);
 	}
 	/* without unique IDs the keys are the old IDs (keys NULL) */
 	ret = mntkit__mindex_build(&t->ix, t->mi.v, t->mi.n, t->keys);
@@ -1799,20 +1845,46 @@ static int fill_strings(struct reply *r, const struct table *t, size_t i,
 	return ret;
 }
 
-/* the superblock magic, or 0 when it cannot be known */
-static int sb_magic(struct table *t, size_t i, uint64_t *magic)
+/* statfs's f_type through the mount point of entry @i, if it resolves */
+static int point_f_type(struct table *t, size_t i, uint64_t *magic)
 {
-	struct fstype ft = type_of(t, i);
+	probe_point(t, i, 1);
+	if (!t->probe[i].has_f_type)
+		return 0;
+	*magic = t->probe[i].f_type;
+	return 1;
+}
 
-	*magic = ft.magic;
-	if (!ft.known && ft.statfs_ok) {
-		probe_point(t, i, 1);
-		if (t->probe[i].has_f_type) {
-			*magic = t->probe[i].f_type;
-			return 1;
-		}
+/*
+ * The superblock magic of entry @i: its type's fixed one (fsmagic.c), else
+ * statfs through its mount point, else (hidden: the point does not lead
+ * to it) through the point of another mount of the same superblock (same
+ * st_dev and type: a devtmpfs hidden here and also on /dev). 0 when none
+ * can tell; the rest of SB_BASIC (device, flags) is mountinfo's and is
+ * answered all the same.
+ */
+static uint64_t sb_magic(struct table *t, size_t i)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	struct fstype ft = type_of(t, i);
+	uint64_t magic;
+
+	if (ft.known)
+		return ft.magic;
+	if (!ft.statfs_ok)
+		return 0; /* a served type: its statfs asks the server */
+	if (point_f_type(t, i, &magic))
+		return magic;
+	for (size_t j = 0; j < t->mi.n; j++) {
+		const struct mntkit_mi *o = &t->mi.v[j];
+
+		if (j == i || o->major != m->major || o->minor != m->minor ||
+		    !same_type(t, o->type, m->type))
+			continue;
+		if (point_f_type(t, j, &magic))
+			return magic;
 	}
-	return ft.known;
+	return 0;
 }
 
 /* the ID of the parent: its key if listed, else its old ID */
@@ -1859,7 +1931,6 @@ static void fill_fixed(struct reply *r, struct table *t, size_t i,
 {
 	const struct mntkit_mi *m = &t->mi.v[i];
 	struct mntkit_statmount *sm = r->sm;
-	uint64_t magic;
 
 	if ((want & MNTKIT_STATMOUNT_MNT_BASIC) && !m->unknown_attr &&
 	    !m->unknown_tag) {
@@ -1880,11 +1951,11 @@ static void fill_fixed(struct reply *r, struct table *t, size_t i,
 		sm->mnt_peer_group = m->shared;
 		sm->mnt_master = m->master;
 	}
-	if ((want & MNTKIT_STATMOUNT_SB_BASIC) && sb_magic(t, i, &magic)) {
+	if (want & MNTKIT_STATMOUNT_SB_BASIC) {
 		sm->mask |= MNTKIT_STATMOUNT_SB_BASIC;
 		sm->sb_dev_major = m->major;
 		sm->sb_dev_minor = m->minor;
-		sm->sb_magic = magic;
+		sm->sb_magic = sb_magic(t, i);
 		sm->sb_flags = m->sb_flags;
 	}
 	if ((want & MNTKIT_STATMOUNT_PROPAGATE_FROM) && !m->unknown_tag) {
@@ -2387,6 +2458,26 @@ int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *ureq, uint64_t kmask,
 
 /* ---- listmount ---- */
 
+/*
+ * listmount lists by ID, as the kernel does (snapshots rely on it), and so
+ * the hidden mounts' old IDs come first. Their place in mountinfo (the
+ * kernel's listing order, by unique ID, 6.8+; findmnt's list order) is
+ * what mntkit_list_order() sorts by: the position in the file. For an ID
+ * no longer in the table, the place where a listing would go on after it:
+ * after the last unique ID at most it (a hidden mount's: at most the one
+ * listed before it, issued_base()).
+ */
+static size_t file_place(const struct table *t, uint64_t id)
+{
+	uint64_t base = low_key(id) ? issued_base(id) : id;
+	size_t pos = 0;
+
+	for (size_t k = 0; k < t->mi.n; k++)
+		if (!low_key(t->ix.key[k]) && t->ix.key[k] <= base)
+			pos = k + 1;
+	return pos;
+}
+
 static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 				     uint64_t *ids, size_t nr, int reverse)
 {
@@ -2491,6 +2582,90 @@ static ssize_t emul_listmount(const struct mntkit_mnt_id_req *req,
 		return -1;
 	}
 	return ret;
+}
+
+/* ---- the listing order ---- */
+
+struct ranked {
+	uint64_t rank;
+	uint64_t id;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the emulation's listing ranks of @ids in @req's table (under @lock) */
+static int rank_ids(const struct mntkit_mnt_id_req *req, const uint64_t *ids,
+		    size_t n, struct ranked *v)
+{
+	struct table *t;
+	int ret = request_table(req, &t, IDS_BACKEND);
+
+	if (ret)
+		return ret;
+	for (size_t k = 0; k < n; k++) {
+		ssize_t i = mntkit__mindex_find(&t->ix, ids[k]);
+
+		v[k].id = ids[k];
+		if (!t->unique_mode || !t->has_hidden)
+			v[k].rank = ids[k]; /* key order */
+		else if (i >= 0)
+			v[k].rank = 2 * (uint64_t)i + 1;
+		else /* where a listing would go on after it */
+			v[k].rank = 2 * (uint64_t)file_place(t, ids[k]);
+	}
+	return 0;
+}
+
+int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts)
+{
+	struct mntkit_mnt_id_req req;
+	struct ranked *v;
+	int ret, fd = -1;
+
+	if (!ids && n)
+		return mntkit__fail(EINVAL);
+	if (mntkit__ops() != &mntkit_mountinfo_ops) {
+		if (n)
+			qsort(ids, n, sizeof(*ids), cmp_u64);
+		return 0;
+	}
+	ret = mntkit__req_init(&req, opts, &fd);
+	if (ret)
+		return mntkit__fail(-ret);
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	ret = rank_ids(&req, ids, n, v);
+	pthread_mutex_unlock(&lock);
+	if (ret)
+		goto out;
+	qsort(v, n, sizeof(*v), cmp_ranked);
+	for (size_t k = 0; k < n; k++)
+		ids[k] = v[k].id;
+out:
+	free(v);
+	if (fd >= 0)
+		close(fd);
+	return ret ? mntkit__fail(-ret) : 0;
 }
 
 /* ---- path -> ID ---- */

@@ -479,6 +479,73 @@ T_CASE(path_id_flags_errno)
 	}
 }
 
+/*
+ * mntkit_list_order() on the emulation, with hidden mounts: every ID of
+ * the listing comes in mountinfo's order (the kernel's listing order on
+ * 6.8+, findmnt's), though listmount gives the hidden ones (old IDs) first;
+ * on the native backend it sorts by ID. An ID gone from the table goes
+ * where a listing would go on after it.
+ */
+T_CASE(list_order_mountinfo)
+{
+	uint64_t *ids, *copy;
+	struct t_mitab mi;
+	size_t n;
+	char *p;
+
+	ed_require();
+	t_private_ns();
+	p = t_path("%s/p", t_base);
+	t_tmpfs(p, 0, NULL);
+	t_mount("over", p, "tmpfs", 0, NULL);
+	t_tmpfs(t_path("%s/q", t_base), 0, NULL);
+	t_mount("over2", t_path("%s/q", t_base), "tmpfs", 0, NULL);
+	n = ed_emul_lm(T_LSMT_ROOT, 0, 0, &ids);
+	t_mi_read(0, &mi);
+	T_EQ_U(n, mi.n);
+	T_ASSERT(ids[0] <= MNTKIT_MNT_UNIQUE_ID_OFFSET); /* hidden first */
+	T_OK(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO));
+	T_OK(mntkit_list_order(ids, n, NULL));
+	for (size_t k = 0; k < n; k++) {
+		struct mntkit_statmount sm;
+
+		T_OK(ed_emul_sm(ids[k], MNTKIT_STATMOUNT_MNT_BASIC, 0, &sm,
+				sizeof(sm)));
+		T_EQ_U(sm.mnt_id_old, mi.v[k].id);
+	}
+	/* an ID gone (above every unique one): right after the last unique
+	 * ID of the order, before the hidden mounts that follow it */
+	copy = t_xmalloc((n + 1) * sizeof(*copy));
+	{
+		uint64_t gone = 0;
+		size_t at = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			if (ids[k] > gone)
+				gone = ids[k];
+			if (ids[k] > MNTKIT_MNT_UNIQUE_ID_OFFSET)
+				at = k + 1;
+		}
+		gone++;
+		copy[0] = gone;
+		memcpy(copy + 1, ids, n * sizeof(*ids));
+		T_OK(mntkit_list_order(copy, n + 1, NULL));
+		for (size_t k = 0; k <= n; k++)
+			T_EQ_U(copy[k], k < at ? ids[k] :
+					k == at ? gone : ids[k - 1]);
+	}
+	T_NEG(mntkit_list_order(NULL, 1, NULL), EINVAL);
+	T_OK(mntkit_list_order(NULL, 0, NULL));
+	/* native: by ID */
+	T_OK(mntkit_set_backend(MNTKIT_BACKEND_NATIVE));
+	T_OK(mntkit_list_order(ids, n, NULL));
+	for (size_t k = 1; k < n; k++)
+		T_ASSERT(ids[k - 1] < ids[k]);
+	free(copy);
+	free(ids);
+	t_mi_free(&mi);
+}
+
 T_CASE(path_id)
 {
 	uint64_t id, nat;
