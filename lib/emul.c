@@ -193,9 +193,9 @@ static int proc_open_dir(dev_t *dev, ino_t *ino)
 /* take /proc as the handle unless one is held; 0 or -errno */
 static int proc_grab(void)
 {
+	int fd, taken = 0;
 	dev_t dev;
 	ino_t ino;
-	int fd, none = -1;
 
 	if (__atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE) >= 0)
 		return 0;
@@ -207,10 +207,10 @@ static int proc_grab(void)
 		proc_dev = dev;
 		proc_ino = ino;
 		__atomic_store_n(&proc_fd, fd, __ATOMIC_RELEASE);
-		fd = none;
+		taken = 1;
 	}
 	pthread_mutex_unlock(&lock_proc);
-	if (fd >= 0)
+	if (!taken)
 		close(fd); /* another thread was first */
 	return 0;
 }
