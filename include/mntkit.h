@@ -286,6 +286,22 @@ enum mntkit_backend {
  */
 int mntkit_set_backend(enum mntkit_backend backend);
 
+/*
+ * mntkit_init - get ready for a chroot (or a namespace) without /proc.
+ *
+ * The emulation (and the hybrid replies) read procfs. At its first use the
+ * library opens /proc (an O_PATH, O_CLOEXEC fd it holds for the life of
+ * the process) and reads every procfs file through it, so that calls keep
+ * working after the process chroots into a directory without /proc. A
+ * program that chroots before its first call makes this call first: it
+ * takes the handle and chooses the backend now. @flags must be 0. Returns
+ * 0, -EINVAL for unknown flags, or the negative errno of opening /proc
+ * (-ENOENT where it is not a procfs in which the calling thread is
+ * visible). Calling it again (or after other calls) is harmless. What a
+ * process that never saw /proc gets is in mntkit(3) (CHROOT).
+ */
+int mntkit_init(unsigned int flags);
+
 /* mntkit_get_backend - the backend in effect (never MNTKIT_BACKEND_AUTO). */
 enum mntkit_backend mntkit_get_backend(void);
 
@@ -467,13 +483,27 @@ int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
  * mntkit_path_id - the unique mount ID of the mount a path is on.
  *
  * @dirfd, @path and @at_flags as for statx(2) (AT_FDCWD, AT_EMPTY_PATH,
- * AT_SYMLINK_NOFOLLOW, ...). Uses statx(STATX_MNT_ID_UNIQUE), falling back to
+ * AT_SYMLINK_NOFOLLOW, ...; other bits than statx takes: -EINVAL). Uses
+ * statx(STATX_MNT_ID_UNIQUE), falling back to
  * name_to_handle_at(AT_HANDLE_MNT_ID_UNIQUE). Fails with -EOPNOTSUPP when
  * the kernel has no unique IDs (the mountinfo backend then answers with the
  * reused ID: see mntkit(3)).
  */
 int mntkit_path_id(int dirfd, const char *path, int at_flags,
 		   uint64_t *mnt_id);
+
+/*
+ * mntkit_list_order - put @n mount IDs (of @opts' namespace) in the order
+ * listmount(2) lists them on the backend in effect, in place: ascending on
+ * the native backend (the kernel's order: by unique ID); on the mountinfo
+ * backend, the emulation's listing order, which is mountinfo's (findmnt's
+ * list order) with each hidden mount, named by its old ID, in its place
+ * (in ID order the old IDs would come first). An ID not in the table goes
+ * where a listing with it as the cursor goes on. For a program that holds
+ * IDs (a snapshot's, which is sorted by ID) and lists them as findmnt
+ * does. 0 or a negative errno (-EINVAL: @ids NULL with @n > 0).
+ */
+int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts);
 
 /*
  * mntkit_path_served - could looking @path up block on a filesystem's

@@ -21,8 +21,9 @@
  * Hidden mounts (the decision): a mount whose point does not resolve to it
  * keeps its old ID as its name here: its unique ID cannot be read without
  * statmount, and the old ID cannot collide with a unique one. listmount
- * lists it in that place (old IDs sort first), statmount answers for it,
- * and mntkit_path_id() of a path on it names it the same way. A mount that
+ * lists it in that place (old IDs sort first; mntkit_list_order() gives
+ * mountinfo's order, findmnt's), statmount answers for it, and
+ * mntkit_path_id() of a path on it names it the same way. A mount that
  * moves is hidden for a moment, so one load names it by its old ID and the
  * next by its unique one: where the memo proves it the same mount (old ID
  * X was unique ID U, X still in the table on that device), statmount and
@@ -131,6 +132,175 @@
 #define IDS_BACKEND 0
 #define IDS_ANY     1
 
+/* a key that is an old ID (a hidden mount's), not a unique ID */
+static inline int low_key(uint64_t key)
+{
+	return key <= MNTKIT_MNT_UNIQUE_ID_OFFSET;
+}
+
+/* installs the /proc handle (the tables' lock may be held around it) */
+static pthread_mutex_t lock_proc = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- /proc, held ---- */
+
+/*
+ * Everything the emulation knows comes from procfs. A process that chroots
+ * into a directory without /proc (the kernel's statmount selftests do)
+ * keeps its answers when it could see /proc before: an O_PATH fd of /proc,
+ * opened at the emulation's first use (or by mntkit_init()) and held for
+ * the life of the process, through which every procfs file is opened with
+ * *at(). It is O_CLOEXEC (a new program opens its own); a fork shares it,
+ * and "thread-self" in it names the calling thread whoever that is, so it
+ * serves children and threads alike. It is kept only when it is a procfs
+ * in which the calling thread is visible (a procfs of another PID
+ * namespace, e.g. an ancestor's, is fine; one that does not see us is not
+ * kept), and it is used only while the fd number is still that procfs
+ * (checked before each table is opened: a program may close fds it did not
+ * open). The paths "/proc/..." serve when there is no handle.
+ */
+#define PROC_SUPER_MAGIC_ 0x9fa0
+
+static int proc_fd = -1;    /* atomic; -1: none */
+static dev_t proc_dev;      /* of proc_fd, written before it is */
+static ino_t proc_ino;
+
+/* open /proc and check it; an fd or -errno */
+static int proc_open_dir(dev_t *dev, ino_t *ino)
+{
+	struct statfs sfs;
+	dev_t d;
+	ino_t i;
+	int fd, ret;
+
+	fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = fstatfs(fd, &sfs) ? -errno : 0;
+	if (!ret && sfs.f_type != PROC_SUPER_MAGIC_)
+		ret = -ENOENT; /* not a procfs: no procfs files here */
+	if (!ret)
+		ret = mntkit__stat_ident(fd, "", AT_EMPTY_PATH, dev, ino);
+	/* our thread must be visible in it */
+	if (!ret)
+		ret = mntkit__stat_ident(fd, "thread-self", 0, &d, &i);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* take /proc as the handle unless one is held; 0 or -errno */
+static int proc_grab(void)
+{
+	int fd, taken = 0;
+	dev_t dev;
+	ino_t ino;
+
+	if (__atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE) >= 0)
+		return 0;
+	fd = proc_open_dir(&dev, &ino);
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&lock_proc);
+	if (__atomic_load_n(&proc_fd, __ATOMIC_RELAXED) < 0) {
+		proc_dev = dev;
+		proc_ino = ino;
+		__atomic_store_n(&proc_fd, fd, __ATOMIC_RELEASE);
+		taken = 1;
+	}
+	pthread_mutex_unlock(&lock_proc);
+	if (!taken)
+		close(fd); /* another thread was first */
+	return 0;
+}
+
+/* the handle, or -1 (none: the caller uses "/proc/...") */
+static int proc_handle(void)
+{
+	int fd = __atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE);
+
+	if (fd < 0 && proc_grab() == 0)
+		fd = __atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE);
+	return fd;
+}
+
+/*
+ * Is the handle still the procfs it was opened on? If its fd number now
+ * names another file (the program closed it), it is let go (not closed:
+ * the number is someone else's now) and /proc is taken again.
+ */
+static void proc_check(void)
+{
+	int fd = __atomic_load_n(&proc_fd, __ATOMIC_ACQUIRE);
+	dev_t dev;
+	ino_t ino;
+
+	if (fd < 0)
+		return;
+	if (mntkit__stat_ident(fd, "", AT_EMPTY_PATH, &dev, &ino) == 0 &&
+	    dev == proc_dev && ino == proc_ino)
+		return;
+	pthread_mutex_lock(&lock_proc);
+	if (__atomic_load_n(&proc_fd, __ATOMIC_RELAXED) == fd)
+		__atomic_store_n(&proc_fd, -1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock_proc);
+	proc_grab();
+}
+
+/*
+ * The procfs file @what of @pid (0: the calling thread) for *at() calls:
+ * writes the path to @out and returns the dirfd it is relative to.
+ */
+static int proc_path(char *out, size_t len, pid_t pid, const char *what)
+{
+	int at = proc_handle();
+	const char *pre = at >= 0 ? "" : "/proc/";
+
+	if (pid)
+		snprintf(out, len, "%s%d/%s", pre, (int)pid, what);
+	else
+		snprintf(out, len, "%sthread-self/%s", pre, what);
+	return at >= 0 ? at : AT_FDCWD;
+}
+
+/* open @rel below /proc ("self/fdinfo/3"); an fd or -errno */
+static int proc_open_rel(const char *rel, int flags)
+{
+	char path[96];
+	int at = proc_handle(), fd;
+
+	if (at < 0) {
+		snprintf(path, sizeof(path), "/proc/%s", rel);
+		rel = path;
+	}
+	fd = openat(at >= 0 ? at : AT_FDCWD, rel, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int mntkit__proc_open(pid_t pid, const char *what, int flags)
+{
+	char path[96];
+	int at = proc_path(path, sizeof(path), pid, what);
+	int fd = openat(at, path, flags | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static void caps(void);
+
+int mntkit_init(unsigned int flags)
+{
+	int ret;
+
+	if (flags)
+		return mntkit__fail(EINVAL);
+	caps();
+	ret = proc_grab();
+	mntkit__ops(); /* the backend is chosen now too */
+	return ret ? mntkit__fail(-ret) : 0;
+}
+
 /* ---- probes, once per process ---- */
 
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
@@ -159,7 +329,10 @@ static void probe_caps(void)
 		  &stx) == 0 &&
 	    (stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE))
 		have_unique = 1;
-	fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	proc_grab(); /* the first use: hold /proc from now on */
+	fd = mntkit__proc_open(0, "ns/mnt", O_RDONLY);
+	if (fd < 0)
+		fd = mntkit__own_ns_fd(); /* no /proc: pidfd (6.11+) */
 	if (fd >= 0) {
 		if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0)
 			have_ns_id = 1;
@@ -246,7 +419,8 @@ struct table {
 	dev_t root_dev;       /* self: the root when opened */
 	ino_t root_ino;
 	uint64_t root_mnt;
-	char prefix[48];      /* "" or "/proc/PID/root" */
+	char prefix[48];      /* "" or "[/proc/]PID/root" */
+	int at;               /* the dirfd the prefix is relative to */
 	char *buf;
 	size_t cap;
 	size_t len;
@@ -300,10 +474,17 @@ static struct table other_tab = { .fd = -1, .ep = -1 };
  * The provisional (old) IDs this process was ever given for hidden mounts.
  * Once such a mount is gone its ID names nothing: asking for it then gets
  * ENOENT, like any vanished mount, not the EINVAL of an ID that was never
- * valid. Under @lock.
+ * valid. With each, its place in the listing when it was last seen: the
+ * unique ID listed before it (0: none), so that a listing whose cursor is
+ * a hidden mount gone since goes on from there. Under @lock.
  */
+struct issued_id {
+	uint64_t id;
+	uint64_t base;
+};
+
 static struct {
-	uint64_t *v;
+	struct issued_id *v;
 	size_t n, cap;
 } issued;
 
@@ -314,12 +495,12 @@ static ssize_t issued_pos(uint64_t id, int *found)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (issued.v[mid] < id)
+		if (issued.v[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = lo < issued.n && issued.v[lo] == id;
+	*found = lo < issued.n && issued.v[lo].id == id;
 	return (ssize_t)lo;
 }
 
@@ -331,6 +512,24 @@ static int issued_has(uint64_t id)
 	return found;
 }
 
+/* the unique ID listed before hidden mount @id when it was last seen */
+static uint64_t issued_base(uint64_t id)
+{
+	int found;
+	ssize_t pos = issued_pos(id, &found);
+
+	return found ? issued.v[pos].base : 0;
+}
+
+static void issued_set_base(uint64_t id, uint64_t base)
+{
+	int found;
+	ssize_t pos = issued_pos(id, &found);
+
+	if (found)
+		issued.v[pos].base = base;
+}
+
 static int issued_add(uint64_t id)
 {
 	int found;
@@ -340,7 +539,7 @@ static int issued_add(uint64_t id)
 		return 0;
 	if (issued.n == issued.cap) {
 		size_t cap = issued.cap ? issued.cap * 2 : 64;
-		uint64_t *v = realloc(issued.v, cap * sizeof(*v));
+		struct issued_id *v = realloc(issued.v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -349,7 +548,7 @@ static int issued_add(uint64_t id)
 	}
 	memmove(issued.v + pos + 1, issued.v + pos,
 		(issued.n - pos) * sizeof(*issued.v));
-	issued.v[pos] = id;
+	issued.v[pos] = (struct issued_id){ id, 0 };
 	issued.n++;
 	return 0;
 }
@@ -436,22 +635,16 @@ static void setup_atfork(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
-static void proc_path(char *out, size_t len, pid_t pid, const char *what)
-{
-	if (pid)
-		snprintf(out, len, "/proc/%d/%s", (int)pid, what);
-	else
-		snprintf(out, len, "/proc/thread-self/%s", what);
-}
-
 static int ns_inode(pid_t pid, dev_t *dev, ino_t *ino)
 {
 	char path[64];
 
+	int at;
+
 	*dev = 0; /* set on failure too: -errno is not known non-zero */
 	*ino = 0;
-	proc_path(path, sizeof(path), pid, "ns/mnt");
-	return mntkit__stat_ident(AT_FDCWD, path, 0, dev, ino);
+	at = proc_path(path, sizeof(path), pid, "ns/mnt");
+	return mntkit__stat_ident(at, path, 0, dev, ino);
 }
 
 /*
@@ -481,13 +674,13 @@ static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 
 static int table_open(struct table *t, pid_t pid)
 {
-	char path[64];
 	dev_t d2;
 	ino_t i2;
 	int ret;
 
 	table_close(t);
 	t->pid = pid;
+	proc_check();
 	ret = ns_inode(pid, &t->ns_dev, &t->ns_ino);
 	if (ret)
 		return ret;
@@ -496,12 +689,14 @@ static int table_open(struct table *t, pid_t pid)
 		if (ret)
 			return ret;
 		t->prefix[0] = '\0';
+		t->at = AT_FDCWD;
 	} else {
-		snprintf(t->prefix, sizeof(t->prefix), "/proc/%d/root",
-			 (int)pid);
+		/* its mount points, below its root */
+		t->at = proc_path(t->prefix, sizeof(t->prefix), pid, "root");
 	}
-	proc_path(path, sizeof(path), pid, "mountinfo");
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	t->fd = mntkit__proc_open(pid, "mountinfo", O_RDONLY);
+	if (t->fd < 0)
+		errno = -t->fd;
 	if (t->fd < 0)
 		return errno == EACCES ? -EPERM : -errno;
 	t->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -568,14 +763,14 @@ int mntkit__fdinfo_mnt_id(int fd, uint64_t *id)
 	int f;
 
 	/* the calling thread's fd table (3.17+), else the process's */
-	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0 && errno == ENOENT) {
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-		f = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "fdinfo/%d", fd);
+	f = mntkit__proc_open(0, path, O_RDONLY);
+	if (f == -ENOENT) {
+		snprintf(path, sizeof(path), "self/fdinfo/%d", fd);
+		f = proc_open_rel(path, O_RDONLY);
 	}
 	if (f < 0)
-		return -errno;
+		return f;
 	n = read(f, buf, sizeof(buf) - 1); /* a few short lines */
 	close(f);
 	if (n < 0)
@@ -637,7 +832,7 @@ static void probe_point(struct table *t, size_t i, int want_statfs)
 		return;
 	}
 	path = point_path(t, i, buf);
-	fd = path ? open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+	fd = path ? openat(t->at, path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
 	pr->ids_done = 1;
 	if (want_statfs)
 		pr->statfs_done = 1;
@@ -812,7 +1007,7 @@ static int probe_again(struct table *t, size_t i, int want_statfs)
 	if (!path)
 		return 0;
 	memset(&stx, 0, sizeof(stx));
-	ret = statx(AT_FDCWD, path,
+	ret = statx(t->at, path,
 		    AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
 		    MNTKIT_STATX_MNT_ID_UNIQUE, &stx);
 	if (ret || !(stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE) ||
@@ -972,6 +1167,19 @@ static int resolve_ids(struct table *t)
 	return ret;
 }
 
+/* where each hidden mount of the table stands in the listing (issued) */
+static void note_places(const struct table *t)
+{
+	uint64_t base = 0;
+
+	for (size_t i = 0; i < t->mi.n; i++) {
+		if (!low_key(t->keys[i]))
+			base = t->keys[i];
+		else
+			issued_set_base(t->keys[i], base);
+	}
+}
+
 /*
  * One read, parse, ID resolution and index. -EAGAIN: the read was torn
  * (it does not parse or index) and must be redone; -ESTALE: the table is
@@ -1005,6 +1213,7 @@ static int load_once(struct table *t, int ids)
 		ret = resolve_ids(t);
 		if (ret)
 			return ret;
+		note_places(t);
 	}
 	/* without unique IDs the keys are the old IDs (keys NULL) */
 	ret = mntkit__mindex_build(&t->ix, t->mi.v, t->mi.n, t->keys);
@@ -1050,7 +1259,6 @@ static int table_aged(const struct table *t)
 static int table_load(struct table *t, int ids)
 {
 	long long start = now_ns();
-	char path[64];
 	uint64_t id;
 	int ret = -EAGAIN, fd, changed = 0;
 
@@ -1090,8 +1298,7 @@ static int table_load(struct table *t, int ids)
 		t->max_age = AGE_MAX_NS;
 	t->has_ns_id = 0;
 	if (have_ns_id) {
-		proc_path(path, sizeof(path), t->pid, "ns/mnt");
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = mntkit__proc_open(t->pid, "ns/mnt", O_RDONLY);
 		if (fd >= 0) {
 			if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0) {
 				t->has_ns_id = 1;
@@ -1184,13 +1391,11 @@ struct ns_want {
 
 static int ns_id_of(pid_t pid, uint64_t *id)
 {
-	char path[64];
 	int fd, ret = 0;
 
-	proc_path(path, sizeof(path), pid, "ns/mnt");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = mntkit__proc_open(pid, "ns/mnt", O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, id))
 		ret = -errno;
 	close(fd);
@@ -1208,8 +1413,18 @@ static int find_pid(const struct ns_want *w, pid_t *pid)
 	size_t nseen = 0;
 	long best = -1;
 	struct dirent *de;
-	DIR *d = opendir("/proc");
+	int at = proc_handle();
+	DIR *d;
 
+	if (at >= 0) {
+		int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+	} else {
+		d = opendir("/proc");
+	}
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
@@ -1642,20 +1857,46 @@ static int fill_strings(struct reply *r, const struct table *t, size_t i,
 	return ret;
 }
 
-/* the superblock magic, or 0 when it cannot be known */
-static int sb_magic(struct table *t, size_t i, uint64_t *magic)
+/* statfs's f_type through the mount point of entry @i, if it resolves */
+static int point_f_type(struct table *t, size_t i, uint64_t *magic)
 {
-	struct fstype ft = type_of(t, i);
+	probe_point(t, i, 1);
+	if (!t->probe[i].has_f_type)
+		return 0;
+	*magic = t->probe[i].f_type;
+	return 1;
+}
 
-	*magic = ft.magic;
-	if (!ft.known && ft.statfs_ok) {
-		probe_point(t, i, 1);
-		if (t->probe[i].has_f_type) {
-			*magic = t->probe[i].f_type;
-			return 1;
-		}
+/*
+ * The superblock magic of entry @i: its type's fixed one (fsmagic.c), else
+ * statfs through its mount point, else (hidden: the point does not lead
+ * to it) through the point of another mount of the same superblock (same
+ * st_dev and type: a devtmpfs hidden here and also on /dev). 0 when none
+ * can tell; the rest of SB_BASIC (device, flags) is mountinfo's and is
+ * answered all the same.
+ */
+static uint64_t sb_magic(struct table *t, size_t i)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	struct fstype ft = type_of(t, i);
+	uint64_t magic;
+
+	if (ft.known)
+		return ft.magic;
+	if (!ft.statfs_ok)
+		return 0; /* a served type: its statfs asks the server */
+	if (point_f_type(t, i, &magic))
+		return magic;
+	for (size_t j = 0; j < t->mi.n; j++) {
+		const struct mntkit_mi *o = &t->mi.v[j];
+
+		if (j == i || o->major != m->major || o->minor != m->minor ||
+		    !same_type(t, o->type, m->type))
+			continue;
+		if (point_f_type(t, j, &magic))
+			return magic;
 	}
-	return ft.known;
+	return 0;
 }
 
 /* the ID of the parent: its key if listed, else its old ID */
@@ -1702,7 +1943,6 @@ static void fill_fixed(struct reply *r, struct table *t, size_t i,
 {
 	const struct mntkit_mi *m = &t->mi.v[i];
 	struct mntkit_statmount *sm = r->sm;
-	uint64_t magic;
 
 	if ((want & MNTKIT_STATMOUNT_MNT_BASIC) && !m->unknown_attr &&
 	    !m->unknown_tag) {
@@ -1723,11 +1963,11 @@ static void fill_fixed(struct reply *r, struct table *t, size_t i,
 		sm->mnt_peer_group = m->shared;
 		sm->mnt_master = m->master;
 	}
-	if ((want & MNTKIT_STATMOUNT_SB_BASIC) && sb_magic(t, i, &magic)) {
+	if (want & MNTKIT_STATMOUNT_SB_BASIC) {
 		sm->mask |= MNTKIT_STATMOUNT_SB_BASIC;
 		sm->sb_dev_major = m->major;
 		sm->sb_dev_minor = m->minor;
-		sm->sb_magic = magic;
+		sm->sb_magic = sb_magic(t, i);
 		sm->sb_flags = m->sb_flags;
 	}
 	if ((want & MNTKIT_STATMOUNT_PROPAGATE_FROM) && !m->unknown_tag) {
@@ -2230,6 +2470,26 @@ int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *ureq, uint64_t kmask,
 
 /* ---- listmount ---- */
 
+/*
+ * listmount lists by ID, as the kernel does (snapshots rely on it), and so
+ * the hidden mounts' old IDs come first. Their place in mountinfo (the
+ * kernel's listing order, by unique ID, 6.8+; findmnt's list order) is
+ * what mntkit_list_order() sorts by: the position in the file. For an ID
+ * no longer in the table, the place where a listing would go on after it:
+ * after the last unique ID at most it (a hidden mount's: at most the one
+ * listed before it, issued_base()).
+ */
+static size_t file_place(const struct table *t, uint64_t id)
+{
+	uint64_t base = low_key(id) ? issued_base(id) : id;
+	size_t pos = 0;
+
+	for (size_t k = 0; k < t->mi.n; k++)
+		if (!low_key(t->ix.key[k]) && t->ix.key[k] <= base)
+			pos = k + 1;
+	return pos;
+}
+
 static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 				     uint64_t *ids, size_t nr, int reverse)
 {
@@ -2254,8 +2514,13 @@ static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 	ret = request_table(&req, &t, IDS_BACKEND);
 	if (ret)
 		return pre ? -EINVAL : ret;
-	if (cursor && low_id(cursor) && t->unique_mode && !t->has_hidden &&
-	    !issued_has(cursor))
+	/*
+	 * The kernel refuses a cursor <= 2^31 (do_listmount(): no unique ID
+	 * is that low). Here such a cursor can be the name of a hidden
+	 * mount: accepted exactly when it was handed out as one (the
+	 * table's hidden mounts and outside parents, and those gone since).
+	 */
+	if (cursor && low_id(cursor) && t->unique_mode && !issued_has(cursor))
 		return -EINVAL;
 	if (req.mnt_id != MNTKIT_LSMT_ROOT) {
 		start = mntkit__mindex_find(&t->ix, req.mnt_id);
@@ -2331,6 +2596,90 @@ static ssize_t emul_listmount(const struct mntkit_mnt_id_req *req,
 	return ret;
 }
 
+/* ---- the listing order ---- */
+
+struct ranked {
+	uint64_t rank;
+	uint64_t id;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the emulation's listing ranks of @ids in @req's table (under @lock) */
+static int rank_ids(const struct mntkit_mnt_id_req *req, const uint64_t *ids,
+		    size_t n, struct ranked *v)
+{
+	struct table *t;
+	int ret = request_table(req, &t, IDS_BACKEND);
+
+	if (ret)
+		return ret;
+	for (size_t k = 0; k < n; k++) {
+		ssize_t i = mntkit__mindex_find(&t->ix, ids[k]);
+
+		v[k].id = ids[k];
+		if (!t->unique_mode || !t->has_hidden)
+			v[k].rank = ids[k]; /* key order */
+		else if (i >= 0)
+			v[k].rank = 2 * (uint64_t)i + 1;
+		else /* where a listing would go on after it */
+			v[k].rank = 2 * (uint64_t)file_place(t, ids[k]);
+	}
+	return 0;
+}
+
+int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts)
+{
+	struct mntkit_mnt_id_req req;
+	struct ranked *v;
+	int ret, fd = -1;
+
+	if (!ids && n)
+		return mntkit__fail(EINVAL);
+	if (mntkit__ops() != &mntkit_mountinfo_ops) {
+		if (n)
+			qsort(ids, n, sizeof(*ids), cmp_u64);
+		return 0;
+	}
+	ret = mntkit__req_init(&req, opts, &fd);
+	if (ret)
+		return mntkit__fail(-ret);
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	caps();
+	pthread_once(&atfork_once, setup_atfork);
+	pthread_mutex_lock(&lock);
+	ret = rank_ids(&req, ids, n, v);
+	pthread_mutex_unlock(&lock);
+	if (ret)
+		goto out;
+	qsort(v, n, sizeof(*v), cmp_ranked);
+	for (size_t k = 0; k < n; k++)
+		ids[k] = v[k].id;
+out:
+	free(v);
+	if (fd >= 0)
+		close(fd);
+	return ret ? mntkit__fail(-ret) : 0;
+}
+
 /* ---- path -> ID ---- */
 
 static int emul_path_id(int dirfd, const char *path, int at_flags,
@@ -2344,6 +2693,9 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 
 	if (!path || !mnt_id)
 		return -EINVAL;
+	ret = mntkit__path_flags_check(at_flags);
+	if (ret)
+		return ret;
 	caps();
 	fd = mntkit__open_at(dirfd, path, at_flags);
 	if (fd < 0)

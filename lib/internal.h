@@ -105,6 +105,21 @@ int mntkit__open_at(int dirfd, const char *path, int at_flags);
 int mntkit__stat_ident(int dirfd, const char *path, int at_flags, dev_t *dev,
 		       ino_t *ino);
 
+/*
+ * The at_flags statx(2) accepts (its rule in vfs_statx(): no other bit,
+ * and not both sync types), which mntkit_path_id() follows on every
+ * backend: 0 or -EINVAL.
+ */
+static inline int mntkit__path_flags_check(int at_flags)
+{
+	const int sync = 0x6000; /* AT_STATX_SYNC_TYPE */
+	const int ok = 0x100 | 0x800 | 0x1000 | sync;
+
+	if ((at_flags & ~ok) || (at_flags & sync) == sync)
+		return -EINVAL;
+	return 0;
+}
+
 /* how many MNTKIT_REFUSED_* bits there are */
 #define MNTKIT_NR_REFUSALS 8
 
@@ -114,6 +129,14 @@ int mntkit__stat_ident(int dirfd, const char *path, int at_flags, dev_t *dev,
  * An fd or -errno.
  */
 int mntkit__own_ns_fd(void);
+
+/*
+ * Open the procfs file @what of @pid (0: the calling thread, as
+ * /proc/thread-self) through the emulation's /proc handle (held from the
+ * first use, so that a chroot without /proc keeps procfs: lib/emul.c),
+ * else under /proc. O_CLOEXEC is added. An fd or -errno.
+ */
+int mntkit__proc_open(pid_t pid, const char *what, int flags);
 
 /* which of MNTKIT_FEAT_STATX_UNIQUE / _HANDLE_UNIQUE give unique IDs */
 uint32_t mntkit__native_id_source(void);

@@ -67,9 +67,9 @@ int mntkit__own_ns_fd(void)
 {
 	int pidfd, fd;
 
-	fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 || errno != ENOENT)
-		return fd >= 0 ? fd : -errno;
+	fd = mntkit__proc_open(0, "ns/mnt", O_RDONLY);
+	if (fd != -ENOENT)
+		return fd;
 	/* no /proc (a chroot, a namespace where it is unmounted) */
 	pidfd = (int)syscall(SYS_pidfd_open, gettid(), O_EXCL); /* THREAD */
 	if (pidfd < 0)

@@ -106,7 +106,9 @@ int mntkit_path_id(int dirfd, const char *path, int at_flags,
 
 	if (!path || !mnt_id)
 		return mntkit__fail(EINVAL);
-	ret = mntkit__ops()->path_id(dirfd, path, at_flags, mnt_id);
+	ret = mntkit__path_flags_check(at_flags);
+	if (!ret)
+		ret = mntkit__ops()->path_id(dirfd, path, at_flags, mnt_id);
 	return ret ? mntkit__fail(-ret) : 0;
 }
 

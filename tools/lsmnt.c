@@ -1547,6 +1547,7 @@ struct build {
 	bool backward;	      /* -d backward */
 	bool first;	      /* -f: stop after the first */
 	const struct uniq *u; /* -U: the mounts dropped and moved, or NULL */
+	size_t *order;	      /* list order (list_order()), or NULL */
 	int tid;	      /* TID of the snapshot walked */
 	char *done;	      /* per table index: in the forest already (-R) */
 	ssize_t *node_of;     /* per table index: its forest node (-R) */
@@ -1625,10 +1626,59 @@ static ssize_t next_root(const struct build *b, const struct mntkit_table *t,
 	return -1;
 }
 
-/* the table order of the list and of -R, -d backward reversed */
+/* the list order of the list and of -R, -d backward reversed */
 static size_t nth(const struct build *b, size_t n, size_t k)
 {
-	return b->backward ? n - 1 - k : k;
+	size_t j = b->backward ? n - 1 - k : k;
+
+	return b->order ? b->order[j] : j;
+}
+
+/*
+ * The list order of @t (-l, -f, -D, -R): findmnt's is mountinfo's, the
+ * kernel's listing order. A snapshot is in ID order, which is that order
+ * but on the mountinfo backend, whose hidden mounts are named by their old
+ * IDs (mntkit_list_order()). Table indices, or NULL for the table's order.
+ */
+static size_t *list_order(const struct cmdline *cl,
+			  const struct mntkit_table *t)
+{
+	size_t n = mntkit_table_count(t), *order = NULL;
+	const struct mntkit_opts *opts = cl->ns;
+	MNTKIT_OPTS(o);
+	uint64_t *ids;
+
+	if (mntkit_get_backend() != MNTKIT_BACKEND_MOUNTINFO || !n)
+		return NULL;
+	if (cl->all_ns) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, 0);
+
+		if (!(sm->mask & MNTKIT_STATMOUNT_MNT_NS_ID))
+			return NULL;
+		o.mnt_ns_id = sm->mnt_ns_id;
+		opts = &o;
+	}
+	ids = malloc(n * sizeof(*ids));
+	if (ids)
+		order = malloc(n * sizeof(*order));
+	for (size_t i = 0; order && i < n; i++)
+		ids[i] = mntkit_table_get(t, i)->mnt_id;
+	if (order && mntkit_list_order(ids, n, opts) < 0) {
+		free(order);
+		order = NULL;
+	}
+	for (size_t k = 0; order && k < n; k++) {
+		ssize_t i = mntkit_table_find(t, ids[k]);
+
+		if (i < 0) { /* cannot be: the IDs are the table's */
+			free(order);
+			order = NULL;
+			break;
+		}
+		order[k] = (size_t)i;
+	}
+	free(ids);
+	return order;
 }
 
 /*
@@ -2245,12 +2295,16 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 				break;
 			b.u = &u;
 		}
+		if (!p->whole_tree)
+			b.order = list_order(cl, t);
 		if (p->whole_tree)
 			r = build_tree(&b, t);
 		else if (p->submounts)
 			r = build_submounts(&b, t);
 		else
 			r = build_list(&b, t);
+		free(b.order);
+		b.order = NULL;
 		uniq_free(&u);
 		b.u = NULL;
 	}

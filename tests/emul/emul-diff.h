@@ -10,7 +10,9 @@
  *    the table is named by its old ID;
  *  - supported_mask: the emulation's own mask;
  *  - mnt_uidmap/mnt_gidmap: absent (not in mountinfo);
- *  - SB_BASIC: absent for a hidden mount whose type the magic table lacks.
+ *  - sb_magic: 0 for a hidden mount whose type the magic table lacks and
+ *    whose superblock no other mount point of the table leads to (the
+ *    rest of SB_BASIC is there and equal).
  * Everything else - every fixed field, every string offset, every byte of
  * the string area, the size, the mask - must be identical.
  */
@@ -246,13 +248,10 @@ static inline void ed_compare_one(const struct ed_map *map, uint64_t nat_id,
 		ed_stats.idmapped++;
 	}
 	if ((n->mask & MNTKIT_STATMOUNT_SB_BASIC) &&
-	    !(e->mask & MNTKIT_STATMOUNT_SB_BASIC) &&
+	    (e->mask & MNTKIT_STATMOUNT_SB_BASIC) && !e->sb_magic &&
 	    emu_id <= MNTKIT_MNT_UNIQUE_ID_OFFSET) {
-		/* hidden, and the table lacks the type: must be absent */
-		n->mask &= ~MNTKIT_STATMOUNT_SB_BASIC;
-		n->sb_dev_major = n->sb_dev_minor = 0;
+		/* hidden, and the table lacks the type: magic unknown */
 		n->sb_magic = 0;
-		n->sb_flags = 0;
 		ed_stats.unknown_magic++;
 	}
 

@@ -406,6 +406,146 @@ T_CASE(namespace_by_fd_and_id)
 	free(a);
 }
 
+/*
+ * A low cursor (<= 2^31, which no unique ID is) with hidden mounts in the
+ * table: the kernel refuses it (EINVAL), and so must the emulation, unless
+ * it is the name the emulation gave a hidden mount (not asked here).
+ */
+T_CASE(listmount_low_cursor_hidden)
+{
+	const uint64_t cursors[] = { 1, 2, 3, 5, 17, 1ULL << 31 };
+	struct t_req r = { .size = 24, .mnt_id = T_LSMT_ROOT };
+	struct t_mitab mi;
+	uint64_t ids[8];
+	char *p;
+
+	ed_require();
+	t_private_ns();
+	p = t_path("%s/p", t_base);
+	t_tmpfs(p, 0, NULL);
+	t_mount("over", p, "tmpfs", 0, NULL); /* the first one is hidden */
+	t_mi_read(0, &mi);
+	for (size_t k = 0; k < MNTKIT_ARRAY_SIZE(cursors); k++) {
+		char what[64];
+
+		if (t_mi_by_id(&mi, cursors[k]))
+			continue; /* an old ID of this table: a name here */
+		r.param = cursors[k];
+		snprintf(what, sizeof(what), "cursor %" PRIu64, cursors[k]);
+		SAME_LM(&r, ids, 8, 0, what);
+		SAME_LM(&r, ids, 8, 1, what);
+	}
+	t_mi_free(&mi);
+}
+
+/* mntkit_path_id() takes the at_flags statx(2) takes, on both backends */
+T_CASE(path_id_flags_errno)
+{
+	const int flags[] = { 0, AT_SYMLINK_NOFOLLOW, AT_NO_AUTOMOUNT,
+			      AT_STATX_DONT_SYNC, AT_STATX_FORCE_SYNC,
+			      AT_STATX_SYNC_TYPE, 0x1, 0x200, 0x400, 0x8000,
+			      0x10000, 0x40000000 };
+	const enum mntkit_backend be[] = { MNTKIT_BACKEND_NATIVE,
+					   MNTKIT_BACKEND_MOUNTINFO };
+
+	t_require_unique_ids();
+	for (size_t k = 0; k < MNTKIT_ARRAY_SIZE(flags); k++) {
+		struct statx stx;
+		uint64_t id;
+		int kerr, ret, e;
+
+		errno = 0;
+		kerr = statx(AT_FDCWD, "/", flags[k], STATX_BASIC_STATS, &stx) ?
+			       errno :
+			       0;
+		for (size_t b = 0; b < MNTKIT_ARRAY_SIZE(be); b++) {
+			T_OK(mntkit_set_backend(be[b]));
+			errno = 0;
+			ret = mntkit_path_id(AT_FDCWD, "/", flags[k], &id);
+			e = ret < 0 ? errno : 0;
+			if (e != kerr || (ret < 0 && ret != -e))
+				t_fail("flags %#x backend %d: statx %s, "
+				       "mntkit_path_id %d/%s",
+				       flags[k], (int)be[b], strerror(kerr),
+				       ret, strerror(e));
+			errno = 0;
+			ret = mntkit_mountinfo_ops.path_id(AT_FDCWD, "/",
+							   flags[k], &id);
+			if (be[b] == MNTKIT_BACKEND_MOUNTINFO &&
+			    (ret < 0 ? -ret : 0) != kerr)
+				t_fail("flags %#x: statx %s, emulation %d",
+				       flags[k], strerror(kerr), ret);
+		}
+	}
+}
+
+/*
+ * mntkit_list_order() on the emulation, with hidden mounts: every ID of
+ * the listing comes in mountinfo's order (the kernel's listing order on
+ * 6.8+, findmnt's), though listmount gives the hidden ones (old IDs) first;
+ * on the native backend it sorts by ID. An ID gone from the table goes
+ * where a listing would go on after it.
+ */
+T_CASE(list_order_mountinfo)
+{
+	uint64_t *ids, *copy;
+	struct t_mitab mi;
+	size_t n;
+	char *p;
+
+	ed_require();
+	t_private_ns();
+	p = t_path("%s/p", t_base);
+	t_tmpfs(p, 0, NULL);
+	t_mount("over", p, "tmpfs", 0, NULL);
+	t_tmpfs(t_path("%s/q", t_base), 0, NULL);
+	t_mount("over2", t_path("%s/q", t_base), "tmpfs", 0, NULL);
+	n = ed_emul_lm(T_LSMT_ROOT, 0, 0, &ids);
+	t_mi_read(0, &mi);
+	T_EQ_U(n, mi.n);
+	T_ASSERT(ids[0] <= MNTKIT_MNT_UNIQUE_ID_OFFSET); /* hidden first */
+	T_OK(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO));
+	T_OK(mntkit_list_order(ids, n, NULL));
+	for (size_t k = 0; k < n; k++) {
+		struct mntkit_statmount sm;
+
+		T_OK(ed_emul_sm(ids[k], MNTKIT_STATMOUNT_MNT_BASIC, 0, &sm,
+				sizeof(sm)));
+		T_EQ_U(sm.mnt_id_old, mi.v[k].id);
+	}
+	/* an ID gone (above every unique one): right after the last unique
+	 * ID of the order, before the hidden mounts that follow it */
+	copy = t_xmalloc((n + 1) * sizeof(*copy));
+	{
+		uint64_t gone = 0;
+		size_t at = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			if (ids[k] > gone)
+				gone = ids[k];
+			if (ids[k] > MNTKIT_MNT_UNIQUE_ID_OFFSET)
+				at = k + 1;
+		}
+		gone++;
+		copy[0] = gone;
+		memcpy(copy + 1, ids, n * sizeof(*ids));
+		T_OK(mntkit_list_order(copy, n + 1, NULL));
+		for (size_t k = 0; k <= n; k++)
+			T_EQ_U(copy[k], k < at ? ids[k] :
+					k == at ? gone : ids[k - 1]);
+	}
+	T_NEG(mntkit_list_order(NULL, 1, NULL), EINVAL);
+	T_OK(mntkit_list_order(NULL, 0, NULL));
+	/* native: by ID */
+	T_OK(mntkit_set_backend(MNTKIT_BACKEND_NATIVE));
+	T_OK(mntkit_list_order(ids, n, NULL));
+	for (size_t k = 1; k < n; k++)
+		T_ASSERT(ids[k - 1] < ids[k]);
+	free(copy);
+	free(ids);
+	t_mi_free(&mi);
+}
+
 T_CASE(path_id)
 {
 	uint64_t id, nat;
