@@ -225,7 +225,9 @@ c_without_proc() {
 	# start between a mount and its umount (a detach comes first), so
 	# the mounts go on until it has printed three events
 	mkdir -p "$CLI_TMP/w"
+	# (the output file exists before the loop counts its lines)
 	run noproc sh -c '
+		: >"$3"
 		"$1" -p "$2" -c 3 --timeout 10 >"$3" &
 		w=$!
 		for i in $(seq 100); do
