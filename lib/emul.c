@@ -1946,6 +1946,9 @@ static int emul_statmount(const struct mntkit_mnt_id_req *req,
 	struct reply r = { .sm = (struct mntkit_statmount *)fixed };
 	int ret;
 
+	if (flags == MNTKIT_STATMOUNT_BY_FD) /* lib/native.c */
+		return mntkit__stat_by_fd(&mntkit_mountinfo_ops, req, buf,
+					  bufsize, flags);
 	if (flags) {
 		errno = EINVAL;
 		return -1;

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,55 @@ static int list_each(void *ctx, int fd, uint64_t id)
 	return ids_add(ctx, id);
 }
 
+static pthread_once_t listns_once = PTHREAD_ONCE_INIT;
+static int have_listns;
+
+static void probe_listns(void)
+{
+	struct mntkit_ns_id_req req = {
+		.size = MNTKIT_NS_ID_REQ_SIZE_VER0,
+		.ns_type = MNTKIT_CLONE_NEWNS,
+	};
+	uint64_t id;
+
+	have_listns = sys_listns(&req, &id, 1, 0) >= 0;
+}
+
+int mntkit__kernel_listns(void)
+{
+	pthread_once(&listns_once, probe_listns);
+	return have_listns;
+}
+
+/*
+ * Every active mount namespace listns(2) shows the caller (those whose
+ * owner it has CAP_SYS_ADMIN over, and its own), by pages. 0, 1 when
+ * there is no listns, or -errno.
+ */
+static int ns_listns(struct ns_ids *l)
+{
+	struct mntkit_ns_id_req req = {
+		.size = MNTKIT_NS_ID_REQ_SIZE_VER0,
+		.ns_type = MNTKIT_CLONE_NEWNS,
+	};
+	uint64_t page[256];
+	ssize_t n;
+
+	if (!mntkit__kernel_listns())
+		return 1;
+	do {
+		n = sys_listns(&req, page, MNTKIT_ARRAY_SIZE(page), 0);
+		if (n < 0)
+			return -errno;
+		for (ssize_t i = 0; i < n; i++)
+			if (ids_add(l, page[i]))
+				return l->err;
+		if (n > 0)
+			req.ns_id = page[n - 1];
+	} while (n == (ssize_t)MNTKIT_ARRAY_SIZE(page));
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -264,10 +314,16 @@ ssize_t mntkit_ns_list(uint64_t **ids)
 	fd = own_ns(&own);
 	if (fd < 0)
 		return mntkit__fail(-fd);
-	if (!ids_add(&l, own))
+	ret = ids_add(&l, own) ? l.err : ns_listns(&l);
+	if (ret < 0 && !l.err)
+		l.err = ret;
+	/* no listns: the walk (which stops at the first namespace the
+	 * caller has no CAP_SYS_ADMIN over) */
+	if (ret == 1) {
 		ns_step(fd, MNTKIT_NS_MNT_GET_NEXT, list_each, &l);
-	if (!l.err)
-		ns_step(fd, MNTKIT_NS_MNT_GET_PREV, list_each, &l);
+		if (!l.err)
+			ns_step(fd, MNTKIT_NS_MNT_GET_PREV, list_each, &l);
+	}
 	close(fd);
 	if (!l.err) {
 		ret = ns_procs(list_each, &l);
