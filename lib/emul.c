@@ -1335,6 +1335,29 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 	return other_table(&w, out, ids);
 }
 
+/*
+ * A foreign namespace asked for by ID needs CAP_SYS_ADMIN over its
+ * owner (6.8+; statmount answers EPERM, listmount ENOENT): is @t such a
+ * namespace the caller may not look at? (kernels/lib/ns.c does the
+ * check; by fd, the kernel checks nothing)
+ */
+static int foreign_denied(const struct mntkit_mnt_id_req *req,
+			  const struct table *t)
+{
+	char path[64];
+	int fd, ret;
+
+	if (!req->mnt_ns_id || t != &other_tab)
+		return 0;
+	proc_path(path, sizeof(path), t->pid, "ns/mnt");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* the table was read: as before */
+	ret = mntkit__ns_admin(fd);
+	close(fd);
+	return ret == 0;
+}
+
 /* ---- requests ---- */
 
 /* copy_mnt_id_req(): size rules, zero tail; mnt_id is checked later */
@@ -1595,6 +1618,10 @@ static int native_string(struct reply *r, const struct mntkit_statmount *nat,
 			return -EIO;
 		n = (size_t)(nul - p) + 1;
 	}
+	/* 6.8 - 6.12's empty MNT_OPTS / MNT_POINT: left out, as on 6.18 */
+	if (n == 1 && (g->flag & (MNTKIT_STATMOUNT_MNT_OPTS |
+				  MNTKIT_STATMOUNT_MNT_POINT)))
+		return 0;
 	ret = put(r, p, n - 1);
 	if (!ret)
 		ret = str_end_always(r, start, g->flag, sm_u32(r->sm, g->off));
@@ -1862,6 +1889,8 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	ret = request_table(&req, &t, IDS_BACKEND);
 	if (ret)
 		return pre ? -EINVAL : ret;
+	if (foreign_denied(&req, t))
+		return -EPERM;
 	i = find_key(t, req.mnt_id);
 	if (i < 0)
 		i = renamed_entry(t, req.mnt_id);
@@ -1993,6 +2022,8 @@ static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
 	ret = copy_req(ureq, &req);
 	if (!ret)
 		ret = request_table(&req, &t, IDS_BACKEND);
+	if (!ret && foreign_denied(&req, t))
+		ret = -EPERM;
 	for (size_t k = 0; k < n && !ret; k++) {
 		ssize_t i = find_key(t, ids[k]);
 		size_t size;
@@ -2245,6 +2276,8 @@ static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 	ret = request_table(&req, &t, IDS_BACKEND);
 	if (ret)
 		return pre ? -EINVAL : ret;
+	if (foreign_denied(&req, t))
+		return -ENOENT;
 	if (cursor && low_id(cursor) && t->unique_mode && !t->has_hidden &&
 	    !issued_has(cursor))
 		return -EINVAL;

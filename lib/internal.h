@@ -129,6 +129,12 @@ int mntkit__stat_by_fd(const struct mntkit_backend_ops *ops,
 		       unsigned int flags);
 int mntkit__kernel_by_fd(void);
 
+/*
+ * Does the caller have CAP_SYS_ADMIN over the owner of the namespace of
+ * @ns_fd (the kernel's check for a foreign namespace by ID)? 1, 0, -errno
+ */
+int mntkit__ns_admin(int ns_fd);
+
 /* listns(2) is there (6.19+) */
 int mntkit__kernel_listns(void);
 
