@@ -544,6 +544,19 @@ T_CASE(ns_list_kept_by_bind)
 
 	if (!(features() & (MNTKIT_FEAT_LISTNS | MNTKIT_FEAT_NS_ITER)))
 		t_skip("neither listns(2) (6.19+) nor NS_MNT_GET_NEXT (6.12+)");
+	/*
+	 * The kernel binds a namespace's file only into an older namespace
+	 * (mnt_ns_loop(): by sequence number). Those numbers come in
+	 * per-CPU batches (6.18: a namespace made later on another CPU can
+	 * have a lower one; 1 run in 4 failed): make both on one CPU.
+	 */
+	{
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET((size_t)sched_getcpu(), &one);
+		T_OK(sched_setaffinity(0, sizeof(one), &one));
+	}
 	t_private_ns();
 	start_child(&c);
 	file = t_path("%s/ns-kept", t_base);
@@ -551,7 +564,9 @@ T_CASE(ns_list_kept_by_bind)
 	T_ASSERT(fd >= 0);
 	close(fd);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)c.ch.pid);
-	T_OK(mount(path, file, NULL, MS_BIND, NULL));
+	T_ASSERTF(mount(path, file, NULL, MS_BIND, NULL) == 0,
+		  "bind %s (ns %#" PRIx64 ", ours %#" PRIx64 "): %s", path,
+		  c.rep.ns_id, t_ns_id(0), strerror(errno));
 	t_ns_tree_stop(&c);
 	close(c.ch.ns_fd);
 	T_ASSERTF(in_list(c.rep.ns_id), "mntkit_ns_list lacks %#" PRIx64
