@@ -660,7 +660,7 @@ int main(int argc, char **argv)
 	unsetenv("MNTKIT_TEST_OLD_IDS");
 	unsetenv("MNTKIT_TEST_KERNEL_MASK");
 
-	initial_backend = mntkit_backend();
+	initial_backend = mntkit_get_backend();
 	if (mntkit_get_features(&f) == 0)
 		printf("library: backend %s, features 0x%04" PRIx32
 		       ", kernel_mask 0x%" PRIx64 "\n",

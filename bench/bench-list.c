@@ -198,7 +198,7 @@ static void print_header(long binds)
 		       f.supported_mask, f.kernel_mask);
 	else
 		printf("backend: %s (mntkit_get_features: %s)\n",
-		       mntkit_backend_name(mntkit_backend()), strerror(errno));
+		       mntkit_backend_name(mntkit_get_backend()), strerror(errno));
 	if (binds >= 0)
 		printf("N:       %ld bind mounts\n", binds);
 }
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 	print_header(args.dir ? binds : -1);
 
 	/* the emulation row only when this build and kernel can serve it */
-	initial_backend = mntkit_backend();
+	initial_backend = mntkit_get_backend();
 	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO) < 0)
 		variants[EMUL_INDEX].skip = errno;
 	mntkit_set_backend(initial_backend);

@@ -55,9 +55,9 @@ int main(int argc, char **argv)
 	/* flags decoded to the words of /proc/self/mountinfo and findmnt */
 	mntkit_attr_str(sm->mnt_attr, 0, words, sizeof(words));
 	printf("%-12s %s\n", "mount", words);
-	mntkit_sb_flags_str(sm->sb_flags, words, sizeof(words));
+	mntkit_sb_flags_str(sm->sb_flags, 0, words, sizeof(words));
 	printf("%-12s %s\n", "superblock", words);
-	mntkit_propagation_str(sm->mnt_propagation, words, sizeof(words));
+	mntkit_propagation_str(sm->mnt_propagation, 0, words, sizeof(words));
 	printf("%-12s %s\n", "propagation", words);
 
 	/* the filesystem's own options, split and unescaped */

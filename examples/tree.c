@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 		opts.pid = (pid_t)pid;
 	}
 
-	err = mntkit_table_new(&opts, mask, flags, &t);
+	err = mntkit_table_new(mask, flags, &opts, &t);
 	if (err < 0 && opts.pid) {
 		fprintf(stderr, "PID %d: %s\n", (int)opts.pid, strerror(-err));
 		return 1;

@@ -25,11 +25,14 @@ static void print_event(const struct mntkit_event *ev)
 	char changed[128] = "";
 
 	if (ev->kind == MNTKIT_EVENT_RESYNC) {
-		puts("resync (events were lost; what follows catches up)");
+		/* the events seq + 1 .. resync_end replace the lost ones */
+		printf("resync (events were lost; events %" PRIu64 " to %" PRIu64
+		       " catch up)\n",
+		       ev->seq + 1, ev->resync_end);
 		return;
 	}
 	mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point);
-	mntkit_changed_str(ev->changed, changed, sizeof(changed));
+	mntkit_changed_str(ev->changed, 0, changed, sizeof(changed));
 	printf("%-6s %#" PRIx64 " %s%s%s\n", mntkit_event_kind_name(ev->kind),
 	       ev->mnt_id, point, *changed ? " " : "", changed);
 }
@@ -47,7 +50,7 @@ int main(int argc, char **argv)
 {
 	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_INITIAL);
 	struct mntkit_watch *w;
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	long long end, left;
 	long seconds = 10;
 	struct pollfd p;
@@ -69,11 +72,11 @@ int main(int argc, char **argv)
 		}
 	}
 
-	r = mntkit_watch_new(NULL, &wo, &w);
+	r = mntkit_watch_new(&wo, NULL, &w);
 	if (r < 0)
 		errx(1, "mntkit_watch_new: %s", strerror(-r));
 	printf("source: %s\n",
-	       mntkit_watch_source_name(mntkit_watch_source(w)));
+	       mntkit_watch_source_name(mntkit_watch_get_source(w)));
 	p.fd = mntkit_watch_fd(w);
 	p.events = POLLIN;
 	end = now_ms() + seconds * 1000;

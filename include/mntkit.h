@@ -15,20 +15,44 @@
  *     kernel or by an emulation over /proc/<pid>/mountinfo, plus the
  *     conveniences every caller needs.
  *
- * Error conventions:
- *  - mntkit_statmount() and mntkit_listmount() behave like the system calls:
- *    they return -1 and set errno.
- *  - Every other function that returns int or ssize_t returns a value >= 0 on
- *    success and a negative errno value on failure, and also sets errno to the
- *    positive value (the libbpf convention).
+ * The rules every call of the library follows:
+ *
+ *  1. Errors. mntkit_statmount() and mntkit_listmount() behave like the
+ *     system calls: they return -1 and set errno. Every other function
+ *     that returns int or ssize_t returns a value >= 0 on success and a
+ *     negative errno value on failure, and sets errno to the positive
+ *     value (the libbpf convention). "No such item" (no parent, no child,
+ *     not found) is -ENOENT; a NULL where a pointer is required, an
+ *     unknown flag or a bad index is -EINVAL. -EFAULT is only ever the
+ *     kernel's answer (through the two system calls) for a pointer it
+ *     cannot use.
+ *  2. Arguments come in the order: the subject (a mount ID, a path, a
+ *     table, a watch), then selectors (mask, flags), then
+ *     `const struct mntkit_opts *opts` (NULL: the caller's namespace),
+ *     then the outputs (the pointers the call fills).
+ *  3. A struct that may grow starts with a `size` field, set by the
+ *     caller (sizeof, or a MNTKIT_*() initializer macro); the library
+ *     reads and writes only the fields that fit in it, and refuses
+ *     (-E2BIG) a larger input struct whose unknown tail is not zero.
+ *  4. A getter is named mntkit_get_X() (or mntkit_OBJ_get_X()) when an
+ *     enum or struct mntkit_X exists: mntkit_get_backend(),
+ *     mntkit_get_features(), mntkit_watch_get_source().
  *
  * Thread safety: every function may be called from any thread. The backend
  * is chosen once per process (the first call probes; mntkit_set_backend() may
- * override it before or after).
+ * override it before or after, also while other threads make calls: each
+ * call runs on one backend from start to end, and a watch on the one it was
+ * made on).
+ *
+ * Environment: the library reads MNTKIT_BACKEND (mntkit_set_backend()),
+ * MNTKIT_HYBRID (mntkit(3), "Hybrid replies"), MNTKIT_DEBUG (the debug
+ * trace, mntkit_set_print()) and testing knobs (MNTKIT_TEST_*), each once,
+ * with secure_getenv(3): a setuid or setgid program reads none.
  */
 #ifndef MNTKIT_H
 #define MNTKIT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -235,7 +259,7 @@ static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
  *
  * Same arguments, return value and errno as the system call: 0 on success,
  * -1 and errno on failure (EINVAL, E2BIG, EFAULT, ENOENT, EPERM, EOVERFLOW,
- * ENOMEM, ...). Served by the backend in effect (mntkit_backend()).
+ * ENOMEM, ...). Served by the backend in effect (mntkit_get_backend()).
  */
 int mntkit_statmount(const struct mntkit_mnt_id_req *req,
 		     struct mntkit_statmount *buf, size_t bufsize,
@@ -266,15 +290,61 @@ enum mntkit_backend {
  * the system calls (or where a seccomp filter refuses either: see
  * mntkit_refused()) fails with -ENOSYS; an unknown value with -EINVAL. The
  * environment variable MNTKIT_BACKEND=native|mountinfo|auto has the same
- * effect at the first call that needs a backend; this call overrides it.
+ * effect at the first call that needs a backend, by the same rule: a value
+ * this call would refuse (an unknown name, native where it fails with
+ * -ENOSYS) is ignored, as if unset (the debug trace says so). This call
+ * overrides the variable. Calls already running in other threads finish
+ * on the backend they started with.
  */
 int mntkit_set_backend(enum mntkit_backend backend);
 
-/* mntkit_backend - the backend in effect (never MNTKIT_BACKEND_AUTO). */
-enum mntkit_backend mntkit_backend(void);
+/* mntkit_get_backend - the backend in effect (never MNTKIT_BACKEND_AUTO). */
+enum mntkit_backend mntkit_get_backend(void);
 
 /* mntkit_backend_name - "native", "mountinfo" or "auto"; NULL if unknown. */
 const char *mntkit_backend_name(enum mntkit_backend backend);
+
+/* ---- The debug trace ---- */
+
+/*
+ * The library takes some decisions without telling its caller: the backend
+ * and why, hybrid replies (which groups came from the kernel and which from
+ * the emulation), provisional IDs, reloads of mountinfo, re-reads of a
+ * snapshot while mounts move, a watch's fallback from fanotify to poll,
+ * system calls a seccomp filter refuses. Each is reported as one line
+ * (no newline) to a print function, at a level:
+ *
+ * MNTKIT_PRINT_WARN   something the caller may not expect (a refused
+ *                     system call, an environment variable ignored).
+ * MNTKIT_PRINT_INFO   a decision taken once (the backend, the hybrid
+ *                     groups, a watch's source).
+ * MNTKIT_PRINT_DEBUG  a decision taken per call (a hybrid reply, a
+ *                     reload, a re-read, a provisional ID).
+ *
+ * By default the lines go to stderr ("mntkit: LEVEL: TEXT") for the levels
+ * the environment variable MNTKIT_DEBUG asks for: warn (or 1), info (2) or
+ * debug (3) and those above; unset or 0: none. MNTKIT_DEBUG, like every
+ * variable the library reads, is ignored in a setuid/setgid program
+ * (secure_getenv(3)).
+ *
+ * mntkit_set_print - send the lines to @fn instead, every level (@fn
+ * filters); NULL: nowhere. Returns the previous function. @fn may be
+ * called from any thread, with library locks held: it must not call into
+ * libmntkit. Its return value is ignored.
+ */
+enum mntkit_print_level {
+	MNTKIT_PRINT_WARN = 0,
+	MNTKIT_PRINT_INFO = 1,
+	MNTKIT_PRINT_DEBUG = 2,
+};
+
+typedef int (*mntkit_print_fn)(enum mntkit_print_level level,
+			       const char *fmt, va_list ap);
+
+mntkit_print_fn mntkit_set_print(mntkit_print_fn fn);
+
+/* mntkit_print_level_name - "warn", "info", "debug"; NULL if unknown. */
+const char *mntkit_print_level_name(enum mntkit_print_level level);
 
 /* feature bits of struct mntkit_features.flags */
 #define MNTKIT_FEAT_STATMOUNT       0x0001U /* kernel has statmount(2) */
@@ -357,17 +427,17 @@ int mntkit_refused(uint32_t call, const char **name);
 
 /*
  * struct mntkit_opts - which mount namespace a convenience queries.
- * Declare it with MNTKIT_OPTS(), which zeroes it and sets @sz; a NULL
+ * Declare it with MNTKIT_OPTS(), which zeroes it and sets @size; a NULL
  * pointer means "the caller's namespace". At most one of @mnt_ns_id,
  * @mnt_ns_fd and @pid may be set (-EINVAL otherwise).
  *
- * @sz:        sizeof(struct mntkit_opts), set by MNTKIT_OPTS().
+ * @size:      sizeof(struct mntkit_opts), set by MNTKIT_OPTS().
  * @mnt_ns_id: a mount namespace ID (mntkit_ns_id_from_fd()), 0 for none.
  * @mnt_ns_fd: an fd of /proc/PID/ns/mnt, 0 for none (as in the kernel ABI).
  * @pid:       a process whose mount namespace is queried, 0 for none.
  */
 struct mntkit_opts {
-	size_t sz;
+	size_t size;
 	uint64_t mnt_ns_id;
 	int mnt_ns_fd;
 	pid_t pid;
@@ -376,11 +446,12 @@ struct mntkit_opts {
 /*
  * MNTKIT_OPTS(name) or MNTKIT_OPTS(name, .field = value, ...). (The name
  * travels inside __VA_ARGS__ so that the one-argument form is valid ISO C.
- * In C++ it needs C++20; or write: struct mntkit_opts o{}; o.sz = sizeof(o);)
+ * In C++ it needs C++20; or write: struct mntkit_opts o{}; o.size = sizeof(o);)
  */
 #define MNTKIT_OPTS(...) MNTKIT__OPTS(__VA_ARGS__, )
 #define MNTKIT__OPTS(name, ...)                                                \
-	struct mntkit_opts name = { .sz = sizeof(struct mntkit_opts), __VA_ARGS__ }
+	struct mntkit_opts name = { .size = sizeof(struct mntkit_opts),        \
+				    __VA_ARGS__ }
 
 /* ---- Conveniences: one mount ---- */
 
@@ -487,7 +558,7 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
  * or of the namespace's true root, above any chroot (@unreachable 1, needs
  * CAP_SYS_ADMIN when the two differ: -EPERM otherwise).
  */
-int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
+int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id);
 
 /* ---- Snapshots: every mount, an ID index and the tree ---- */
@@ -515,8 +586,8 @@ struct mntkit_table;
  * MNTKIT_STATMOUNT_MNT_BASIC is always added (the tree needs it).
  * Returns 0 and *@out, or a negative errno.
  */
-int mntkit_table_new(const struct mntkit_opts *opts, uint64_t mask,
-		     unsigned int flags, struct mntkit_table **out);
+int mntkit_table_new(uint64_t mask, unsigned int flags,
+		     const struct mntkit_opts *opts, struct mntkit_table **out);
 
 /* mntkit_table_free - free a snapshot (NULL is fine). */
 void mntkit_table_free(struct mntkit_table *table);
@@ -525,14 +596,18 @@ void mntkit_table_free(struct mntkit_table *table);
 size_t mntkit_table_count(const struct mntkit_table *table);
 
 /*
- * mntkit_table_get - the reply of mount @idx (NULL when out of range).
+ * mntkit_table_get - the reply of mount @idx (NULL and errno EINVAL when
+ * out of range or @table is NULL).
  * Its strings are read with mntkit_sm_str(sm, sm->size, ...). The reply
  * lives as long as the table.
  */
 const struct mntkit_statmount *
 mntkit_table_get(const struct mntkit_table *table, size_t idx);
 
-/* mntkit_table_find - the index of mount @mnt_id, or -ENOENT. O(log n). */
+/*
+ * mntkit_table_find - the index of mount @mnt_id, or -ENOENT (-EINVAL for a
+ * NULL table). O(log n).
+ */
 ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
 
 /*
@@ -556,19 +631,23 @@ ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
  * MNTKIT_TABLE_STATE_PLACED, and the placed roots come after the others.
  * A cycle is cut at its lowest ID; the mounts below stay where they are.
  *
- * mntkit_table_parent: the parent's index, or -1 for a root.
- * mntkit_table_first_child / mntkit_table_next_sibling: an index, or -1.
- * mntkit_table_first_root: the first root's index, or -1 when empty; the
- *   next roots follow with mntkit_table_next_sibling().
+ * mntkit_table_parent: the parent's index, or -ENOENT for a root.
+ * mntkit_table_first_child / mntkit_table_next_sibling: an index, or
+ *   -ENOENT when there is none.
+ * mntkit_table_first_root: the first root's index, or -ENOENT when the
+ *   table is empty; the next roots follow with mntkit_table_next_sibling().
  * mntkit_table_depth: 0 for a root, parent's depth + 1 otherwise (never 0
  *   for a mount with a parent).
+ * All five fail with -EINVAL for a NULL table or an index out of range,
+ * and set errno on failure; "for (i = first_child(t, p); i >= 0;
+ * i = next_sibling(t, i))" walks the children.
  */
 ssize_t mntkit_table_parent(const struct mntkit_table *table, size_t idx);
 ssize_t mntkit_table_first_child(const struct mntkit_table *table, size_t idx);
 ssize_t mntkit_table_next_sibling(const struct mntkit_table *table,
 				  size_t idx);
 ssize_t mntkit_table_first_root(const struct mntkit_table *table);
-size_t mntkit_table_depth(const struct mntkit_table *table, size_t idx);
+ssize_t mntkit_table_depth(const struct mntkit_table *table, size_t idx);
 
 /* mntkit_table_state() bits */
 #define MNTKIT_TABLE_STATE_PLACED 0x01U /* some mounts are placed as roots */
@@ -578,8 +657,8 @@ unsigned int mntkit_table_state(const struct mntkit_table *table);
 
 /*
  * mntkit_table_placed - 1 when mount @idx is a root only because the
- * snapshot could not tell where it hangs (see above), else 0 (also for an
- * index out of range or a NULL table).
+ * snapshot could not tell where it hangs (see above), else 0; -EINVAL for
+ * an index out of range or a NULL table.
  */
 int mntkit_table_placed(const struct mntkit_table *table, size_t idx);
 
@@ -666,9 +745,12 @@ const char *mntkit_field_name(enum mntkit_field field);
 #define MNTKIT_DECODE_PROC 0x01U /* as /proc/PID/mountinfo: no strictatime */
 
 /*
- * The decoders write comma-separated words into @buf like snprintf(3): they
- * return the length of the whole text (without the NUL) even when @len was
- * too small, and always NUL-terminate when @len > 0.
+ * The decoders (these three and mntkit_changed_str()) share one signature,
+ * mntkit_decoder: the value, flags (0, or MNTKIT_DECODE_PROC for
+ * mntkit_attr_str(); others: -EINVAL), then the buffer. They write
+ * comma-separated words into @buf like snprintf(3): they return the length
+ * of the whole text (without the NUL) even when @len was too small, and
+ * always NUL-terminate when @len > 0 (@buf may be NULL when @len is 0).
  *
  * mntkit_attr_str: mnt_attr -> "ro|rw[,nosuid][,nodev][,noexec]
  *   [,noatime|,strictatime][,nodiratime][,relatime][,nosymfollow]
@@ -679,10 +761,15 @@ const char *mntkit_field_name(enum mntkit_field field);
  *   ",slave" and ",unbindable" when set: "private,slave", "shared,slave",
  *   "private,unbindable" (findmnt's PROPAGATION column).
  */
+typedef int (*mntkit_decoder)(uint64_t value, unsigned int flags, char *buf,
+			     size_t len);
+
 int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
 		    size_t len);
-int mntkit_sb_flags_str(uint32_t sb_flags, char *buf, size_t len);
-int mntkit_propagation_str(uint64_t mnt_propagation, char *buf, size_t len);
+int mntkit_sb_flags_str(uint64_t sb_flags, unsigned int flags, char *buf,
+			size_t len);
+int mntkit_propagation_str(uint64_t mnt_propagation, unsigned int flags,
+			   char *buf, size_t len);
 
 /*
  * Names of the statmount groups, lower case without prefix ("sb_basic",
@@ -740,8 +827,12 @@ enum mntkit_event_kind {
 				     the record holds only mnt_id (mask 0) */
 
 /*
- * struct mntkit_event - one event of a diff or a watch.
+ * struct mntkit_event - one event of a diff or a watch. Extensible: the
+ * caller sets @size (declare it with MNTKIT_EVENT()), the library writes
+ * only the fields that fit in it and never @size itself.
  *
+ * @size:    sizeof(struct mntkit_event) as the caller knows it; at least
+ *           MNTKIT_EVENT_SIZE_VER0 (-EINVAL otherwise).
  * @kind:    MNTKIT_EVENT_*.
  * @changed: MNTKIT_CHANGED_* for MOVE and CHANGE, else 0.
  * @flags:   MNTKIT_EVENT_F_*.
@@ -749,15 +840,40 @@ enum mntkit_event_kind {
  * @before:  the record before (DETACH, MOVE, CHANGE), else NULL.
  * @after:   the record after (ATTACH, MOVE, CHANGE), else NULL.
  * Read the records' strings with mntkit_sm_str(sm, sm->size, ...).
+ *
+ * Watches only (a diff leaves them 0):
+ * @seq:          1, 2, 3, ... in the order of the watch's events, with no
+ *                gap: an event a consumer did not get is one it did not
+ *                read.
+ * @realtime_ns:  CLOCK_REALTIME when the watch learned of the change (the
+ *                kernel's signal was read or the rescan made), in ns.
+ * @monotonic_ns: CLOCK_MONOTONIC of the same moment, in ns.
+ * @resync_end:   RESYNC: the @seq of the last event of the resync. Events
+ *                may have been lost before it; the events @seq + 1 ..
+ *                @resync_end (none when equal to @seq) are the diff that
+ *                replaces them, bringing the view to the current table.
+ *                0 for other kinds.
  */
 struct mntkit_event {
+	size_t size;
 	enum mntkit_event_kind kind;
 	uint32_t changed;
 	uint32_t flags;
 	uint64_t mnt_id;
 	const struct mntkit_statmount *before;
 	const struct mntkit_statmount *after;
+	uint64_t seq;
+	uint64_t realtime_ns;
+	uint64_t monotonic_ns;
+	uint64_t resync_end;
 };
+
+/* the size of the first struct mntkit_event (without @seq and after) */
+#define MNTKIT_EVENT_SIZE_VER0 (offsetof(struct mntkit_event, seq))
+
+/* MNTKIT_EVENT(name): a zeroed struct mntkit_event with its @size set */
+#define MNTKIT_EVENT(name)                                                     \
+	struct mntkit_event name = { .size = sizeof(struct mntkit_event) }
 
 /*
  * mntkit_diff - the events that turn snapshot @before into @after.
@@ -773,23 +889,27 @@ struct mntkit_event {
  * different sb device, sb magic, mnt_root, fs type or old ID also gives
  * DETACH + ATTACH. A reused old ID whose record is byte-identical is not
  * reported (it cannot be told from the same mount).
- * @flags must be 0. On success *@events is a malloc'd array (free(3);
- * NULL when empty) whose record pointers point into the two tables (keep
- * them alive), and the count is returned; else a negative errno.
+ * @flags must be 0. @event_size is sizeof(struct mntkit_event) as the
+ * caller knows it (at least MNTKIT_EVENT_SIZE_VER0): the array's elements
+ * are that big, each with its @size set to it. On success *@events is a
+ * malloc'd array (free(3); NULL when empty) whose record pointers point
+ * into the two tables (keep them alive), and the count is returned; else
+ * a negative errno.
  */
 ssize_t mntkit_diff(const struct mntkit_table *before,
 		    const struct mntkit_table *after, unsigned int flags,
-		    struct mntkit_event **events);
+		    size_t event_size, struct mntkit_event **events);
 
 /* mntkit_event_kind_name - "attach", "detach", ...; NULL if unknown. */
 const char *mntkit_event_kind_name(enum mntkit_event_kind kind);
 
 /*
  * mntkit_changed_str - MNTKIT_CHANGED_* bits as "parent,mnt_point,attr,
- * propagation,sb_flags,options,source,idmap,other" (those set), written
- * like the decoders above (snprintf(3) convention).
+ * propagation,sb_flags,options,source,idmap,other" (those set), a decoder
+ * like those above (mntkit_decoder; @flags must be 0).
  */
-int mntkit_changed_str(uint32_t changed, char *buf, size_t len);
+int mntkit_changed_str(uint64_t changed, unsigned int flags, char *buf,
+		       size_t len);
 
 /* ---- Watching a namespace ---- */
 
@@ -814,7 +934,8 @@ enum mntkit_watch_source {
  * struct mntkit_watch_opts - how to watch. Declare with
  * MNTKIT_WATCH_OPTS(); a NULL pointer means all defaults.
  *
- * @sz:        sizeof(struct mntkit_watch_opts), set by MNTKIT_WATCH_OPTS().
+ * @size:      sizeof(struct mntkit_watch_opts), set by
+ *             MNTKIT_WATCH_OPTS().
  * @source:    MNTKIT_WATCH_AUTO, or a source to force (the watch fails
  *             with -EOPNOTSUPP, -EPERM, ... when it cannot be had).
  * @mask:      the statmount groups of the records (MNT_BASIC is always
@@ -827,7 +948,7 @@ enum mntkit_watch_source {
  *             costs at most 1% CPU); MNTKIT_WATCH_NO_RESCAN: never.
  */
 struct mntkit_watch_opts {
-	size_t sz;
+	size_t size;
 	enum mntkit_watch_source source;
 	uint64_t mask;
 	unsigned int flags;
@@ -837,8 +958,9 @@ struct mntkit_watch_opts {
 /* MNTKIT_WATCH_OPTS(name) or MNTKIT_WATCH_OPTS(name, .field = value, ...) */
 #define MNTKIT_WATCH_OPTS(...) MNTKIT__WATCH_OPTS(__VA_ARGS__, )
 #define MNTKIT__WATCH_OPTS(name, ...)                                          \
-	struct mntkit_watch_opts name = { .sz = sizeof(struct mntkit_watch_opts), \
-					  __VA_ARGS__ }
+	struct mntkit_watch_opts name = {                                      \
+		.size = sizeof(struct mntkit_watch_opts), __VA_ARGS__          \
+	}
 
 /*
  * mntkit_watch_new - watch the mounts of a namespace (@opts: the caller's,
@@ -847,9 +969,8 @@ struct mntkit_watch_opts {
  * CAP_SYS_ADMIN over the namespace for fanotify; AUTO falls back to poll.
  * Returns 0 and *@out, or a negative errno.
  */
-int mntkit_watch_new(const struct mntkit_opts *opts,
-		     const struct mntkit_watch_opts *wopts,
-		     struct mntkit_watch **out);
+int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, struct mntkit_watch **out);
 
 /* mntkit_watch_free - close a watch (NULL is fine). */
 void mntkit_watch_free(struct mntkit_watch *watch);
@@ -861,15 +982,18 @@ void mntkit_watch_free(struct mntkit_watch *watch);
  */
 int mntkit_watch_fd(const struct mntkit_watch *watch);
 
-/* mntkit_watch_source - the source serving the watch (never AUTO). */
-enum mntkit_watch_source mntkit_watch_source(const struct mntkit_watch *watch);
+/* mntkit_watch_get_source - the source serving the watch (never AUTO). */
+enum mntkit_watch_source
+mntkit_watch_get_source(const struct mntkit_watch *watch);
 
 /* mntkit_watch_source_name - "auto", "fanotify", "poll"; NULL if unknown */
 const char *mntkit_watch_source_name(enum mntkit_watch_source source);
 
 /*
  * mntkit_watch_read - the next event, without blocking.
- * Returns 1 and fills *@ev, 0 when there is none now, or a negative errno.
+ * Returns 1 and fills *@ev (the fields that fit in @ev->size, which the
+ * caller sets: MNTKIT_EVENT()), 0 when there is none now, or a negative
+ * errno (-EINVAL for an @ev->size below MNTKIT_EVENT_SIZE_VER0).
  * The records @ev points to stay valid until the next call of
  * mntkit_watch_read() or mntkit_watch_free() on this watch.
  */

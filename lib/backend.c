@@ -79,9 +79,15 @@ static const char *refused_names[MNTKIT_NR_REFUSALS] = {
 
 static void refuse(uint32_t call, int err)
 {
-	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++)
-		if (call == 1U << i)
-			probed_refused_errno[i] = err ? err : EINVAL;
+	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++) {
+		if (call != 1U << i)
+			continue;
+		probed_refused_errno[i] = err ? err : EINVAL;
+		mntkit__debug(MNTKIT_PRINT_WARN,
+			      "%s refused (%s): a seccomp filter, or a kernel "
+			      "without it; done without",
+			      refused_names[i], strerror(probed_refused_errno[i]));
+	}
 }
 
 /* the errno of a call that failed, 0 for a success */
@@ -180,7 +186,7 @@ static uint64_t probe_kernel_mask(uint64_t root_id)
 /* MNTKIT_TEST_KERNEL_MASK: pretend the kernel has only these groups */
 static uint64_t test_kernel_mask(void)
 {
-	const char *s = getenv("MNTKIT_TEST_KERNEL_MASK");
+	const char *s = mntkit__env(MNTKIT__ENV_TEST_KERNEL_MASK);
 	unsigned long long v;
 	char *end;
 
@@ -197,7 +203,7 @@ static uint64_t test_kernel_mask(void)
 
 static int hybrid_allowed(void)
 {
-	const char *s = getenv("MNTKIT_HYBRID");
+	const char *s = mntkit__env(MNTKIT__ENV_HYBRID);
 
 	return !s || strcmp(s, "0") != 0;
 }
@@ -292,6 +298,39 @@ static uint32_t probe_ns(uint64_t root_id, uint32_t feat, int fd)
 	return feat;
 }
 
+/* the trace of the probe: what the kernel has, what auto picks and why */
+static void report_probe(void)
+{
+	uint32_t need = MNTKIT_FEAT_STATMOUNT | MNTKIT_FEAT_LISTMOUNT;
+
+	mntkit__debug(MNTKIT_PRINT_INFO,
+		      "kernel: features %#x, statmount groups %#" PRIx64,
+		      probed_features, probed_kernel_mask);
+	if ((probed_features & need) == need)
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "auto backend: native (statmount and listmount "
+			      "answer)");
+	else
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "auto backend: mountinfo (no %s%s%s)",
+			      probed_features & MNTKIT_FEAT_STATMOUNT ?
+				      "" : "statmount",
+			      (probed_features & need) ? "" : " nor ",
+			      probed_features & MNTKIT_FEAT_LISTMOUNT ?
+				      "" : "listmount");
+	if (probed_hybrid)
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "hybrid: the native backend takes groups %#" PRIx64
+			      " from the emulation",
+			      probed_hybrid_mask);
+	else if (probed_kernel_mask &&
+		 (probed_kernel_mask & MNTKIT_STATMOUNT_ALL) !=
+			 MNTKIT_STATMOUNT_ALL)
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "hybrid off (MNTKIT_HYBRID=0): replies hold only "
+			      "the kernel's groups");
+}
+
 /*
  * Each call on its own: a profile may allow listmount and refuse
  * statmount. The native backend needs both (the emulation then serves
@@ -349,6 +388,7 @@ static void probe(void)
 	if (ns_fd >= 0)
 		close(ns_fd);
 	probed_features = feat;
+	report_probe();
 }
 
 static uint32_t refused_mask(void);
@@ -377,23 +417,6 @@ int mntkit__hybrid(void)
 	return probed_hybrid;
 }
 
-static int forced(void)
-{
-	int b = atomic_load(&forced_backend);
-
-	if (b < 0) {
-		b = backend_from_name(getenv("MNTKIT_BACKEND"));
-		if (b < 0) /* unknown names are ignored, as unset */
-			b = MNTKIT_BACKEND_AUTO;
-		int expected = -1;
-
-		if (!atomic_compare_exchange_strong(&forced_backend, &expected,
-						    b))
-			b = expected;
-	}
-	return b;
-}
-
 static int native_possible(void)
 {
 	uint32_t need = MNTKIT_FEAT_STATMOUNT | MNTKIT_FEAT_LISTMOUNT;
@@ -401,7 +424,54 @@ static int native_possible(void)
 	return (mntkit__kernel_features() & need) == need;
 }
 
-enum mntkit_backend mntkit_backend(void)
+/*
+ * MNTKIT_BACKEND, by the rule of mntkit_set_backend(): a name it would
+ * refuse - unknown, or "native" where the kernel (or a seccomp filter)
+ * denies a system call the native backend needs - is ignored (AUTO).
+ */
+static int backend_from_env(void)
+{
+	const char *name = mntkit__env(MNTKIT__ENV_BACKEND);
+	int b = backend_from_name(name);
+
+	if (b < 0) {
+		mntkit__debug(MNTKIT_PRINT_WARN,
+			      "MNTKIT_BACKEND=%s: no such backend, ignored",
+			      name);
+		return MNTKIT_BACKEND_AUTO;
+	}
+	if (b == MNTKIT_BACKEND_NATIVE && !native_possible()) {
+		mntkit__debug(MNTKIT_PRINT_WARN,
+			      "MNTKIT_BACKEND=native: the kernel lacks (or a "
+			      "filter refuses) statmount/listmount, ignored");
+		return MNTKIT_BACKEND_AUTO;
+	}
+	if (name && *name)
+		mntkit__debug(MNTKIT_PRINT_INFO, "MNTKIT_BACKEND=%s", name);
+	return b;
+}
+
+static int forced(void)
+{
+	int b = atomic_load(&forced_backend);
+
+	if (b < 0) {
+		int expected = -1;
+
+		b = backend_from_env();
+		if (!atomic_compare_exchange_strong(&forced_backend, &expected,
+						    b))
+			b = expected;
+	}
+	return b;
+}
+
+/* the backend a call pinned (MNTKIT__PIN()), and how deep */
+static __thread const struct mntkit_backend_ops *pinned_ops;
+static __thread unsigned int pin_depth;
+
+/* the backend in effect now, whatever is pinned */
+static enum mntkit_backend backend_now(void)
 {
 	int b = forced();
 
@@ -411,11 +481,40 @@ enum mntkit_backend mntkit_backend(void)
 				   MNTKIT_BACKEND_MOUNTINFO;
 }
 
+static const struct mntkit_backend_ops *ops_of(enum mntkit_backend b)
+{
+	return b == MNTKIT_BACKEND_NATIVE ? &mntkit_native_ops :
+					    &mntkit_mountinfo_ops;
+}
+
+enum mntkit_backend mntkit_get_backend(void)
+{
+	if (pin_depth)
+		return pinned_ops == &mntkit_native_ops ?
+			       MNTKIT_BACKEND_NATIVE :
+			       MNTKIT_BACKEND_MOUNTINFO;
+	return backend_now();
+}
+
 const struct mntkit_backend_ops *mntkit__ops(void)
 {
-	if (mntkit_backend() == MNTKIT_BACKEND_NATIVE)
-		return &mntkit_native_ops;
-	return &mntkit_mountinfo_ops;
+	return pin_depth ? pinned_ops : ops_of(backend_now());
+}
+
+struct mntkit__pin mntkit__pin_begin(const struct mntkit_backend_ops *ops)
+{
+	struct mntkit__pin pin = { 1 };
+
+	if (!pin_depth++)
+		pinned_ops = ops ? ops : ops_of(backend_now());
+	return pin;
+}
+
+void mntkit__pin_end(struct mntkit__pin *pin)
+{
+	if (pin->pinned && pin_depth)
+		pin_depth--;
+	pin->pinned = 0;
 }
 
 int mntkit_set_backend(enum mntkit_backend backend)
@@ -432,6 +531,8 @@ int mntkit_set_backend(enum mntkit_backend backend)
 		return mntkit__fail(EINVAL);
 	}
 	atomic_store(&forced_backend, (int)backend);
+	mntkit__debug(MNTKIT_PRINT_INFO, "backend set to %s",
+		      mntkit_backend_name(backend));
 	return 0;
 }
 
@@ -450,13 +551,14 @@ const char *mntkit_backend_name(enum mntkit_backend backend)
 
 int mntkit_get_features(struct mntkit_features *features)
 {
+	MNTKIT__PIN();
 	struct mntkit_features f = { .size = sizeof(f) };
 	size_t n;
 
 	if (!features || features->size < sizeof(features->size))
 		return mntkit__fail(EINVAL);
 	f.flags = mntkit__kernel_features();
-	f.backend = mntkit_backend();
+	f.backend = mntkit_get_backend();
 	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/emul.c) */
 	if (f.backend == MNTKIT_BACKEND_MOUNTINFO && !mntkit__emul_unique_ids())
 		f.flags &= ~(MNTKIT_FEAT_UNIQUE_IDS | MNTKIT_FEAT_STATX_UNIQUE |

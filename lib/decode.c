@@ -46,6 +46,9 @@ int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
 	uint64_t atime = mnt_attr & MNTKIT_MOUNT_ATTR__ATIME;
 	struct words w = { buf, buf ? len : 0, 0 };
 
+	if (flags & ~MNTKIT_DECODE_PROC)
+		return mntkit__fail(EINVAL);
+
 	words_add(&w, mnt_attr & MNTKIT_MOUNT_ATTR_RDONLY ? "ro" : "rw");
 	if (mnt_attr & MNTKIT_MOUNT_ATTR_NOSUID)
 		words_add(&w, "nosuid");
@@ -69,9 +72,13 @@ int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
 	return words_end(&w);
 }
 
-int mntkit_sb_flags_str(uint32_t sb_flags, char *buf, size_t len)
+int mntkit_sb_flags_str(uint64_t sb_flags, unsigned int flags, char *buf,
+			size_t len)
 {
 	struct words w = { buf, buf ? len : 0, 0 };
+
+	if (flags)
+		return mntkit__fail(EINVAL);
 
 	words_add(&w, sb_flags & MNTKIT_SB_RDONLY ? "ro" : "rw");
 	if (sb_flags & MNTKIT_SB_SYNCHRONOUS)
@@ -83,9 +90,13 @@ int mntkit_sb_flags_str(uint32_t sb_flags, char *buf, size_t len)
 	return words_end(&w);
 }
 
-int mntkit_propagation_str(uint64_t mnt_propagation, char *buf, size_t len)
+int mntkit_propagation_str(uint64_t mnt_propagation, unsigned int flags,
+			   char *buf, size_t len)
 {
 	struct words w = { buf, buf ? len : 0, 0 };
+
+	if (flags)
+		return mntkit__fail(EINVAL);
 
 	words_add(&w, mnt_propagation & MNTKIT_MS_SHARED ? "shared" :
 							  "private");
@@ -144,7 +155,7 @@ int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad)
 	uint64_t m = 0, bits;
 
 	if (!text || !mask)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	for (;;) {
 		size_t n = strcspn(s, ",");
 

@@ -239,6 +239,7 @@ static int push(struct evvec *ev, enum mntkit_event_kind kind,
 		ev->cap = cap;
 	}
 	ev->v[ev->n++] = (struct mntkit_event){
+		.size = sizeof(struct mntkit_event),
 		.kind = kind,
 		.changed = changed,
 		.mnt_id = id,
@@ -266,9 +267,32 @@ static int pair(struct evvec *ev, const struct mntkit_statmount *a,
 	return kind ? push(ev, kind, changed, a->mnt_id, a, b) : 0;
 }
 
+/*
+ * The caller's array: @n events of @size bytes each (its sizeof), each
+ * with the fields that fit and its @size; the tail past ours zeroed.
+ */
+static struct mntkit_event *caller_array(const struct evvec *ev, size_t size)
+{
+	size_t fit = size < sizeof(*ev->v) ? size : sizeof(*ev->v);
+	char *out;
+
+	if (!ev->n)
+		return NULL;
+	out = calloc(ev->n, size);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < ev->n; i++) {
+		struct mntkit_event *e = (struct mntkit_event *)(out + i * size);
+
+		memcpy(e, &ev->v[i], fit);
+		e->size = size;
+	}
+	return (struct mntkit_event *)out;
+}
+
 ssize_t mntkit_diff(const struct mntkit_table *before,
 		    const struct mntkit_table *after, unsigned int flags,
-		    struct mntkit_event **events)
+		    size_t event_size, struct mntkit_event **events)
 {
 	size_t na = mntkit_table_count(before), nb = mntkit_table_count(after);
 	struct evvec ev = { 0 };
@@ -276,9 +300,10 @@ ssize_t mntkit_diff(const struct mntkit_table *before,
 	int ret = 0;
 
 	if (!events)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*events = NULL;
-	if (flags)
+	if (flags || event_size < MNTKIT_EVENT_SIZE_VER0 ||
+	    event_size > SIZE_MAX / 2)
 		return mntkit__fail(EINVAL);
 	while (!ret && (i < na || j < nb)) {
 		const struct mntkit_statmount *a = mntkit_table_get(before, i);
@@ -297,6 +322,13 @@ ssize_t mntkit_diff(const struct mntkit_table *before,
 			i++;
 			j++;
 		}
+	}
+	if (!ret && event_size != sizeof(*ev.v) && ev.n) {
+		struct mntkit_event *v = caller_array(&ev, event_size);
+
+		free(ev.v);
+		ev.v = v;
+		ret = v ? 0 : -ENOMEM;
 	}
 	if (ret) {
 		free(ev.v);
@@ -338,11 +370,16 @@ static const struct {
 	{ MNTKIT_CHANGED_OTHER, "other" },
 };
 
-int mntkit_changed_str(uint32_t changed, char *buf, size_t len)
+int mntkit_changed_str(uint64_t changed, unsigned int flags, char *buf,
+		       size_t len)
 {
 	char all[128]; /* every name fits */
 	size_t used = 0;
 
+	if (flags)
+		return mntkit__fail(EINVAL);
+	if (!buf)
+		len = 0;
 	all[0] = '\0';
 	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(changed_names); i++) {
 		if (!(changed & changed_names[i].bit))

@@ -141,7 +141,7 @@ static long page_size;   /* the kernel's limit of a request's size */
 /* MNTKIT_TEST_OLD_IDS=1: behave as on a kernel without unique IDs */
 static int test_old_ids(void)
 {
-	const char *s = getenv("MNTKIT_TEST_OLD_IDS");
+	const char *s = mntkit__env(MNTKIT__ENV_TEST_OLD_IDS);
 
 	return s && !strcmp(s, "1");
 }
@@ -961,6 +961,10 @@ static int resolve_ids(struct table *t)
 		}
 		t->keys[i] = t->mi.v[i].id;
 		t->has_hidden = 1;
+		mntkit__debug(MNTKIT_PRINT_DEBUG,
+			      "emulation: mount %" PRIu64 " has no unique ID "
+			      "(its mount point is hidden): provisional old ID",
+			      t->keys[i]);
 		ret = issued_add(t->keys[i]);
 		if (ret)
 			break;
@@ -1055,14 +1059,22 @@ static int table_load(struct table *t, int ids)
 	 * whole (if already changed) table is the answer. A torn read is
 	 * never one; only input that keeps failing to parse is an error.
 	 */
+	int tries = 0;
+
 	for (int i = 0; i < LOAD_TRIES_TORN; i++) {
 		ret = load_once(t, ids);
+		tries = i + 1;
 		changed = ret == -ESTALE;
 		if (ret == -ESTALE && (i + 1 >= LOAD_TRIES || snap_cur))
 			ret = 0;
 		if (ret != -EAGAIN && ret != -ESTALE)
 			break;
 	}
+	mntkit__debug(MNTKIT_PRINT_DEBUG,
+		      "emulation: mountinfo loaded: %zu mounts, %d read%s%s",
+		      t->mi.n, tries,
+		      tries == 1 ? "" : "s (changed while read)",
+		      changed ? ", still changing: taken as it is" : "");
 	if (ret == -EAGAIN || ret == -ESTALE)
 		return -EBADMSG;
 	if (ret)
@@ -2367,7 +2379,7 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 	int fd, ret;
 
 	if (!path || !mnt_id)
-		return -EFAULT;
+		return -EINVAL;
 	caps();
 	fd = mntkit__open_at(dirfd, path, at_flags);
 	if (fd < 0)
@@ -2418,7 +2430,7 @@ int mntkit_path_served(const char *path)
 	int ret;
 
 	if (!path)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	if (path[0] != '/')
 		return mntkit__fail(EINVAL);
 	caps();

@@ -7,6 +7,7 @@
 #define MNTKIT_INTERNAL_H
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,8 +47,32 @@ struct mntkit_backend_ops {
 extern const struct mntkit_backend_ops mntkit_native_ops;
 extern const struct mntkit_backend_ops mntkit_mountinfo_ops;
 
-/* the backend in effect (probes once) */
+/* the backend in effect (probes once; the pinned one inside a call) */
 const struct mntkit_backend_ops *mntkit__ops(void);
+
+/*
+ * One backend per call. mntkit_set_backend() may run in another thread at
+ * any moment; a call that asks mntkit__ops() several times (a listing,
+ * then a statmount per ID) must get one answer from all of them, or it
+ * mixes two backends' IDs. So every public call that makes more than one
+ * backend call starts with MNTKIT__PIN(): the calling thread's backend is
+ * taken once and held (thread-local) until the function returns; nested
+ * pins keep the outer one. MNTKIT__PIN_OPS(ops) pins a given backend (a
+ * watch keeps the one it was created on). mntkit_get_backend() answers
+ * the pinned backend too.
+ */
+struct mntkit__pin {
+	int pinned;
+};
+
+struct mntkit__pin mntkit__pin_begin(const struct mntkit_backend_ops *ops);
+void mntkit__pin_end(struct mntkit__pin *pin);
+
+#define MNTKIT__PIN_OPS(ops)                                                   \
+	struct mntkit__pin mntkit__pin_                                        \
+		__attribute__((cleanup(mntkit__pin_end), unused)) =            \
+			mntkit__pin_begin(ops)
+#define MNTKIT__PIN() MNTKIT__PIN_OPS(NULL)
 
 /* kernel feature bits (MNTKIT_FEAT_*), probed once */
 uint32_t mntkit__kernel_features(void);
@@ -203,6 +228,43 @@ size_t mntkit__table_children(const struct mntkit_table *t, size_t idx,
 /* write the IDs of @idx's subtree depth-first (@idx itself if @self) */
 size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
 			  int reverse, int self, uint64_t *out);
+
+/*
+ * The environment variables the library reads (lib/env.c), each with
+ * secure_getenv(3): none of them in a setuid/setgid program.
+ *  MNTKIT_BACKEND=native|mountinfo|auto   the backend (as
+ *                                        mntkit_set_backend(), lib/backend.c)
+ *  MNTKIT_HYBRID=0                        no hybrid replies (lib/backend.c)
+ *  MNTKIT_DEBUG=LEVEL                     the debug trace (lib/debug.c)
+ *  MNTKIT_TEST_KERNEL_MASK=MASK           testing: a kernel with only these
+ *                                        groups (lib/backend.c)
+ *  MNTKIT_TEST_OLD_IDS=1                  testing: old IDs (lib/emul.c)
+ *  MNTKIT_TEST_SETTLE_ROUNDS=N            testing: re-reads of a snapshot
+ *                                        (lib/table.c)
+ */
+enum mntkit__knob {
+	MNTKIT__ENV_BACKEND,
+	MNTKIT__ENV_HYBRID,
+	MNTKIT__ENV_DEBUG,
+	MNTKIT__ENV_TEST_KERNEL_MASK,
+	MNTKIT__ENV_TEST_OLD_IDS,
+	MNTKIT__ENV_TEST_SETTLE_ROUNDS,
+	MNTKIT__NR_KNOBS
+};
+
+/* the value of @knob (NULL: unset, or a secure-execution process) */
+const char *mntkit__env(enum mntkit__knob knob);
+const char *mntkit__env_name(enum mntkit__knob knob);
+
+/*
+ * The debug trace (lib/debug.c): one line, without its newline, to the
+ * printer of mntkit_set_print() (or stderr, by MNTKIT_DEBUG). errno is
+ * kept. mntkit__debug_on() tells whether a line of @level goes anywhere
+ * (to skip the work of a message nobody reads).
+ */
+void mntkit__debug(enum mntkit_print_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int mntkit__debug_on(enum mntkit_print_level level);
 
 /* return -err and set errno = err (err > 0) */
 static inline int mntkit__fail(int err)

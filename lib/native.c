@@ -256,6 +256,11 @@ static int native_statmount(const struct mntkit_mnt_id_req *req,
 	if (!(req->param & MNTKIT_STATMOUNT_ALL &
 	      (~kmask | MNTKIT_STATMOUNT_SUPPORTED_MASK)))
 		return direct_statmount(req, buf, bufsize);
+	mntkit__debug(MNTKIT_PRINT_DEBUG,
+		      "hybrid reply for mount %#" PRIx64 ": groups %#" PRIx64
+		      " from the kernel, %#" PRIx64 " from the emulation",
+		      (uint64_t)req->mnt_id, (uint64_t)(req->param & kmask),
+		      (uint64_t)(req->param & ~kmask & mntkit__hybrid_mask()));
 	return mntkit__emul_hybrid(req, kmask, buf, bufsize);
 }
 
@@ -436,7 +441,7 @@ int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
 	int ret;
 
 	if (!path || !mnt_id)
-		return -EFAULT;
+		return -EINVAL;
 	pthread_once(&source_once, probe_source);
 	if (!statx_refused) {
 		ret = statx_unique_id(dirfd, path, at_flags, mnt_id);

@@ -37,7 +37,7 @@ int mntkit_ns_id_from_fd(int ns_fd, uint64_t *mnt_ns_id)
 	uint64_t id;
 
 	if (!mnt_ns_id)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	if (ioctl(ns_fd, MNTKIT_NS_GET_MNTNS_ID, &id) != 0) {
 		if (errno != ENOTTY)
 			return mntkit__fail(errno);
@@ -390,7 +390,7 @@ ssize_t mntkit_ns_list(uint64_t **ids)
 	int fd, ret;
 
 	if (!ids)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*ids = NULL;
 	fd = own_ns(&own);
 	if (fd < 0)
@@ -424,7 +424,7 @@ ssize_t mntkit_ns_list(uint64_t **ids)
 }
 
 /*
- * Copy the fields of @opts the caller knows (its @sz) into @out; a larger
+ * Copy the fields of @opts the caller knows (its @size) into @out; a larger
  * struct than ours must have a zero tail (a newer caller asking for
  * something this library cannot do).
  */
@@ -435,14 +435,14 @@ static int opts_copy(const struct mntkit_opts *opts, struct mntkit_opts *out)
 	memset(out, 0, sizeof(*out));
 	if (!opts)
 		return 0;
-	if (opts->sz < sizeof(opts->sz))
+	if (opts->size < sizeof(opts->size))
 		return -EINVAL;
-	n = opts->sz < sizeof(*out) ? opts->sz : sizeof(*out);
-	for (size_t i = sizeof(*out); i < opts->sz; i++)
+	n = opts->size < sizeof(*out) ? opts->size : sizeof(*out);
+	for (size_t i = sizeof(*out); i < opts->size; i++)
 		if (((const unsigned char *)opts)[i])
 			return -E2BIG;
 	memcpy(out, opts, n);
-	out->sz = sizeof(*out);
+	out->size = sizeof(*out);
 	return 0;
 }
 
@@ -454,7 +454,7 @@ static int opts_copy(const struct mntkit_opts *opts, struct mntkit_opts *out)
 static int req_set_ns_fd(struct mntkit_mnt_id_req *req, int fd)
 {
 	uint32_t feat = mntkit__kernel_features();
-	int native = mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+	int native = mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
 	uint64_t id = 0;
 
 	if (fd < 0)

@@ -51,11 +51,12 @@ int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 		    const struct mntkit_opts *opts,
 		    struct mntkit_statmount **buf, size_t *bufsize)
 {
+	MNTKIT__PIN();
 	struct mntkit_mnt_id_req req;
 	int fd, ret;
 
 	if (!buf || !bufsize)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
@@ -80,12 +81,13 @@ static struct mntkit_statmount *fit(struct mntkit_statmount *sm)
 int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 		struct mntkit_statmount **out)
 {
+	MNTKIT__PIN();
 	struct mntkit_statmount *sm = NULL;
 	size_t size = 0;
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*out = NULL;
 	ret = mntkit_stat_buf(mnt_id, mask, opts, &sm, &size);
 	if (ret) {
@@ -99,10 +101,11 @@ int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 int mntkit_path_id(int dirfd, const char *path, int at_flags,
 		   uint64_t *mnt_id)
 {
+	MNTKIT__PIN();
 	int ret;
 
 	if (!path || !mnt_id)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	ret = mntkit__ops()->path_id(dirfd, path, at_flags, mnt_id);
 	return ret ? mntkit__fail(-ret) : 0;
 }
@@ -110,11 +113,12 @@ int mntkit_path_id(int dirfd, const char *path, int at_flags,
 int mntkit_stat_path(int dirfd, const char *path, int at_flags,
 		     uint64_t mask, struct mntkit_statmount **out)
 {
+	MNTKIT__PIN();
 	uint64_t id;
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*out = NULL;
 	ret = mntkit_path_id(dirfd, path, at_flags, &id);
 	if (ret)
@@ -261,6 +265,7 @@ static void reverse_ids(uint64_t *v, size_t n)
 ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 		    const struct mntkit_opts *opts, uint64_t **ids)
 {
+	MNTKIT__PIN();
 	unsigned int known = MNTKIT_LIST_REVERSE | MNTKIT_LIST_CHILDREN |
 			     MNTKIT_LIST_TREE;
 	unsigned int shape = flags & (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE);
@@ -270,7 +275,7 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 	int fd, ret;
 
 	if (!ids)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*ids = NULL;
 	if ((flags & ~known) || shape == (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE))
 		return mntkit__fail(EINVAL);
@@ -362,15 +367,16 @@ int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 	return -ELOOP;
 }
 
-int mntkit_root_id(const struct mntkit_opts *opts, int unreachable,
+int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id)
 {
+	MNTKIT__PIN();
 	struct mntkit_mnt_id_req req;
 	uint64_t id;
 	int fd, ret;
 
 	if (!mnt_id)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);

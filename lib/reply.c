@@ -79,7 +79,7 @@ static int locate(const struct mntkit_statmount *sm, size_t len,
 		  size_t *area_len, uint32_t *start)
 {
 	if (!sm)
-		return -EFAULT;
+		return -EINVAL;
 	if (len < MNTKIT_STATMOUNT_FIXED_SIZE)
 		return -EBADMSG;
 	if (!(sm->mask & d->group))
@@ -112,7 +112,7 @@ int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	if (!d || d->num_off)
 		return mntkit__fail(EINVAL);
 	ret = locate(sm, len, d, &area, &area_len, &start);
@@ -136,7 +136,7 @@ ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 	if (!d || !d->num_off)
 		return mntkit__fail(EINVAL);
 	if (nvec && !vec)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	ret = locate(sm, len, d, &area, &area_len, &start);
 	if (ret == -EBADMSG && len >= MNTKIT_STATMOUNT_FIXED_SIZE &&
 	    sm->size >= MNTKIT_STATMOUNT_FIXED_SIZE && sm->size <= len &&

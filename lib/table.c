@@ -66,8 +66,10 @@ size_t mntkit_table_count(const struct mntkit_table *t)
 const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
 						size_t idx)
 {
-	if (!t || idx >= t->n)
+	if (!t || idx >= t->n) {
+		errno = EINVAL;
 		return NULL;
+	}
 	return (const struct mntkit_statmount *)(t->arena + t->off[idx]);
 }
 
@@ -80,6 +82,8 @@ ssize_t mntkit_table_find(const struct mntkit_table *t, uint64_t mnt_id)
 {
 	size_t lo = 0, hi = t ? t->n : 0;
 
+	if (!t)
+		return mntkit__fail(EINVAL);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint64_t id = id_at(t, mid);
@@ -94,30 +98,35 @@ ssize_t mntkit_table_find(const struct mntkit_table *t, uint64_t mnt_id)
 	return mntkit__fail(ENOENT);
 }
 
+/* a link of the tree (-1 inside: none): the index, -ENOENT or -EINVAL */
 static ssize_t link_at(const struct mntkit_table *t, const ssize_t *links,
 		       size_t idx)
 {
-	return t && idx < t->n ? links[idx] : -1;
+	if (idx >= t->n)
+		return mntkit__fail(EINVAL);
+	return links[idx] >= 0 ? links[idx] : mntkit__fail(ENOENT);
 }
 
 ssize_t mntkit_table_parent(const struct mntkit_table *t, size_t idx)
 {
-	return t ? link_at(t, t->parent, idx) : -1;
+	return t ? link_at(t, t->parent, idx) : mntkit__fail(EINVAL);
 }
 
 ssize_t mntkit_table_first_child(const struct mntkit_table *t, size_t idx)
 {
-	return t ? link_at(t, t->first_child, idx) : -1;
+	return t ? link_at(t, t->first_child, idx) : mntkit__fail(EINVAL);
 }
 
 ssize_t mntkit_table_next_sibling(const struct mntkit_table *t, size_t idx)
 {
-	return t ? link_at(t, t->next, idx) : -1;
+	return t ? link_at(t, t->next, idx) : mntkit__fail(EINVAL);
 }
 
 ssize_t mntkit_table_first_root(const struct mntkit_table *t)
 {
-	return t ? t->first_root : -1;
+	if (!t)
+		return mntkit__fail(EINVAL);
+	return t->first_root >= 0 ? t->first_root : mntkit__fail(ENOENT);
 }
 
 ssize_t mntkit__table_last_root(const struct mntkit_table *t)
@@ -131,9 +140,11 @@ ssize_t mntkit__table_sibling(const struct mntkit_table *t, size_t idx,
 	return link_at(t, reverse ? t->prev : t->next, idx);
 }
 
-size_t mntkit_table_depth(const struct mntkit_table *t, size_t idx)
+ssize_t mntkit_table_depth(const struct mntkit_table *t, size_t idx)
 {
-	return t && idx < t->n ? t->depth[idx] : 0;
+	if (!t || idx >= t->n)
+		return mntkit__fail(EINVAL);
+	return (ssize_t)t->depth[idx];
 }
 
 unsigned int mntkit_table_state(const struct mntkit_table *t)
@@ -143,7 +154,9 @@ unsigned int mntkit_table_state(const struct mntkit_table *t)
 
 int mntkit_table_placed(const struct mntkit_table *t, size_t idx)
 {
-	return t && idx < t->n && t->placed ? t->placed[idx] : 0;
+	if (!t || idx >= t->n)
+		return mntkit__fail(EINVAL);
+	return t->placed ? t->placed[idx] : 0;
 }
 
 /* ---- building ---- */
@@ -375,7 +388,7 @@ static int rounds = SETTLE_ROUNDS;
  */
 static void rounds_init(void)
 {
-	const char *s = getenv("MNTKIT_TEST_SETTLE_ROUNDS");
+	const char *s = mntkit__env(MNTKIT__ENV_TEST_SETTLE_ROUNDS);
 
 	if (s && s[0] >= '0' && s[0] <= '0' + SETTLE_ROUNDS && !s[1])
 		rounds = s[0] - '0';
@@ -876,9 +889,17 @@ static int settle(struct build *b)
 		if (ret || (!b->sus.n && (!b->relist || final)))
 			break;
 		if (b->sus.n && round >= last && (!b->relist || final)) {
+			mntkit__debug(MNTKIT_PRINT_DEBUG,
+				      "snapshot: %zu mounts still do not fit "
+				      "after %d re-reads: placed as roots",
+				      b->sus.n, round);
 			ret = place(b);
 			break;
 		}
+		mntkit__debug(MNTKIT_PRINT_DEBUG,
+			      "snapshot: round %d: %zu mounts moved while read%s",
+			      round, b->sus.n,
+			      round || b->relist ? ", listing again" : "");
 		if (b->sus.n && round < last)
 			ret = restat(b);
 		if (!ret && (round || b->relist))
@@ -938,15 +959,16 @@ fail:
 	return ret;
 }
 
-int mntkit_table_new(const struct mntkit_opts *opts, uint64_t mask,
-		     unsigned int flags, struct mntkit_table **out)
+int mntkit_table_new(uint64_t mask, unsigned int flags,
+		     const struct mntkit_opts *opts, struct mntkit_table **out)
 {
+	MNTKIT__PIN();
 	struct mntkit_mnt_id_req req;
 	uint64_t start = MNTKIT_LSMT_ROOT;
 	int fd, ret;
 
 	if (!out)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*out = NULL;
 	if (flags & ~MNTKIT_TABLE_UNREACHABLE)
 		return mntkit__fail(EINVAL);
@@ -954,7 +976,7 @@ int mntkit_table_new(const struct mntkit_opts *opts, uint64_t mask,
 	if (ret)
 		return mntkit__fail(-ret);
 	if (flags & MNTKIT_TABLE_UNREACHABLE) {
-		ret = mntkit_root_id(opts, 1, &start);
+		ret = mntkit_root_id(1, opts, &start);
 		ret = ret < 0 ? -errno : 0;
 	}
 	if (!ret)

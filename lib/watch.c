@@ -244,6 +244,7 @@ struct qev {
 struct evq {
 	struct qev *v;
 	size_t head, n, cap;
+	uint64_t seq; /* of the last event queued */
 };
 
 static int q_reserve(struct evq *q, size_t more)
@@ -273,14 +274,23 @@ static void q_push(struct evq *q, enum mntkit_event_kind kind,
 		   struct mntkit_statmount *after)
 {
 	struct qev *e = &q->v[q->n++];
+	struct timespec rt, mono;
 
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
 	e->ev = (struct mntkit_event){
+		.size = sizeof(struct mntkit_event),
 		.kind = kind,
 		.changed = changed,
 		.flags = flags,
 		.mnt_id = id,
 		.before = before,
 		.after = after,
+		.seq = ++q->seq,
+		.realtime_ns = (uint64_t)rt.tv_sec * 1000000000ULL +
+			       (uint64_t)rt.tv_nsec,
+		.monotonic_ns = (uint64_t)mono.tv_sec * 1000000000ULL +
+				(uint64_t)mono.tv_nsec,
 	};
 	e->own[0] = before;
 	e->own[1] = after;
@@ -397,6 +407,7 @@ static void lines_free(struct lines *l)
 
 struct mntkit_watch {
 	enum mntkit_watch_source source;
+	const struct mntkit_backend_ops *ops; /* the backend it was made on */
 	uint64_t mask;
 	uint32_t rescan_ms;
 	struct mntkit_mnt_id_req req;
@@ -728,7 +739,7 @@ static int build_table(struct mntkit_watch *w, struct mntkit_table **t)
 /* line sums are kept on the native backend (see struct lines) */
 static int lines_kept(void)
 {
-	return mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+	return mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
 }
 
 /* read mountinfo now into @l; on failure @l is left invalid */
@@ -781,15 +792,22 @@ static int sync_table(struct mntkit_watch *w, int resync)
 	struct lines l;
 	int ret;
 
+	size_t resync_at = SIZE_MAX;
+
 	lines_read(w, &l);
 	ret = build_table(w, &t);
 	if (!ret && resync) {
 		ret = q_reserve(&w->q, 1);
-		if (!ret)
+		if (!ret) {
+			resync_at = w->q.n;
 			q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0, NULL, NULL);
+		}
 	}
 	if (!ret)
 		ret = apply_table(w, t);
+	/* the RESYNC names the events that replace what was lost */
+	if (resync_at != SIZE_MAX)
+		w->q.v[resync_at].ev.resync_end = w->q.seq;
 	mntkit_table_free(t);
 	lines_keep(w, &l, !ret);
 	synced(w, ret, t0);
@@ -1127,12 +1145,17 @@ static int process(struct mntkit_watch *w)
 	return 0;
 }
 
+/* the next event into the caller's @ev: what fits in its size */
 static int pop(struct mntkit_watch *w, struct mntkit_event *ev)
 {
+	size_t size = ev->size, fit;
+
 	if (w->q.head == w->q.n)
 		return 0;
 	w->cur = w->q.v[w->q.head++];
-	*ev = w->cur.ev;
+	fit = size < sizeof(w->cur.ev) ? size : sizeof(w->cur.ev);
+	memcpy(ev, &w->cur.ev, fit);
+	ev->size = size;
 	return 1;
 }
 
@@ -1140,8 +1163,9 @@ int mntkit_watch_read(struct mntkit_watch *w, struct mntkit_event *ev)
 {
 	int ret;
 
-	if (!w || !ev)
+	if (!w || !ev || ev->size < MNTKIT_EVENT_SIZE_VER0)
 		return mntkit__fail(EINVAL);
+	MNTKIT__PIN_OPS(w->ops);
 	qev_free(&w->cur);
 	if (pop(w, ev))
 		return 1;
@@ -1157,6 +1181,7 @@ int mntkit_watch_rescan(struct mntkit_watch *w)
 
 	if (!w)
 		return mntkit__fail(EINVAL);
+	MNTKIT__PIN_OPS(w->ops);
 	ret = sync_table(w, w->need_resync);
 	return ret < 0 ? mntkit__fail(-ret) : 0;
 }
@@ -1166,7 +1191,8 @@ int mntkit_watch_fd(const struct mntkit_watch *w)
 	return w ? w->epfd : mntkit__fail(EINVAL);
 }
 
-enum mntkit_watch_source mntkit_watch_source(const struct mntkit_watch *w)
+enum mntkit_watch_source
+mntkit_watch_get_source(const struct mntkit_watch *w)
 {
 	return w ? w->source : MNTKIT_WATCH_AUTO;
 }
@@ -1333,7 +1359,7 @@ static int open_ns_files(const struct mntkit_opts *opts, struct nsfiles *f)
 	int ret;
 
 	if (opts)
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	if (o.mnt_ns_fd)
 		return open_fd_files(o.mnt_ns_fd, f);
 	if (o.mnt_ns_id) {
@@ -1377,20 +1403,31 @@ static int pick_source(struct mntkit_watch *w, enum mntkit_watch_source want,
 		       int ns_fd)
 {
 	int possible = (mntkit__kernel_features() & MNTKIT_FEAT_FANOTIFY_MNT) &&
-		       mntkit_backend() == MNTKIT_BACKEND_NATIVE;
+		       mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
 
 	w->source = MNTKIT_WATCH_POLL;
 	if (want == MNTKIT_WATCH_POLL)
 		return 0;
-	if (!possible)
+	if (!possible) {
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: poll source (%s)",
+			      mntkit_get_backend() != MNTKIT_BACKEND_NATIVE ?
+				      "the mountinfo backend" :
+				      "no fanotify mount events, 6.15+");
 		return want == MNTKIT_WATCH_FANOTIFY ? -EOPNOTSUPP : 0;
+	}
 	w->fan_fd = fan_open(ns_fd);
 	if (w->fan_fd < 0) {
 		int err = w->fan_fd;
 
 		w->fan_fd = -1;
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: fanotify failed (%s)%s", strerror(-err),
+			      want == MNTKIT_WATCH_FANOTIFY ?
+				      "" : ": poll source instead");
 		return want == MNTKIT_WATCH_FANOTIFY ? err : 0;
 	}
+	mntkit__debug(MNTKIT_PRINT_INFO, "watch: fanotify source");
 	w->source = MNTKIT_WATCH_FANOTIFY;
 	w->fanbuf = malloc(FAN_BUFSIZE);
 	return w->fanbuf ? 0 : -ENOMEM;
@@ -1444,6 +1481,7 @@ static int first_view(struct mntkit_watch *w, unsigned int flags)
 		for (size_t i = w->q.head; i < w->q.n; i++)
 			qev_free(&w->q.v[i]);
 		w->q.head = w->q.n = 0;
+		w->q.seq = 0; /* the first event read is 1 */
 	}
 	schedule_rescan(w, now_ns());
 	arm_timer(w);
@@ -1458,7 +1496,7 @@ static void pin_own_ns(struct mntkit_watch *w, const struct mntkit_opts *o,
 
 	if (o && (o->mnt_ns_id || o->mnt_ns_fd || o->pid))
 		return;
-	if (mntkit_backend() != MNTKIT_BACKEND_NATIVE ||
+	if (mntkit_get_backend() != MNTKIT_BACKEND_NATIVE ||
 	    !(mntkit__kernel_features() & MNTKIT_FEAT_REQ_NS_ID))
 		return;
 	if (ioctl(ns_fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0) {
@@ -1473,22 +1511,22 @@ static int watch_opts_copy(const struct mntkit_watch_opts *in,
 	memset(out, 0, sizeof(*out));
 	if (!in)
 		return 0;
-	if (in->sz < sizeof(in->sz))
+	if (in->size < sizeof(in->size))
 		return -EINVAL;
-	for (size_t i = sizeof(*out); i < in->sz; i++)
+	for (size_t i = sizeof(*out); i < in->size; i++)
 		if (((const unsigned char *)in)[i])
 			return -E2BIG;
-	memcpy(out, in, in->sz < sizeof(*out) ? in->sz : sizeof(*out));
+	memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
 	if (out->source > MNTKIT_WATCH_POLL ||
 	    (out->flags & ~MNTKIT_WATCH_INITIAL))
 		return -EINVAL;
 	return 0;
 }
 
-int mntkit_watch_new(const struct mntkit_opts *opts,
-		     const struct mntkit_watch_opts *wopts,
-		     struct mntkit_watch **out)
+int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, struct mntkit_watch **out)
 {
+	MNTKIT__PIN();
 	struct nsfiles f = { .ns_fd = -1, .mi = { -1, -1 } };
 	struct mntkit_watch_opts wo;
 	struct mntkit_opts o = { 0 };
@@ -1496,7 +1534,7 @@ int mntkit_watch_new(const struct mntkit_opts *opts,
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EFAULT);
+		return mntkit__fail(EINVAL);
 	*out = NULL;
 	ret = watch_opts_copy(wopts, &wo);
 	if (ret)
@@ -1505,6 +1543,7 @@ int mntkit_watch_new(const struct mntkit_opts *opts,
 	if (!w)
 		return mntkit__fail(ENOMEM);
 	w->epfd = w->fan_fd = w->wake_fd = w->mi_fd = w->timer_fd = -1;
+	w->ops = mntkit__ops(); /* pinned above: this call's backend */
 	w->mask = (wo.mask ? wo.mask : DEFAULT_MASK) |
 		  MNTKIT_STATMOUNT_MNT_BASIC;
 	w->rescan_ms = wo.rescan_ms;
@@ -1512,7 +1551,7 @@ int mntkit_watch_new(const struct mntkit_opts *opts,
 	if (ret)
 		goto fail;
 	if (opts) /* valid: mntkit__req_init() checked it */
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	ret = open_ns_files(opts, &f);
 	if (ret)
 		goto fail;

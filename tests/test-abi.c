@@ -232,14 +232,14 @@ T_CASE(opts_macro)
 	MNTKIT_OPTS(b, .mnt_ns_id = 42);
 	MNTKIT_OPTS(c, .pid = 7, .mnt_ns_fd = 3);
 
-	T_EQ_U(a.sz, sizeof(struct mntkit_opts));
+	T_EQ_U(a.size, sizeof(struct mntkit_opts));
 	T_EQ_U(a.mnt_ns_id, 0);
 	T_EQ_U(a.mnt_ns_fd, 0);
 	T_EQ_U(a.pid, 0);
-	T_EQ_U(b.sz, sizeof(struct mntkit_opts));
+	T_EQ_U(b.size, sizeof(struct mntkit_opts));
 	T_EQ_U(b.mnt_ns_id, 42);
 	T_EQ_U(b.pid, 0);
-	T_EQ_U(c.sz, sizeof(struct mntkit_opts));
+	T_EQ_U(c.size, sizeof(struct mntkit_opts));
 	T_EQ_I(c.pid, 7);
 	T_EQ_I(c.mnt_ns_fd, 3);
 	T_EQ_U(c.mnt_ns_id, 0);

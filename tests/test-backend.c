@@ -6,10 +6,12 @@
  */
 #include <pthread.h>
 #include <sys/fanotify.h>
+#include <sys/statvfs.h>
 
 #include <mntkit.h>
 
 #include "harness.h"
+#include "seccomp.h"
 
 /* each case starts from the environment it chooses */
 static void clean_env(void)
@@ -53,6 +55,50 @@ static char *backend_of_child(const char *env)
 	return out;
 }
 
+/*
+ * Run this program as @exe with "--print-backend" and the variables
+ * @env ("NAME=VALUE", NULL-terminated) added; its stdout (the backend) into
+ * @out, its stderr (the trace) into @err.
+ */
+static void run_child(const char *exe, const char *const *env, char *out,
+		      size_t outlen, char *err, size_t errlen)
+{
+	int po[2], pe[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	T_OK(pipe(po));
+	T_OK(pipe(pe));
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		char *argv[] = {"test-backend", "--print-backend", NULL};
+
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		unsetenv("MNTKIT_BACKEND");
+		unsetenv("MNTKIT_DEBUG");
+		for (size_t i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		execv(exe, argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	waitpid(pid, &st, 0);
+	n = read(po[0], out, outlen - 1);
+	out[n > 0 ? n : 0] = 0;
+	out[strcspn(out, "\n")] = 0;
+	n = read(pe[0], err, errlen - 1);
+	err[n > 0 ? n : 0] = 0;
+	close(po[0]);
+	close(pe[0]);
+	T_ASSERTF(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "child status %#x, stderr: %s", st, err);
+}
+
 T_CASE(backend_names)
 {
 	T_EQ_STR(mntkit_backend_name(MNTKIT_BACKEND_AUTO), "auto");
@@ -67,8 +113,8 @@ T_CASE(default_backend_is_native)
 {
 	clean_env();
 	t_require_statmount();
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 }
 
 /* ---- features, probed independently ---- */
@@ -331,7 +377,7 @@ T_CASE(env_read_at_first_call)
 	clean_env();
 	t_require_statmount();
 	setenv("MNTKIT_BACKEND", "mountinfo", 1);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	memset(&f, 0, sizeof(f));
 	f.size = sizeof(f);
 	T_EQ_I(mntkit_get_features(&f), 0);
@@ -348,16 +394,16 @@ T_CASE(set_backend_overrides)
 	t_require_statmount();
 	setenv("MNTKIT_BACKEND", "mountinfo", 1);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_NATIVE), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	/* auto returns to probing */
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_AUTO), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_NATIVE), 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 }
 
 T_CASE(set_backend_bad_value)
@@ -368,7 +414,7 @@ T_CASE(set_backend_bad_value)
 	T_NEG(mntkit_set_backend((enum mntkit_backend) - 1), EINVAL);
 	T_NEG(mntkit_set_backend((enum mntkit_backend)0x7fffffff), EINVAL);
 	/* and nothing changed */
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 }
 
 /* many threads make the first call at once: one answer for all */
@@ -386,7 +432,7 @@ static void *first_use_thread(void *arg)
 	uint64_t *ids = NULL;
 
 	pthread_barrier_wait(u->go);
-	u->backend = mntkit_backend();
+	u->backend = mntkit_get_backend();
 	u->n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
 	u->first = u->n > 0 ? ids[0] : 0;
 	free(ids);
@@ -426,10 +472,303 @@ T_CASE(concurrent_first_use)
 	pthread_barrier_destroy(&go);
 }
 
+/* ---- the environment: one rule, secure_getenv ---- */
+
+/* the lines of the trace, as a print callback gets them */
+static char trace[16384];
+static size_t trace_len;
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int capture(enum mntkit_print_level level, const char *fmt,
+		   va_list ap)
+{
+	char line[512];
+	int n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	pthread_mutex_lock(&trace_lock);
+	n = snprintf(trace + trace_len, sizeof(trace) - trace_len, "%s: %s\n",
+		     mntkit_print_level_name(level), line);
+	if (n > 0 && (size_t)n < sizeof(trace) - trace_len)
+		trace_len += (size_t)n;
+	pthread_mutex_unlock(&trace_lock);
+	return 0;
+}
+
+/*
+ * MNTKIT_BACKEND=native where mntkit_set_backend(NATIVE) refuses (a filter
+ * refuses statmount): the same answer, the variable is ignored (and the
+ * trace says so), where before the library forced a backend that fails
+ * every call.
+ */
+T_CASE(env_native_follows_set_backend_rule)
+{
+	struct t_refusal r[] = { { "statmount", ENOSYS } };
+	uint64_t *ids = NULL;
+
+	clean_env();
+	t_require_statmount();
+	if (t_seccomp_refuse(r, 1) < 0) {
+		if (errno == ENOTSUP)
+			t_skip("no seccomp filter for this architecture");
+		t_fail("seccomp filter: %s", strerror(errno));
+	}
+	mntkit_set_print(capture);
+	setenv("MNTKIT_BACKEND", "native", 1);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_ASSERT(mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids) > 0);
+	free(ids);
+	T_NEG(mntkit_set_backend(MNTKIT_BACKEND_NATIVE), ENOSYS);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_ASSERTF(strstr(trace, "warn: MNTKIT_BACKEND=native") != NULL,
+		  "trace: %s", trace);
+	T_ASSERTF(strstr(trace, "warn: statmount refused") != NULL,
+		  "trace: %s", trace);
+}
+
+T_CASE(env_unknown_backend_ignored)
+{
+	clean_env();
+	t_require_statmount();
+	mntkit_set_print(capture);
+	setenv("MNTKIT_BACKEND", "nativ", 1);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
+	T_ASSERTF(strstr(trace, "warn: MNTKIT_BACKEND=nativ: no such") != NULL,
+		  "trace: %s", trace);
+}
+
+/*
+ * A setuid program reads none of the variables (secure_getenv): this
+ * program, copied setuid to nobody and run by root, takes the native
+ * backend although MNTKIT_BACKEND says mountinfo, and writes no trace
+ * although MNTKIT_DEBUG asks for one.
+ */
+T_CASE(setuid_ignores_env)
+{
+	static const char *const env[] = { "MNTKIT_BACKEND=mountinfo",
+					   "MNTKIT_DEBUG=debug", NULL };
+	char dir[] = "/tmp/mntkit-suid.XXXXXX", exe[64], out[64], err[4096];
+	struct statvfs sv;
+	int in, fd;
+	char buf[65536];
+	ssize_t n;
+
+	clean_env();
+	t_require_statmount();
+	if (geteuid() != 0)
+		t_skip("needs root to make a setuid copy (euid %u)",
+		       (unsigned int)geteuid());
+	T_ASSERT(mkdtemp(dir) != NULL);
+	T_OK(chmod(dir, 0755));
+	T_OK(statvfs(dir, &sv));
+	if (sv.f_flag & ST_NOSUID) {
+		rmdir(dir);
+		t_skip("/tmp is mounted nosuid");
+	}
+	snprintf(exe, sizeof(exe), "%s/test-backend", dir);
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	fd = open(exe, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+	T_ASSERT(in >= 0 && fd >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		T_ASSERT(write(fd, buf, (size_t)n) == n);
+	close(in);
+	close(fd);
+	T_OK(chown(exe, 65534, 65534));
+	T_OK(chmod(exe, 04755));
+	/* the copy, not setuid: it reads the variables */
+	run_child("/proc/self/exe", env, out, sizeof(out), err, sizeof(err));
+	T_EQ_STR(out, "mountinfo");
+	T_ASSERTF(strstr(err, "mntkit: info: MNTKIT_BACKEND=mountinfo\n"),
+		  "no trace on stderr: '%s'", err);
+	/* setuid: it does not */
+	run_child(exe, env, out, sizeof(out), err, sizeof(err));
+	unlink(exe);
+	rmdir(dir);
+	T_EQ_STR(out, "native");
+	T_EQ_STR(err, "");
+}
+
+/* ---- the debug trace ---- */
+
+T_CASE(set_print_returns_previous)
+{
+	mntkit_print_fn def = mntkit_set_print(capture);
+
+	T_ASSERT(def != NULL); /* the stderr printer */
+	T_ASSERT(mntkit_set_print(NULL) == capture);
+	T_ASSERT(mntkit_set_print(def) == NULL);
+	T_EQ_STR(mntkit_print_level_name(MNTKIT_PRINT_WARN), "warn");
+	T_EQ_STR(mntkit_print_level_name(MNTKIT_PRINT_INFO), "info");
+	T_EQ_STR(mntkit_print_level_name(MNTKIT_PRINT_DEBUG), "debug");
+	T_NULL(mntkit_print_level_name((enum mntkit_print_level)3));
+}
+
+T_CASE(trace_backend_choice)
+{
+	clean_env();
+	t_require_statmount();
+	mntkit_set_print(capture);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
+	T_ASSERTF(strstr(trace, "info: auto backend: native") != NULL,
+		  "trace: %s", trace);
+	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
+	T_ASSERTF(strstr(trace, "info: backend set to mountinfo") != NULL,
+		  "trace: %s", trace);
+	/* NULL: nowhere */
+	mntkit_set_print(NULL);
+	trace_len = 0;
+	trace[0] = 0;
+	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_NATIVE), 0);
+	T_EQ_STR(trace, "");
+}
+
+/*
+ * A kernel whose statmount lacks groups (MNTKIT_TEST_KERNEL_MASK): the
+ * probe reports the hybrid, and each reply completed by the emulation
+ * says which groups came from where.
+ */
+T_CASE(trace_hybrid_replies)
+{
+	struct mntkit_statmount *sm = NULL;
+	char want[128];
+	uint64_t root;
+
+	clean_env();
+	t_require_statmount();
+	setenv("MNTKIT_TEST_KERNEL_MASK", "0x3f", 1);
+	mntkit_set_print(capture);
+	T_EQ_I(mntkit_root_id(0, NULL, &root), 0);
+	T_EQ_I(mntkit_stat(root, MNTKIT_STATMOUNT_MNT_BASIC |
+				   MNTKIT_STATMOUNT_SB_SOURCE,
+			   NULL, &sm),
+	       0);
+	free(sm);
+	T_ASSERTF(strstr(trace, "info: hybrid: the native backend takes") !=
+			  NULL,
+		  "trace: %s", trace);
+	snprintf(want, sizeof(want),
+		 "debug: hybrid reply for mount %#" PRIx64 ": groups %#x from "
+		 "the kernel, %#x from the emulation",
+		 root, (unsigned int)MNTKIT_STATMOUNT_MNT_BASIC,
+		 (unsigned int)MNTKIT_STATMOUNT_SB_SOURCE);
+	T_ASSERTF(strstr(trace, want) != NULL, "no '%s' in trace: %s", want,
+		  trace);
+}
+
+/* MNTKIT_DEBUG=LEVEL: the default printer writes to stderr */
+T_CASE(debug_env_to_stderr)
+{
+	static const char *const info[] = { "MNTKIT_DEBUG=info", NULL };
+	static const char *const warn[] = { "MNTKIT_DEBUG=1", NULL };
+	char out[64], err[4096];
+
+	clean_env();
+	t_require_statmount();
+	run_child("/proc/self/exe", NULL, out, sizeof(out), err, sizeof(err));
+	T_EQ_STR(out, "native");
+	T_EQ_STR(err, "");
+	run_child("/proc/self/exe", info, out, sizeof(out), err, sizeof(err));
+	T_ASSERTF(strstr(err, "mntkit: info: auto backend: native (") != NULL,
+		  "stderr: '%s'", err);
+	/* warn shows no info line */
+	run_child("/proc/self/exe", warn, out, sizeof(out), err, sizeof(err));
+	T_EQ_STR(err, "");
+}
+
+/*
+ * mntkit_set_backend() while other threads take snapshots, list and start
+ * watches: each call runs on one backend from start to end, so none fails
+ * (before, a call that met the switch halfway mixed the two backends'
+ * answers and failed with EINVAL: 191 errors in 8 s).
+ */
+struct switch_race {
+	_Atomic int stop;
+	_Atomic long calls, errors, switches;
+	_Atomic int last_err;
+	_Atomic int which;
+};
+
+static void *race_caller(void *arg)
+{
+	struct switch_race *r = arg;
+	int which = r->which++ % 3;
+
+	while (!r->stop) {
+		struct mntkit_table *t = NULL;
+		struct mntkit_watch *w = NULL;
+		uint64_t *ids = NULL;
+		long ret;
+		MNTKIT_WATCH_OPTS(wo, .source = MNTKIT_WATCH_POLL,
+				  .mask = MNTKIT_STATMOUNT_MNT_BASIC);
+
+		if (which == 0) {
+			ret = mntkit_table_new(MNTKIT_STATMOUNT_MNT_POINT, 0,
+					       NULL, &t);
+			mntkit_table_free(t);
+		} else if (which == 1) {
+			ret = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE,
+					  NULL, &ids);
+			free(ids);
+		} else {
+			ret = mntkit_watch_new(&wo, NULL, &w);
+			mntkit_watch_free(w);
+		}
+		r->calls++;
+		if (ret < 0) {
+			r->errors++;
+			r->last_err = (int)-ret;
+		}
+	}
+	return NULL;
+}
+
+static void *race_switcher(void *arg)
+{
+	struct switch_race *r = arg;
+	static const enum mntkit_backend seq[] = {
+		MNTKIT_BACKEND_NATIVE, MNTKIT_BACKEND_MOUNTINFO,
+		MNTKIT_BACKEND_AUTO, MNTKIT_BACKEND_MOUNTINFO,
+	};
+
+	for (unsigned int i = 0; !r->stop; i++) {
+		if (mntkit_set_backend(seq[i % 4]) == 0)
+			r->switches++;
+		usleep(200);
+	}
+	return NULL;
+}
+
+T_CASE(set_backend_while_others_call)
+{
+	enum { NCALLERS = 3 };
+	struct switch_race r;
+	pthread_t callers[NCALLERS], sw;
+
+	clean_env();
+	t_require_statmount();
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < NCALLERS; i++)
+		T_EQ_I(pthread_create(&callers[i], NULL, race_caller, &r), 0);
+	T_EQ_I(pthread_create(&sw, NULL, race_switcher, &r), 0);
+	/* until every caller has met many switches (or 20 s) */
+	for (int ms = 0; ms < 20000 && (r.calls < 600 || r.switches < 600);
+	     ms += 10)
+		usleep(10000);
+	r.stop = 1;
+	for (int i = 0; i < NCALLERS; i++)
+		pthread_join(callers[i], NULL);
+	pthread_join(sw, NULL);
+	t_log("%ld calls, %ld backend switches, %ld errors\n", (long)r.calls,
+	      (long)r.switches, (long)r.errors);
+	T_ASSERT(r.switches > 0 && r.calls > 0);
+	T_ASSERTF(r.errors == 0, "%ld of %ld calls failed (last: %s)",
+		  (long)r.errors, (long)r.calls, strerror(r.last_err));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--print-backend")) {
-		const char *n = mntkit_backend_name(mntkit_backend());
+		const char *n = mntkit_backend_name(mntkit_get_backend());
 
 		printf("%s\n", n ? n : "(null)");
 		return 0;

@@ -108,7 +108,7 @@ T_CASE(attr_proc_flavour)
 		char b_[128];                                                  \
 		int r_;                                                        \
 		memset(b_, 'X', sizeof(b_));                                   \
-		r_ = mntkit_sb_flags_str((flags), b_, sizeof(b_));             \
+		r_ = mntkit_sb_flags_str((flags), 0, b_, sizeof(b_));          \
 		T_EQ_STR(b_, (want));                                          \
 		T_EQ_I(r_, strlen(want));                                      \
 	} while (0)
@@ -132,7 +132,7 @@ T_CASE(sb_flags_words)
 		char b_[128];                                                  \
 		int r_;                                                        \
 		memset(b_, 'X', sizeof(b_));                                   \
-		r_ = mntkit_propagation_str((prop), b_, sizeof(b_));           \
+		r_ = mntkit_propagation_str((prop), 0, b_, sizeof(b_));        \
 		T_EQ_STR(b_, (want));                                          \
 		T_EQ_I(r_, strlen(want));                                      \
 	} while (0)
@@ -149,32 +149,15 @@ T_CASE(propagation_words)
 		   "private,slave,unbindable");
 }
 
-/* snprintf(3) semantics for one decoder call */
-typedef int (*t_decoder)(uint64_t v, char *buf, size_t len);
-
-static int dec_attr(uint64_t v, char *b, size_t l)
-{
-	return mntkit_attr_str(v, 0, b, l);
-}
-
-static int dec_sb(uint64_t v, char *b, size_t l)
-{
-	return mntkit_sb_flags_str((uint32_t)v, b, l);
-}
-
-static int dec_prop(uint64_t v, char *b, size_t l)
-{
-	return mntkit_propagation_str(v, b, l);
-}
-
-static void check_snprintf(t_decoder dec, uint64_t v, const char *full)
+/* snprintf(3) semantics for one decoder call: each is a mntkit_decoder */
+static void check_snprintf(mntkit_decoder dec, uint64_t v, const char *full)
 {
 	size_t n = strlen(full);
 	char b[256];
 
 	for (size_t len = 1; len <= n + 2; len++) {
 		memset(b, 'X', sizeof(b));
-		T_EQ_I(dec(v, b, len), n);
+		T_EQ_I(dec(v, 0, b, len), n);
 		if (len > n) {
 			T_EQ_STR(b, full);
 		} else {
@@ -185,22 +168,40 @@ static void check_snprintf(t_decoder dec, uint64_t v, const char *full)
 	}
 	/* len 0: nothing written, the length still returned */
 	memset(b, 'X', sizeof(b));
-	T_EQ_I(dec(v, b, 0), n);
+	T_EQ_I(dec(v, 0, b, 0), n);
 	T_ASSERT(b[0] == 'X');
-	T_EQ_I(dec(v, NULL, 0), n);
+	T_EQ_I(dec(v, 0, NULL, 0), n);
 }
 
 T_CASE(snprintf_semantics)
 {
-	check_snprintf(dec_attr, A_NOSUID | A_NODEV,
+	check_snprintf(mntkit_attr_str, A_NOSUID | A_NODEV,
 		       "rw,nosuid,nodev,relatime");
-	check_snprintf(dec_attr, 0, "rw,relatime");
-	check_snprintf(dec_sb, MNTKIT_SB_RDONLY | MNTKIT_SB_LAZYTIME,
-		       "ro,lazytime");
-	check_snprintf(dec_sb, 0, "rw");
-	check_snprintf(dec_prop, MNTKIT_MS_SHARED | MNTKIT_MS_SLAVE,
-		       "shared,slave");
-	check_snprintf(dec_prop, MNTKIT_MS_PRIVATE, "private");
+	check_snprintf(mntkit_attr_str, 0, "rw,relatime");
+	check_snprintf(mntkit_sb_flags_str,
+		       MNTKIT_SB_RDONLY | MNTKIT_SB_LAZYTIME, "ro,lazytime");
+	check_snprintf(mntkit_sb_flags_str, 0, "rw");
+	check_snprintf(mntkit_propagation_str,
+		       MNTKIT_MS_SHARED | MNTKIT_MS_SLAVE, "shared,slave");
+	check_snprintf(mntkit_propagation_str, MNTKIT_MS_PRIVATE, "private");
+	check_snprintf(mntkit_changed_str, MNTKIT_CHANGED_ATTR |
+			       MNTKIT_CHANGED_SOURCE, "attr,source");
+}
+
+/* one signature: the flags are checked, unknown ones refused */
+T_CASE(decoder_flags)
+{
+	char b[64];
+
+	T_NEG(mntkit_attr_str(0, MNTKIT_DECODE_PROC << 1, b, sizeof(b)),
+	      EINVAL);
+	T_NEG(mntkit_sb_flags_str(0, MNTKIT_DECODE_PROC, b, sizeof(b)), EINVAL);
+	T_NEG(mntkit_propagation_str(0, MNTKIT_DECODE_PROC, b, sizeof(b)),
+	      EINVAL);
+	T_NEG(mntkit_changed_str(0, MNTKIT_DECODE_PROC, b, sizeof(b)), EINVAL);
+	/* sb_flags is 32 bits in the reply: higher bits are no flag */
+	T_EQ_I(mntkit_sb_flags_str(1ULL << 32, 0, b, sizeof(b)), 2);
+	T_EQ_STR(b, "rw");
 }
 
 /* ---- real mounts ---- */
@@ -309,7 +310,7 @@ static void real_mounts(enum which which)
 				  m->point, sm->mnt_attr, got, m->opts);
 			break;
 		case SB:
-			mntkit_sb_flags_str(sm->sb_flags, got, sizeof(got));
+			mntkit_sb_flags_str(sm->sb_flags, 0, got, sizeof(got));
 			sb_words(m->superopts, want, sizeof(want));
 			T_ASSERTF(!strcmp(got, want),
 				  "%s: sb_flags %#x decode to '%s', mountinfo "
@@ -318,7 +319,7 @@ static void real_mounts(enum which which)
 				  m->superopts);
 			break;
 		case PROP:
-			mntkit_propagation_str(sm->mnt_propagation, got,
+			mntkit_propagation_str(sm->mnt_propagation, 0, got,
 					       sizeof(got));
 			prop_words(m, want, sizeof(want));
 			T_ASSERTF(!strcmp(got, want),

@@ -548,9 +548,9 @@ T_CASE(root_id)
 	setup(&t);
 	root = t_uid("/");
 	ns_root = t_true_root();
-	T_EQ_I(mntkit_root_id(NULL, 0, &id), 0);
+	T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 	T_EQ_U(id, root);
-	T_EQ_I(mntkit_root_id(NULL, 1, &id), 0);
+	T_EQ_I(mntkit_root_id(1, NULL, &id), 0);
 	T_EQ_U(id, ns_root);
 
 	/* in a chroot to a: the caller's root is a, the true root above */
@@ -560,15 +560,15 @@ T_CASE(root_id)
 		T_OK(chroot(t.path[T_A]));
 		T_OK(chdir("/"));
 		T_EQ_U(t_uid("/"), t.id[T_A]);
-		T_EQ_I(mntkit_root_id(NULL, 0, &id), 0);
+		T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 		T_EQ_U(id, t.id[T_A]);
-		T_EQ_I(mntkit_root_id(NULL, 1, &id), 0);
+		T_EQ_I(mntkit_root_id(1, NULL, &id), 0);
 		T_EQ_U(id, ns_root);
 		/* without CAP_SYS_ADMIN the true root is out of reach */
 		t_drop_sys_admin();
-		T_EQ_I(mntkit_root_id(NULL, 0, &id), 0);
+		T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 		T_EQ_U(id, t.id[T_A]);
-		T_NEG(mntkit_root_id(NULL, 1, &id), EPERM);
+		T_NEG(mntkit_root_id(1, NULL, &id), EPERM);
 		_exit(0);
 	}
 	t_wait_child(pid, "chroot child");

@@ -226,7 +226,7 @@ static void check_opts(struct t_ns_tree *c, const struct mntkit_opts *o,
 	sm = (void *)1;
 	T_NEG(mntkit_stat(t_uid("/"), 0x3, o, &sm), ENOENT);
 	T_NULL(sm);
-	T_EQ_I(mntkit_root_id(o, 0, &root), 0);
+	T_EQ_I(mntkit_root_id(0, o, &root), 0);
 	T_EQ_U(root, c->rep.root);
 }
 
@@ -312,7 +312,7 @@ T_CASE(opts_two_fields_einval)
 			T_NEG(mntkit_stat(c.rep.tree[T_A], 0x3, bad[i], &sm),
 			      EINVAL);
 			T_NULL(sm);
-			T_NEG(mntkit_root_id(bad[i], 0, &id), EINVAL);
+			T_NEG(mntkit_root_id(0, bad[i], &id), EINVAL);
 		}
 	}
 	t_ns_tree_stop(&c);
@@ -469,7 +469,7 @@ T_CASE(ns_open_id_own_and_errors)
 	for (ssize_t i = 1; i < n; i++)
 		T_ASSERTF(ids[i - 1] < ids[i], "not ascending at %zd", i);
 	free(ids);
-	T_NEG(mntkit_ns_list(NULL), EFAULT);
+	T_NEG(mntkit_ns_list(NULL), EINVAL);
 }
 
 /*
@@ -686,13 +686,13 @@ T_CASE(foreign_by_id_without_cap)
 			e = errno_of(mntkit_statmount(&req, (void *)buf,
 						      sizeof(buf), 0));
 			T_ASSERTF(e == ksm, "%s: statmount %s, the kernel's %s",
-				  mntkit_backend_name(mntkit_backend()),
+				  mntkit_backend_name(mntkit_get_backend()),
 				  strerror(e), strerror(ksm));
 			req.mnt_id = T_LSMT_ROOT;
 			req.param = 0;
 			e = errno_of(mntkit_listmount(&req, ids, 4, 0));
 			T_ASSERTF(e == klm, "%s: listmount %s, the kernel's %s",
-				  mntkit_backend_name(mntkit_backend()),
+				  mntkit_backend_name(mntkit_get_backend()),
 				  strerror(e), strerror(klm));
 		}
 		_exit(0);

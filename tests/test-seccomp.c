@@ -161,7 +161,7 @@ static void both_refused(int err)
 	kn = t_lm(T_LSMT_ROOT, 0, &kv);
 	t_mi_read(0, &mi);
 	refuse("statmount", err, "listmount", err, NULL, 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	T_EQ_U(feature_flags() &
 		       (MNTKIT_FEAT_STATMOUNT | MNTKIT_FEAT_LISTMOUNT),
 	       0);
@@ -189,7 +189,7 @@ static void one_refused(const char *call, uint32_t bit, uint32_t other,
 	kn = t_lm(T_LSMT_ROOT, 0, &kv);
 	t_mi_read(0, &mi);
 	refuse(call, err, NULL, 0, NULL, 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	EXPECT_REFUSED(bit, err);
 	EXPECT_ALLOWED(other);
 	(void)bit;
@@ -235,7 +235,7 @@ T_CASE(unprivileged_is_not_refused)
 	T_OK(setgroups(0, NULL));
 	T_OK(setresgid(65534, 65534, 65534));
 	T_OK(setresuid(65534, 65534, 65534));
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	T_EQ_U(refused_mask(), 0);
 }
 
@@ -248,7 +248,7 @@ T_CASE(unprivileged_fanotify_refused)
 	T_OK(setresgid(65534, 65534, 65534));
 	T_OK(setresuid(65534, 65534, 65534));
 	refuse("fanotify_init", EPERM, NULL, 0, NULL, 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	EXPECT_REFUSED(MNTKIT_REFUSED_FANOTIFY, EPERM);
 	T_EQ_U(refused_mask() & ~MNTKIT_REFUSED_FANOTIFY, 0);
 }
@@ -263,7 +263,7 @@ static void statx_refused(int err, const char *also, int also_err)
 	want_proc = t_uid("/proc");
 	want_root = t_uid("/");
 	refuse("statx", err, also, also_err, NULL, 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	EXPECT_REFUSED(MNTKIT_REFUSED_STATX, err);
 	T_EQ_I(mntkit_path_id(AT_FDCWD, "/proc", 0, &id), 0);
 	T_EQ_U(id, want_proc);
@@ -294,7 +294,7 @@ static void statx_and_calls_refused(int err)
 	old = t_old_id("/");
 	t_mi_read(0, &mi);
 	refuse("statx", err, "statmount", err, "listmount", err);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_MOUNTINFO);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	T_EQ_I(mntkit_path_id(AT_FDCWD, "/", 0, &id), 0);
 	T_EQ_U(id, old);
 	T_EQ_I(mntkit_stat(id, MNTKIT_STATMOUNT_MNT_POINT, NULL, &sm), 0);
@@ -321,7 +321,7 @@ T_CASE(ns_ioctl_refused)
 	kn = t_lm(T_LSMT_ROOT, 0, &kv);
 	t_mi_read(0, &mi);
 	refuse("ioctl", EPERM, NULL, 0, NULL, 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	T_EQ_U(feature_flags() & MNTKIT_FEAT_NS_ID, 0);
 	EXPECT_REFUSED(MNTKIT_REFUSED_NS_IOCTL, EPERM);
 	expect_coherent_listing(&mi, kv, kn);
@@ -347,7 +347,7 @@ static enum mntkit_watch_source watch_source_now(void)
 	int ret = mntkit_watch_new(NULL, NULL, &w);
 
 	T_ASSERTF(ret == 0, "mntkit_watch_new: %s", strerror(-ret));
-	s = mntkit_watch_source(w);
+	s = mntkit_watch_get_source(w);
 	mntkit_watch_free(w);
 	return s;
 }
@@ -397,7 +397,7 @@ static int64_t now_ms(void)
 static int event_of(struct mntkit_watch *w, uint64_t id)
 {
 	struct pollfd p = { .fd = mntkit_watch_fd(w), .events = POLLIN };
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	int64_t end = now_ms() + 5000;
 	int r;
 
@@ -425,11 +425,11 @@ T_CASE(watch_without_proc)
 	dir = t_tmpdir();
 	T_OK(umount2("/proc", MNT_DETACH));
 	T_ASSERT(access("/proc/self", F_OK) < 0);
-	T_EQ_I(mntkit_backend(), MNTKIT_BACKEND_NATIVE);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 	ret = mntkit_watch_new(NULL, NULL, &w);
 	T_ASSERTF(ret == 0, "mntkit_watch_new without /proc: %s",
 		  strerror(-ret));
-	T_EQ_I(mntkit_watch_source(w), MNTKIT_WATCH_FANOTIFY);
+	T_EQ_I(mntkit_watch_get_source(w), MNTKIT_WATCH_FANOTIFY);
 	t_mount("none", dir, "tmpfs", 0, NULL);
 	T_EQ_I(mntkit_path_id(AT_FDCWD, dir, 0, &id), 0);
 	T_EQ_I(event_of(w, id), MNTKIT_EVENT_ATTACH);
@@ -447,7 +447,7 @@ T_CASE(poll_watch_without_proc)
 
 	t_private_ns();
 	T_OK(umount2("/proc", MNT_DETACH));
-	T_EQ_I(mntkit_watch_new(NULL, &wo, &w), -ENOENT);
+	T_EQ_I(mntkit_watch_new(&wo, NULL, &w), -ENOENT);
 	T_NULL(w);
 }
 

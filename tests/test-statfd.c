@@ -63,7 +63,7 @@ static void same_as_by_id(const char *path, uint64_t mask)
 	T_EQ_U(a->size, b->size);
 	T_ASSERTF(!memcmp(a, b, a->size), "%s (mask %#" PRIx64
 		  ", %s): the reply by fd differs from the one by ID", path,
-		  mask, mntkit_backend_name(mntkit_backend()));
+		  mask, mntkit_backend_name(mntkit_get_backend()));
 	free(a);
 	free(b);
 	close(fd);
@@ -157,7 +157,7 @@ T_CASE(stat_fd_errors)
 				T_EQ_I(raw_errno(&req, c[k].flags), want);
 			got = lib_errno(&req, c[k].flags);
 			T_ASSERTF(got == want, "%s (%s): %s, the kernel's is %s",
-				  c[k].what, mntkit_backend_name(mntkit_backend()),
+				  c[k].what, mntkit_backend_name(mntkit_get_backend()),
 				  strerror(got), strerror(want));
 		}
 		T_NEG(mntkit_stat_fd(closed, MNTKIT_STATMOUNT_MNT_BASIC, &sm),

@@ -75,12 +75,12 @@ static struct mntkit_table *table_new(const struct mntkit_opts *opts,
 				      uint64_t mask, unsigned int flags)
 {
 	struct mntkit_table *t = (void *)1;
-	int r = mntkit_table_new(opts, mask, flags, &t);
+	int r = mntkit_table_new(mask, flags, opts, &t);
 
 	T_ASSERTF(r == 0,
 		  "mntkit_table_new(mask %#" PRIx64 ", flags %#x) on "
 		  "%s: %s",
-		  mask, flags, mntkit_backend_name(mntkit_backend()),
+		  mask, flags, mntkit_backend_name(mntkit_get_backend()),
 		  strerror(-r));
 	T_ASSERT(t != NULL && t != (void *)1);
 	return t;
@@ -210,7 +210,7 @@ static ssize_t lin_find(const struct mntkit_table *t, uint64_t id)
 	for (size_t i = 0; i < n_of(t); i++)
 		if (rec(t, i)->mnt_id == id)
 			return (ssize_t)i;
-	return -1;
+	return -ENOENT;
 }
 
 /* the expected parent index: the record of mnt_parent_id, not itself */
@@ -220,7 +220,7 @@ static ssize_t want_parent(const struct mntkit_table *t, size_t i)
 
 	/* placed as a root: the table could not tell its parent */
 	if (sm->mnt_parent_id == sm->mnt_id || mntkit_table_placed(t, i))
-		return -1;
+		return -ENOENT;
 	return lin_find(t, sm->mnt_parent_id);
 }
 
@@ -652,9 +652,9 @@ static void changes_suite(enum mntkit_backend b)
 	T_NEG(mntkit_table_find(t, tr.id[T_STACK]), ENOENT);
 	/* d is visible again: its unique ID on both backends, no child */
 	T_ASSERT(mntkit_table_find(t, tr.id[T_AD]) >= 0);
-	T_EQ_I(mntkit_table_first_child(
-		       t, (size_t)mntkit_table_find(t, tr.id[T_AD])),
-	       -1);
+	T_NEG(mntkit_table_first_child(
+		      t, (size_t)mntkit_table_find(t, tr.id[T_AD])),
+	      ENOENT);
 	check_all(t, b, &here, MNTKIT_STATMOUNT_MNT_POINT);
 	mntkit_table_free(t);
 }
@@ -740,7 +740,7 @@ T_CASE(table_chroot_native)
 		T_EQ_U(n_of(t), 5);
 		mntkit_table_free(t);
 		t = (void *)1;
-		T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
 		      EPERM);
 		T_NULL(t);
 		_exit(0);
@@ -772,13 +772,13 @@ T_CASE(table_unreachable_native)
 		t_drop_sys_admin();
 		t = (void *)1;
 		if (ns_root == t_uid("/")) {
-			T_EQ_I(mntkit_table_new(NULL, 0,
-						MNTKIT_TABLE_UNREACHABLE, &t),
+			T_EQ_I(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE,
+						NULL, &t),
 			       0);
 			mntkit_table_free(t);
 		} else {
-			T_NEG(mntkit_table_new(NULL, 0,
-					       MNTKIT_TABLE_UNREACHABLE, &t),
+			T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE,
+					       NULL, &t),
 			      EPERM);
 			T_NULL(t);
 		}
@@ -838,12 +838,12 @@ T_CASE(table_chroot_mountinfo)
 		t_wait_child(pid, "child without CAP_SYS_ADMIN");
 		/* above the chroot: ENOENT, with or without the capability */
 		t = (void *)1;
-		T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
 		      ENOENT);
 		T_NULL(t);
 		t_drop_sys_admin();
 		t = (void *)1;
-		T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
 		      ENOENT);
 		T_NULL(t);
 		_exit(0);
@@ -865,7 +865,7 @@ T_CASE(table_chroot_without_proc_mountinfo)
 
 		T_OK(chroot(tr.path[T_AB]));
 		T_OK(chdir("/"));
-		T_NEG(mntkit_table_new(NULL, 0, 0, &t), ENOENT);
+		T_NEG(mntkit_table_new(0, 0, NULL, &t), ENOENT);
 		T_NULL(t);
 		_exit(0);
 	}
@@ -887,7 +887,7 @@ T_CASE(table_unreachable_mountinfo)
 		return;
 	}
 	t = (void *)1;
-	T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, &t), ENOENT);
+	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t), ENOENT);
 	T_NULL(t);
 }
 
@@ -1004,7 +1004,7 @@ static void foreign_unreachable_suite(enum mntkit_backend b)
 		else
 			o.mnt_ns_fd = c.ch.ns_fd;
 		if (b == MOUNTINFO && top != c.rep.root) {
-			T_NEG(mntkit_table_new(&o, 0, MNTKIT_TABLE_UNREACHABLE,
+			T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, &o,
 					       &t),
 			      ENOENT);
 			T_NULL(t);
@@ -1041,17 +1041,17 @@ static void bad_args_suite(enum mntkit_backend b)
 
 	require_backend(b);
 	t = (void *)1;
-	T_NEG(mntkit_table_new(NULL, 0, 0x2, &t), EINVAL);
+	T_NEG(mntkit_table_new(0, 0x2, NULL, &t), EINVAL);
 	T_NULL(t);
 	t = (void *)1;
-	T_NEG(mntkit_table_new(NULL, 0, 0x80000000U, &t), EINVAL);
+	T_NEG(mntkit_table_new(0, 0x80000000U, NULL, &t), EINVAL);
 	T_NULL(t);
 	t = (void *)1;
-	T_NEG(mntkit_table_new(NULL, 0, ~0U, &t), EINVAL);
+	T_NEG(mntkit_table_new(0, ~0U, NULL, &t), EINVAL);
 	T_NULL(t);
-	T_NEG(mntkit_table_new(NULL, 0, 0, NULL), EFAULT);
-	T_NEG(mntkit_table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE, NULL),
-	      EFAULT);
+	T_NEG(mntkit_table_new(0, 0, NULL, NULL), EINVAL);
+	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, NULL),
+	      EINVAL);
 	/* two namespaces at once */
 	fd = mntkit_ns_open_pid(0);
 	T_ASSERT(fd >= 0);
@@ -1059,14 +1059,14 @@ static void bad_args_suite(enum mntkit_backend b)
 		MNTKIT_OPTS(o, .mnt_ns_fd = fd, .pid = getpid());
 
 		t = (void *)1;
-		T_NEG(mntkit_table_new(&o, 0, 0, &t), EINVAL);
+		T_NEG(mntkit_table_new(0, 0, &o, &t), EINVAL);
 		T_NULL(t);
 	}
 	{
 		MNTKIT_OPTS(o, .pid = -1);
 
 		t = (void *)1;
-		T_NEG(mntkit_table_new(&o, 0, 0, &t), EINVAL);
+		T_NEG(mntkit_table_new(0, 0, &o, &t), EINVAL);
 		T_NULL(t);
 	}
 	/* a larger options struct with a non-zero tail */
@@ -1074,13 +1074,13 @@ static void bad_args_suite(enum mntkit_backend b)
 	{
 		struct mntkit_opts *o = (void *)big;
 
-		o->sz = sizeof(big);
+		o->size = sizeof(big);
 		big[sizeof(big) - 1] = 1;
 		t = (void *)1;
-		T_NEG(mntkit_table_new(o, 0, 0, &t), E2BIG);
+		T_NEG(mntkit_table_new(0, 0, o, &t), E2BIG);
 		T_NULL(t);
 		big[sizeof(big) - 1] = 0;
-		T_EQ_I(mntkit_table_new(o, 0, 0, &t), 0);
+		T_EQ_I(mntkit_table_new(0, 0, o, &t), 0);
 		T_ASSERT(n_of(t) > 0);
 		mntkit_table_free(t);
 	}
@@ -1089,14 +1089,14 @@ static void bad_args_suite(enum mntkit_backend b)
 		MNTKIT_OPTS(o, .pid = INT32_MAX);
 
 		t = (void *)1;
-		T_NEG(mntkit_table_new(&o, 0, 0, &t), ENOENT);
+		T_NEG(mntkit_table_new(0, 0, &o, &t), ENOENT);
 		T_NULL(t);
 	}
 	{
 		MNTKIT_OPTS(o, .mnt_ns_fd = fd);
 
 		/* our own namespace by fd is fine */
-		T_EQ_I(mntkit_table_new(&o, 0, 0, &t), 0);
+		T_EQ_I(mntkit_table_new(0, 0, &o, &t), 0);
 		mntkit_table_free(t);
 	}
 	close(fd);
@@ -1105,7 +1105,7 @@ static void bad_args_suite(enum mntkit_backend b)
 		MNTKIT_OPTS(o, .mnt_ns_fd = fd); /* not a namespace */
 
 		t = (void *)1;
-		T_NEG(mntkit_table_new(&o, 0, 0, &t), EINVAL);
+		T_NEG(mntkit_table_new(0, 0, &o, &t), EINVAL);
 		T_NULL(t);
 	}
 	close(fd);
@@ -1130,15 +1130,16 @@ static void accessors_suite(enum mntkit_backend b)
 	/* a NULL table */
 	T_EQ_U(mntkit_table_count(NULL), 0);
 	T_NULL(mntkit_table_get(NULL, 0));
-	T_NEG(mntkit_table_find(NULL, 0), ENOENT);
-	T_NEG(mntkit_table_find(NULL, t_uid("/")), ENOENT);
-	T_EQ_I(mntkit_table_parent(NULL, 0), -1);
-	T_EQ_I(mntkit_table_first_child(NULL, 0), -1);
-	T_EQ_I(mntkit_table_next_sibling(NULL, 0), -1);
-	T_EQ_I(mntkit_table_first_root(NULL), -1);
-	T_EQ_U(mntkit_table_depth(NULL, 0), 0);
+	T_NEG(mntkit_table_find(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_find(NULL, t_uid("/")), EINVAL);
+	/* the error rule: a negative errno, errno set (T_NEG checks both) */
+	T_NEG(mntkit_table_parent(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_first_child(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_next_sibling(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_first_root(NULL), EINVAL);
+	T_NEG(mntkit_table_depth(NULL, 0), EINVAL);
 	T_EQ_U(mntkit_table_state(NULL), 0);
-	T_EQ_I(mntkit_table_placed(NULL, 0), 0);
+	T_NEG(mntkit_table_placed(NULL, 0), EINVAL);
 	mntkit_table_free(NULL);
 	/* indexes out of range */
 	t = table_new(NULL, 0, 0);
@@ -1148,12 +1149,26 @@ static void accessors_suite(enum mntkit_backend b)
 	for (int k = 0; k < 3; k++) {
 		size_t bad = k == 0 ? n : k == 1 ? n + 1 : SIZE_MAX;
 
+		errno = 0;
 		T_NULL(mntkit_table_get(t, bad));
-		T_EQ_I(mntkit_table_parent(t, bad), -1);
-		T_EQ_I(mntkit_table_first_child(t, bad), -1);
-		T_EQ_I(mntkit_table_next_sibling(t, bad), -1);
-		T_EQ_U(mntkit_table_depth(t, bad), 0);
-		T_EQ_I(mntkit_table_placed(t, bad), 0);
+		T_EQ_I(errno, EINVAL);
+		T_NEG(mntkit_table_parent(t, bad), EINVAL);
+		T_NEG(mntkit_table_first_child(t, bad), EINVAL);
+		T_NEG(mntkit_table_next_sibling(t, bad), EINVAL);
+		T_NEG(mntkit_table_depth(t, bad), EINVAL);
+		T_NEG(mntkit_table_placed(t, bad), EINVAL);
+	}
+	/* "none" is -ENOENT with errno: the root has no parent, the last
+	 * root no next sibling */
+	{
+		ssize_t r = mntkit_table_first_root(t), last = r;
+
+		T_ASSERT(r >= 0);
+		T_NEG(mntkit_table_parent(t, (size_t)r), ENOENT);
+		while ((r = mntkit_table_next_sibling(t, (size_t)last)) >= 0)
+			last = r;
+		T_NEG(mntkit_table_next_sibling(t, (size_t)last), ENOENT);
+		T_EQ_I(mntkit_table_depth(t, (size_t)last), 0);
 	}
 	/* a table read while nothing moved: nothing placed */
 	T_EQ_U(mntkit_table_state(t), 0);
@@ -1278,7 +1293,7 @@ static void churn_suite(enum mntkit_backend b)
 	while (t_now() < end) {
 		for (size_t k = 0; k < NMASKS; k++) {
 			struct mntkit_table *t = (void *)1;
-			int r = mntkit_table_new(NULL, masks[k], 0, &t);
+			int r = mntkit_table_new(masks[k], 0, NULL, &t);
 
 			T_ASSERTF(r == 0,
 				  "%s: mntkit_table_new under churn: %s",
@@ -1324,9 +1339,9 @@ static void churn_suite(enum mntkit_backend b)
 					  " is a root under churn",
 					  mntkit_backend_name(b), id);
 			}
-			T_EQ_U(mntkit_table_parent(
-				       t, (size_t)mntkit_table_find(t, root0)),
-			       -1);
+			T_NEG(mntkit_table_parent(
+				      t, (size_t)mntkit_table_find(t, root0)),
+			      ENOENT);
 			mntkit_table_free(t);
 		}
 	}

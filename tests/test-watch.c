@@ -26,6 +26,8 @@ struct model {
 	size_t *ix; /* open addressing: position + 1 of each ID, 0 empty */
 	size_t ixcap;
 	size_t attach, detach, move, change, resync, gone;
+	/* the stream: last seq and monotonic time, the open RESYNC's end */
+	uint64_t seq, mono_ns, resync_end;
 };
 
 static size_t sm_len(const struct mntkit_statmount *sm)
@@ -141,12 +143,53 @@ static const char *point_of(const struct mntkit_statmount *sm)
 	return s;
 }
 
+static int64_t mono_ms(void);
+
+/*
+ * The event's place in the stream: seq one above the last one's (from
+ * the first event the model sees), the
+ * clocks not going back and near now, and a RESYNC naming the events
+ * that follow it (its resync_end, at or above its seq).
+ */
+static void stream_check(struct model *m, const struct mntkit_event *ev)
+{
+	struct timespec rt;
+	uint64_t now;
+
+	T_EQ_U(ev->size, sizeof(*ev));
+	/* the model may start after the watch's first events */
+	if (m->seq)
+		T_EQ_U(ev->seq, m->seq + 1);
+	T_ASSERT(ev->seq > 0);
+	m->seq = ev->seq;
+	T_ASSERTF(ev->monotonic_ns >= m->mono_ns,
+		  "event %" PRIu64 ": monotonic time went back", ev->seq);
+	T_ASSERT(ev->monotonic_ns <= (uint64_t)mono_ms() * 1000000ULL +
+					     1000000ULL);
+	m->mono_ns = ev->monotonic_ns;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	now = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
+	T_ASSERTF(ev->realtime_ns <= now &&
+			  ev->realtime_ns + 600 * 1000000000ULL > now,
+		  "event %" PRIu64 ": realtime %" PRIu64 ", now %" PRIu64,
+		  ev->seq, ev->realtime_ns, now);
+	if (ev->kind == MNTKIT_EVENT_RESYNC) {
+		T_ASSERTF(ev->resync_end >= ev->seq,
+			  "RESYNC %" PRIu64 " ends at %" PRIu64, ev->seq,
+			  ev->resync_end);
+		m->resync_end = ev->resync_end;
+	} else {
+		T_EQ_U(ev->resync_end, 0);
+	}
+}
+
 /* check one event against the model and apply it */
 static void model_apply(struct model *m, const struct mntkit_event *ev)
 {
 	ssize_t i = ev->kind == MNTKIT_EVENT_RESYNC ? -1 :
 						     model_find(m, ev->mnt_id);
 
+	stream_check(m, ev);
 	switch (ev->kind) {
 	case MNTKIT_EVENT_ATTACH:
 		T_ASSERTF(i < 0, "ATTACH of known mount %#" PRIx64,
@@ -248,7 +291,7 @@ static int64_t mono_ms(void)
 
 static size_t drain_now(struct mntkit_watch *w, struct model *m)
 {
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	size_t n = 0;
 	int r;
 
@@ -269,6 +312,10 @@ static void drain_quiet(struct mntkit_watch *w, struct model *m, int quiet_ms)
 	for (;;) {
 		if (drain_now(w, m))
 			idle_since = mono_ms();
+		/* drained: every event a RESYNC announced has come */
+		T_ASSERTF(m->seq >= m->resync_end,
+			  "RESYNC up to %" PRIu64 ", read up to %" PRIu64,
+			  m->resync_end, m->seq);
 		if (mono_ms() - idle_since >= quiet_ms)
 			return;
 		poll(&p, 1, 20);
@@ -281,13 +328,13 @@ static struct mntkit_watch *watch_open(enum mntkit_watch_source src,
 	MNTKIT_WATCH_OPTS(wo, .source = src, .rescan_ms = rescan_ms,
 			  .flags = flags);
 	struct mntkit_watch *w = NULL;
-	int r = mntkit_watch_new(NULL, &wo, &w);
+	int r = mntkit_watch_new(&wo, NULL, &w);
 
 	if (r == -EOPNOTSUPP && src == MNTKIT_WATCH_FANOTIFY)
 		t_skip("no fanotify mount events (6.15+, native backend)");
 	T_ASSERTF(r == 0, "mntkit_watch_new(%s): %s",
 		  mntkit_watch_source_name(src), strerror(-r));
-	T_EQ_U(mntkit_watch_source(w), src);
+	T_EQ_U(mntkit_watch_get_source(w), src);
 	return w;
 }
 
@@ -296,10 +343,10 @@ static struct mntkit_table *snapshot_now(void)
 {
 	struct mntkit_table *t;
 
-	T_ASSERT(mntkit_table_new(NULL,
-				  MNTKIT_STATMOUNT_ALL &
+	T_ASSERT(mntkit_table_new(MNTKIT_STATMOUNT_ALL &
 					  ~MNTKIT_STATMOUNT_SUPPORTED_MASK,
-				  0, &t) == 0);
+				  0,
+				  NULL, &t) == 0);
 	return t;
 }
 
@@ -316,7 +363,7 @@ static void check_against_snapshot(const struct model *m)
 {
 	struct mntkit_table *t;
 
-	T_OK(mntkit_table_new(NULL, 0, 0, &t) == 0 ? 0 : -1);
+	T_OK(mntkit_table_new(0, 0, NULL, &t) == 0 ? 0 : -1);
 	mntkit_table_free(t);
 	t = snapshot_now();
 	model_check(m, t);
@@ -494,7 +541,7 @@ static void next_event(struct mntkit_watch *w, struct mntkit_event *ev)
 static void expect_event(struct mntkit_watch *w, enum mntkit_event_kind kind,
 			 uint64_t id, uint32_t changed)
 {
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 
 	next_event(w, &ev);
 	T_ASSERTF(ev.kind == kind && ev.mnt_id == id,
@@ -508,7 +555,7 @@ static void expect_event(struct mntkit_watch *w, enum mntkit_event_kind kind,
 
 static void expect_none(struct mntkit_watch *w)
 {
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	int r = mntkit_watch_read(w, &ev);
 
 	T_ASSERTF(r == 0, "unexpected %s %#" PRIx64 " (%s)",
@@ -529,7 +576,7 @@ static void expect_moved_old(struct mntkit_watch *w, uint64_t ida,
 	int seen[4] = {0};
 
 	for (int k = 0; k < 4; k++) {
-		struct mntkit_event ev;
+		MNTKIT_EVENT(ev);
 		int i;
 
 		next_event(w, &ev);
@@ -633,7 +680,7 @@ T_CASE(timed_rescan)
 T_CASE(gone_before_read)
 {
 	struct mntkit_watch *w;
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	char *d;
 	uint64_t id;
 
@@ -718,7 +765,7 @@ T_CASE(auto_source_and_names)
 		       MNTKIT_WATCH_FANOTIFY :
 		       MNTKIT_WATCH_POLL;
 	T_ASSERT(mntkit_watch_new(NULL, NULL, &w) == 0);
-	T_EQ_U(mntkit_watch_source(w), want);
+	T_EQ_U(mntkit_watch_get_source(w), want);
 	T_ASSERT(mntkit_watch_fd(w) >= 0);
 	mntkit_watch_free(w);
 	T_EQ_STR(mntkit_watch_source_name(MNTKIT_WATCH_POLL), "poll");
@@ -730,21 +777,21 @@ T_CASE(auto_source_and_names)
 T_CASE(bad_arguments)
 {
 	struct mntkit_watch *w = (void *)1;
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	MNTKIT_WATCH_OPTS(bad_src, .source = (enum mntkit_watch_source)7);
 	MNTKIT_WATCH_OPTS(bad_flags, .flags = 0x80);
 	struct {
 		struct mntkit_watch_opts o;
 		uint64_t tail;
-	} big = { .o = { .sz = sizeof(big) }, .tail = 1 };
+	} big = { .o = { .size = sizeof(big) }, .tail = 1 };
 	MNTKIT_OPTS(two, .pid = 1, .mnt_ns_id = 5);
 
-	T_NEG(mntkit_watch_new(NULL, NULL, NULL), EFAULT);
-	T_NEG(mntkit_watch_new(NULL, &bad_src, &w), EINVAL);
+	T_NEG(mntkit_watch_new(NULL, NULL, NULL), EINVAL);
+	T_NEG(mntkit_watch_new(&bad_src, NULL, &w), EINVAL);
 	T_NULL(w);
-	T_NEG(mntkit_watch_new(NULL, &bad_flags, &w), EINVAL);
-	T_NEG(mntkit_watch_new(NULL, &big.o, &w), E2BIG);
-	T_NEG(mntkit_watch_new(&two, NULL, &w), EINVAL);
+	T_NEG(mntkit_watch_new(&bad_flags, NULL, &w), EINVAL);
+	T_NEG(mntkit_watch_new(&big.o, NULL, &w), E2BIG);
+	T_NEG(mntkit_watch_new(NULL, &two, &w), EINVAL);
 	T_NEG(mntkit_watch_read(NULL, &ev), EINVAL);
 	T_NEG(mntkit_watch_rescan(NULL), EINVAL);
 	T_NEG(mntkit_watch_fd(NULL), EINVAL);
@@ -883,7 +930,7 @@ static void other_ns(int by_fd)
 			T_OK(nsfd);
 			of.mnt_ns_fd = nsfd;
 		}
-		T_ASSERT(mntkit_watch_new(by_fd ? &of : &o, &wo, &w) == 0);
+		T_ASSERT(mntkit_watch_new(&wo, by_fd ? &of : &o, &w) == 0);
 	}
 	/* a mount in our own namespace is not the other's */
 	t_tmpfs(t_path("%s/mine", d), 0, NULL);
@@ -891,7 +938,7 @@ static void other_ns(int by_fd)
 	expect_none(w);
 	holder_step(&h, 0);
 	{
-		struct mntkit_event ev;
+		MNTKIT_EVENT(ev);
 
 		next_event(w, &ev);
 		T_EQ_U(ev.kind, MNTKIT_EVENT_ATTACH);
@@ -922,7 +969,7 @@ static void ns_without_process(enum mntkit_watch_source src)
 {
 	struct mntkit_features f = { .size = sizeof(f) };
 	struct mntkit_watch *w;
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	struct ns_holder h;
 	uint64_t id = 0;
 	int nsfd, r;
@@ -943,7 +990,7 @@ static void ns_without_process(enum mntkit_watch_source src)
 		MNTKIT_WATCH_OPTS(wo, .source = src,
 				  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
 
-		r = mntkit_watch_new(&o, &wo, &w);
+		r = mntkit_watch_new(&wo, &o, &w);
 		if (r == -EOPNOTSUPP && src == MNTKIT_WATCH_FANOTIFY)
 			t_skip("no fanotify mount events (6.15+)");
 		T_ASSERTF(r == 0, "mntkit_watch_new(ns %#" PRIx64 "): %s", id,
@@ -1122,7 +1169,7 @@ static void churn_note(struct churn_seen *cs, const struct mntkit_event *ev)
 static void churn_step(struct mntkit_watch *w, struct model *m,
 		       struct churn_seen *cs, struct churn_shared *sh)
 {
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	int64_t s = mono_ns();
 	int r = mntkit_watch_rescan(w);
 
@@ -1148,7 +1195,7 @@ static void churn_quiet(struct mntkit_watch *w, struct model *m,
 {
 	struct pollfd p = { .fd = mntkit_watch_fd(w), .events = POLLIN };
 	int64_t idle_since = mono_ms();
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	int r;
 
 	for (;;) {

@@ -333,7 +333,7 @@ int cli_parse_ns(const char *arg, struct mntkit_opts *o, unsigned int flags,
 	if (!(flags & CLI_NS_CHECK_ID))
 		return 0;
 	/* check now, so that a wrong ID is not reported as a missing mount */
-	r = mntkit_root_id(o, 0, &id);
+	r = mntkit_root_id(0, o, &id);
 	if (r < 0) {
 		report(arg, CLI_NS_ID_ERR, -r);
 		return -1;
@@ -349,7 +349,7 @@ int cli_check_backend_env(const char **env)
 	const char *name;
 	int r;
 
-	*env = getenv("MNTKIT_BACKEND");
+	*env = secure_getenv("MNTKIT_BACKEND"); /* as the library */
 	if (!*env || !**env)
 		return 0;
 	for (b = MNTKIT_BACKEND_AUTO; b <= MNTKIT_BACKEND_MOUNTINFO; b++) {

@@ -175,30 +175,16 @@ static void put_unmangled(struct outbuf *ob, const char *s)
 	}
 }
 
-static void put_words(struct outbuf *ob, int (*fn)(uint64_t, char *, size_t),
+static void put_words(struct outbuf *ob, mntkit_decoder fn, unsigned int flags,
 		      uint64_t v)
 {
 	char buf[256];
-	int n = fn(v, buf, sizeof(buf));
+	int n = fn(v, flags, buf, sizeof(buf));
 
 	if (n >= 0)
 		outbuf_puts(ob, buf);
 }
 
-static int attr_words(uint64_t v, char *buf, size_t len)
-{
-	return mntkit_attr_str(v, MNTKIT_DECODE_PROC, buf, len);
-}
-
-static int sb_words(uint64_t v, char *buf, size_t len)
-{
-	return mntkit_sb_flags_str((uint32_t)v, buf, len);
-}
-
-static int prop_words(uint64_t v, char *buf, size_t len)
-{
-	return mntkit_propagation_str(v, buf, len);
-}
 
 /*
  * --vfs-all's VFS-OPTIONS: every VFS option of libmount's Linux map, each
@@ -267,7 +253,7 @@ static void put_fs_options(struct outbuf *ob, const struct mntkit_statmount *sm)
 {
 	const char *opts = sm_str(sm, MNTKIT_FIELD_MNT_OPTS);
 
-	put_words(ob, sb_words, sm->sb_flags);
+	put_words(ob, mntkit_sb_flags_str, 0, sm->sb_flags);
 	if (opts && *opts) {
 		outbuf_putc(ob, ',');
 		put_unmangled(ob, opts);
@@ -288,9 +274,9 @@ static void put_options(struct outbuf *ob, const struct mntkit_statmount *sm)
 	const char *vtail, *stail;
 	char sbw[128];
 
-	if (attr_words(sm->mnt_attr, vfs, sizeof(vfs)) < 0)
+	if (mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_PROC, vfs, sizeof(vfs)) < 0)
 		vfs[0] = '\0';
-	if (sb_words(sm->sb_flags, sbw, sizeof(sbw)) < 0)
+	if (mntkit_sb_flags_str(sm->sb_flags, 0, sbw, sizeof(sbw)) < 0)
 		sbw[0] = '\0';
 	vtail = strchr(vfs, ',');
 	stail = strchr(sbw, ',');
@@ -920,7 +906,7 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 		if (cc->vfs_all)
 			return build(scratch, put_vfs_all, sm);
 		outbuf_reset(scratch);
-		put_words(scratch, attr_words, sm->mnt_attr);
+		put_words(scratch, mntkit_attr_str, MNTKIT_DECODE_PROC, sm->mnt_attr);
 		return outbuf_cstr(scratch);
 	case COL_FS_OPTIONS:
 		return build(scratch, put_fs_options, sm);
@@ -950,7 +936,8 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 		return outbuf_cstr(scratch);
 	case COL_PROPAGATION:
 		outbuf_reset(scratch);
-		put_words(scratch, prop_words, sm->mnt_propagation);
+		put_words(scratch, mntkit_propagation_str, 0,
+			  sm->mnt_propagation);
 		return outbuf_cstr(scratch);
 	case COL_OPT_FIELDS:
 		return build(scratch, put_opt_fields, sm);

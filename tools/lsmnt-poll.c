@@ -296,7 +296,7 @@ static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 	 */
 	MNTKIT_WATCH_OPTS(wo, .mask = po->mask,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
-	int r = mntkit_watch_new(po->ns, &wo, w);
+	int r = mntkit_watch_new(&wo, po->ns, w);
 
 	if (!r)
 		return 0;
@@ -357,7 +357,7 @@ static int flush_batch(struct loop *l)
 /* read every event there is; 1 if any came, 0 none, -1 error */
 static int read_events(struct loop *l)
 {
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	int r, got = 0;
 
 	while ((r = mntkit_watch_read(l->w, &ev)) == 1) {

@@ -1475,6 +1475,8 @@ static int uniq_build(const struct mntkit_table *t, struct uniq *u)
 	for (size_t i = 0; !r && i < n; i++) {
 		ssize_t p = mntkit_table_parent(t, i);
 
+		if (p < 0) /* -ENOENT: a root */
+			p = -1;
 		u->moved_from[i] = -1;
 		u->parent[i] = p;
 		if (p >= 0 && u->gone[p]) {
@@ -1491,8 +1493,12 @@ static int uniq_build(const struct mntkit_table *t, struct uniq *u)
 static ssize_t tree_parent(const struct mntkit_table *t, const struct uniq *u,
 			   size_t i)
 {
-	if (!u)
-		return mntkit_table_parent(t, i);
+	ssize_t p;
+
+	if (!u) {
+		p = mntkit_table_parent(t, i);
+		return p < 0 ? -1 : p;
+	}
 	return u->gone[i] ? -2 : u->parent[i];
 }
 
@@ -2090,7 +2096,7 @@ static int take_snapshot(const struct cmdline *cl,
 			 struct mntkit_table **out, bool quiet)
 {
 	unsigned int flags = cl->unreachable ? MNTKIT_TABLE_UNREACHABLE : 0;
-	int r = mntkit_table_new(opts, mask, flags, out);
+	int r = mntkit_table_new(mask, flags, opts, out);
 
 	if (r == 0 || quiet)
 		return r;

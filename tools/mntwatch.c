@@ -376,23 +376,12 @@ static void put_text_field(struct outbuf *ob, const char *s)
 	outbuf_text_str(ob, s);
 }
 
-static void put_words(struct outbuf *ob,
-		      int (*fn)(uint64_t, char *, size_t), uint64_t v)
+static void put_words(struct outbuf *ob, mntkit_decoder fn, uint64_t v)
 {
 	char buf[256];
 
-	fn(v, buf, sizeof(buf));
+	fn(v, 0, buf, sizeof(buf));
 	outbuf_puts(ob, buf);
-}
-
-static int attr_words(uint64_t v, char *buf, size_t len)
-{
-	return mntkit_attr_str(v, 0, buf, len);
-}
-
-static int prop_words(uint64_t v, char *buf, size_t len)
-{
-	return mntkit_propagation_str(v, buf, len);
 }
 
 /*
@@ -424,14 +413,14 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 	put_text_field(ob, sm_field(sm, MNTKIT_FIELD_SB_SOURCE));
 	if (sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) {
 		outbuf_putc(ob, ' ');
-		put_words(ob, attr_words, sm->mnt_attr);
+		put_words(ob, mntkit_attr_str, sm->mnt_attr);
 		outbuf_putc(ob, ' ');
-		put_words(ob, prop_words, sm->mnt_propagation);
+		put_words(ob, mntkit_propagation_str, sm->mnt_propagation);
 	}
 	if (ev->flags & MNTKIT_EVENT_F_GONE)
 		outbuf_puts(ob, " gone");
 	if (ev->changed) {
-		mntkit_changed_str(ev->changed, changed, sizeof(changed));
+		mntkit_changed_str(ev->changed, 0, changed, sizeof(changed));
 		outbuf_printf(ob, " changed=%s", changed);
 	}
 	if (ev->kind == MNTKIT_EVENT_MOVE &&
@@ -459,7 +448,7 @@ static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 	if (ev->kind == MNTKIT_EVENT_MOVE || ev->kind == MNTKIT_EVENT_CHANGE) {
 		char buf[128], *tok, *save = NULL;
 
-		mntkit_changed_str(ev->changed, buf, sizeof(buf));
+		mntkit_changed_str(ev->changed, 0, buf, sizeof(buf));
 		json_key(&jw, "changed");
 		json_array_begin(&jw);
 		for (tok = strtok_r(buf, ",", &save); tok;
@@ -520,7 +509,7 @@ static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 {
 	MNTKIT_WATCH_OPTS(wo, .source = cl->source,
 			  .flags = cl->initial ? MNTKIT_WATCH_INITIAL : 0);
-	int r = mntkit_watch_new(cl->ns, &wo, w);
+	int r = mntkit_watch_new(&wo, cl->ns, w);
 	const char *call;
 	int e;
 
@@ -555,7 +544,7 @@ static int run(const struct cmdline *cl)
 {
 	struct mntkit_watch *w = NULL;
 	struct outbuf ob = OUTBUF_INIT;
-	struct mntkit_event ev;
+	MNTKIT_EVENT(ev);
 	struct pollfd pfd[3];
 	uint64_t printed = 0;
 	int64_t deadline = -1;

@@ -8,18 +8,17 @@
 
 #include "record.h"
 
+static const mntkit_decoder decoders[] = {
+	[REC_DECODE_ATTR] = mntkit_attr_str,
+	[REC_DECODE_SB_FLAGS] = mntkit_sb_flags_str,
+	[REC_DECODE_PROPAGATION] = mntkit_propagation_str,
+};
+
 static int decode(enum rec_decoder d, uint64_t v, char *buf, size_t len)
 {
-	switch (d) {
-	case REC_DECODE_ATTR:
-		return mntkit_attr_str(v, 0, buf, len);
-	case REC_DECODE_SB_FLAGS:
-		return mntkit_sb_flags_str((uint32_t)v, buf, len);
-	case REC_DECODE_PROPAGATION:
-		return mntkit_propagation_str(v, buf, len);
-	default:
+	if ((size_t)d >= sizeof(decoders) / sizeof(decoders[0]) || !decoders[d])
 		return -EINVAL;
-	}
+	return decoders[d](v, 0, buf, len);
 }
 
 char *record_words(enum rec_decoder d, uint64_t v)

@@ -324,7 +324,7 @@ static void query_error(const struct cmdline *cl, uint64_t id, int err)
 	else if (err == -ENOENT && cl->target)
 		cli_errmsg(what, "no such mount 0x%" PRIx64, id);
 	else if (err == -EINVAL && id <= MNTKIT_MNT_UNIQUE_ID_OFFSET &&
-		 mntkit_backend() == MNTKIT_BACKEND_NATIVE)
+		 mntkit_get_backend() == MNTKIT_BACKEND_NATIVE)
 		cli_errmsg(what,
 		       "%s (not a unique mount ID: those are above "
 		       "0x%llx; old IDs of mountinfo are not accepted)",
@@ -342,7 +342,7 @@ static int resolve_target(const struct cmdline *cl, uint64_t *id)
 	int r;
 
 	if (!cl->target) {
-		r = mntkit_root_id(cl->ns, cl->unreachable, id);
+		r = mntkit_root_id(cl->unreachable, cl->ns, id);
 		if (r < 0) {
 			query_error(cl, 0, r);
 			return -1;

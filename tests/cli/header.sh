@@ -28,9 +28,9 @@ int main(void)
 			  .flags = MNTKIT_WATCH_INITIAL);
 	struct mntkit_statmount sm = { 0 };
 
-	printf("%zu %d %zu %u %zu %u\n", own.sz, (int)other.pid, wo.sz,
+	printf("%zu %d %zu %u %zu %u\n", own.size, (int)other.pid, wo.size,
 	       wo2.flags, sizeof(sm), (unsigned)MNTKIT_STATMOUNT_FIXED_SIZE);
-	return mntkit_backend_name(mntkit_backend()) ? 0 : 1;
+	return mntkit_backend_name(mntkit_get_backend()) ? 0 : 1;
 }
 EOF
 
@@ -49,13 +49,13 @@ int main()
 	const char *s = nullptr;
 	uint64_t root = 0;
 
-	o.sz = sizeof(o);
-	if (mntkit_root_id(&o, 0, &root) < 0 ||
+	o.size = sizeof(o);
+	if (mntkit_root_id(0, &o, &root) < 0 ||
 	    mntkit_stat(root, MNTKIT_STATMOUNT_MNT_POINT, &o, &sm) < 0 ||
 	    mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &s) < 0 ||
 	    std::strcmp(s, "/") != 0)
 		return 1;
-	std::printf("%s %zu\n", mntkit_backend_name(mntkit_backend()),
+	std::printf("%s %zu\n", mntkit_backend_name(mntkit_get_backend()),
 		    sizeof(struct mntkit_statmount));
 	std::free(sm);
 	return 0;

@@ -113,7 +113,7 @@ int main(void)
 
 	if (n < 0)
 		return 1;
-	printf("%zd %s %s %d.%d.%d\n", n, mntkit_backend_name(mntkit_backend()),
+	printf("%zd %s %s %d.%d.%d\n", n, mntkit_backend_name(mntkit_get_backend()),
 	       mntkit_version(), MNTKIT_VERSION_MAJOR, MNTKIT_VERSION_MINOR,
 	       MNTKIT_VERSION_PATCH);
 	free(ids);

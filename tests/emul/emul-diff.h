@@ -359,13 +359,13 @@ static inline void ed_compare_snapshot(const struct ed_map *m, uint64_t ns_id,
 				       const char *what)
 {
 	MNTKIT_OPTS(opts, .mnt_ns_id = ns_id);
-	enum mntkit_backend was = mntkit_backend();
+	enum mntkit_backend was = mntkit_get_backend();
 	struct mntkit_table *tab;
 
 	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO))
 		t_fail("%s: mntkit_set_backend(mountinfo): %s", what,
 		       strerror(errno));
-	if (mntkit_table_new(&opts, ED_ALL, 0, &tab))
+	if (mntkit_table_new(ED_ALL, 0, &opts, &tab))
 		t_fail("%s: mntkit_table_new on the emulation: %s", what,
 		       strerror(errno));
 	if (mntkit_set_backend(was))

@@ -203,7 +203,7 @@ static void watch_ids(const struct mntkit_opts *opts, pid_t pid)
 		uint64_t *ids = NULL;
 		ssize_t n;
 
-		T_OK(mntkit_table_new(opts, MNTKIT_STATMOUNT_MNT_BASIC, 0, &t));
+		T_OK(mntkit_table_new(MNTKIT_STATMOUNT_MNT_BASIC, 0, opts, &t));
 		wrong += check_table(t, &seen, &bad_old, &bad_id);
 		T_EQ_U(seen, nkeep()); /* a snapshot never loses a live mount */
 		mntkit_table_free(t);

@@ -368,8 +368,8 @@ static void run_lib(void *arg)
 	T_EQ_I(mntkit_path_served("d"), -EINVAL);
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
 	T_ASSERTF(n > 0, "mntkit_list: %zd", n);
-	T_OK(mntkit_table_new(NULL, MNTKIT_STATMOUNT_MNT_POINT |
-				    MNTKIT_STATMOUNT_SB_BASIC, 0, &tab));
+	T_OK(mntkit_table_new(MNTKIT_STATMOUNT_MNT_POINT |
+				    MNTKIT_STATMOUNT_SB_BASIC, 0, NULL, &tab));
 	T_ASSERT(mntkit_table_count(tab) == (size_t)n);
 	mntkit_table_free(tab);
 	unique = m == NATIVE || m == MOUNTINFO || m == HIDDEN;
