@@ -94,7 +94,10 @@ const char *mntkit_version(void);
  *             MNTKIT_MNT_ID_REQ_SIZE_VER1 (32). A larger struct is accepted
  *             when its tail is zero.
  * @mnt_ns_fd: fd of a mount namespace (/proc/PID/ns/mnt), 0 for none (6.18+).
- *             Not together with @mnt_ns_id.
+ *             Not together with @mnt_ns_id. With statmount's flag
+ *             MNTKIT_STATMOUNT_BY_FD (7.0+) it is the kernel's mnt_fd
+ *             instead: an fd (O_PATH too) on the mount to describe, and
+ *             @mnt_id and @mnt_ns_id must be 0.
  * @mnt_id:    unique mount ID (> 2^31), or MNTKIT_LSMT_ROOT for listmount.
  * @param:     statmount: the request mask (MNTKIT_STATMOUNT_*);
  *             listmount: the last ID returned by the previous page, 0 first.
@@ -198,6 +201,15 @@ static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
 #define MNTKIT_STATMOUNT_MNT_GIDMAP     0x00004000ULL /* [strv] mnt_gidmap */
 /* every group the ABI defines (what Linux 6.18 supports) */
 #define MNTKIT_STATMOUNT_ALL            0x00007fffULL
+
+/*
+ * statmount flags. MNTKIT_STATMOUNT_BY_FD (Linux 7.0): describe the mount
+ * the fd in mnt_id_req.mnt_ns_fd is on (the kernel's mnt_fd), in whatever
+ * namespace it is, without the reachability check; a mount detached with
+ * umount2(MNT_DETACH) is answered without MNT_POINT and MNT_NS_ID. Before
+ * 7.0 the library answers it from the fd's mount ID: see mntkit(3).
+ */
+#define MNTKIT_STATMOUNT_BY_FD 0x01U
 
 /* listmount: the caller's root mount (listed itself, unlike a start ID) */
 #define MNTKIT_LSMT_ROOT 0xffffffffffffffffULL
@@ -364,6 +376,9 @@ const char *mntkit_print_level_name(enum mntkit_print_level level);
 #define MNTKIT_FEAT_NS_ITER         0x0400U /* NS_MNT_GET_NEXT/PREV */
 #define MNTKIT_FEAT_HYBRID          0x0800U /* native replies completed by
 					       the emulation (emul_mask) */
+#define MNTKIT_FEAT_STATMOUNT_BY_FD 0x1000U /* statmount STATMOUNT_BY_FD
+					       (7.0+) */
+#define MNTKIT_FEAT_LISTNS          0x2000U /* listns(2) (6.19+) */
 
 /*
  * struct mntkit_features - what this process can ask and get.
@@ -478,6 +493,18 @@ int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 		    const struct mntkit_opts *opts,
 		    struct mntkit_statmount **buf, size_t *bufsize);
+
+/*
+ * mntkit_stat_fd - mntkit_stat() of the mount @fd (any fd, O_PATH too) is
+ * on: statmount(2) with MNTKIT_STATMOUNT_BY_FD on 7.0+, else the mount of
+ * the fd's mount ID (statx, or /proc/self/fdinfo/FD) in the caller's
+ * namespace, answered as mntkit_stat() answers it. On success *@out is a
+ * malloc'd reply (free(3)) and 0 is returned; else a negative errno
+ * (-EBADF: no such fd; -EINVAL: @out is NULL, or the fd is on an internal
+ * mount: a pipe, socket, nsfs file; -ENOENT before 7.0: the mount is not
+ * in the caller's namespace, e.g. detached) and *@out is NULL.
+ */
+int mntkit_stat_fd(int fd, uint64_t mask, struct mntkit_statmount **out);
 
 /*
  * mntkit_path_id - the unique mount ID of the mount a path is on.
@@ -689,8 +716,11 @@ int mntkit_ns_open_id(uint64_t ns_id);
 
 /*
  * mntkit_ns_list - the IDs of every mount namespace the caller can find:
- * its own, those NS_MNT_GET_NEXT/PREV reach (6.12+), and those of every
- * process in /proc. Ascending, each once. Returns their number and a
+ * its own, those listns(2) lists (6.19+: every active one the caller has
+ * CAP_SYS_ADMIN over, also one no process is in, kept by an fd or a bind
+ * mount of its nsfs file), else those NS_MNT_GET_NEXT/PREV reach (6.12+:
+ * the walk stops at the first one the caller has no CAP_SYS_ADMIN over),
+ * and those of every process in /proc. Ascending, each once. Returns their number and a
  * malloc'd array in *@ids (free(3) it; NULL when 0), or a negative errno
  * (-EOPNOTSUPP before 6.10).
  */

@@ -563,6 +563,10 @@ int mntkit_get_features(struct mntkit_features *features)
 	if (f.backend == MNTKIT_BACKEND_MOUNTINFO && !mntkit__emul_unique_ids())
 		f.flags &= ~(MNTKIT_FEAT_UNIQUE_IDS | MNTKIT_FEAT_STATX_UNIQUE |
 			     MNTKIT_FEAT_HANDLE_UNIQUE);
+	if (mntkit__kernel_by_fd())
+		f.flags |= MNTKIT_FEAT_STATMOUNT_BY_FD;
+	if (mntkit__kernel_listns())
+		f.flags |= MNTKIT_FEAT_LISTNS;
 	f.kernel_mask = probed_kernel_mask;
 	f.refused = refused_mask();
 	f.supported_mask = f.backend == MNTKIT_BACKEND_NATIVE ?

@@ -1562,6 +1562,29 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 	return other_table(&w, out, ids);
 }
 
+/*
+ * A foreign namespace asked for by ID needs CAP_SYS_ADMIN over its
+ * owner (6.8+; statmount answers EPERM, listmount ENOENT): is @t such a
+ * namespace the caller may not look at? (kernels/lib/ns.c does the
+ * check; by fd, the kernel checks nothing)
+ */
+static int foreign_denied(const struct mntkit_mnt_id_req *req,
+			  const struct table *t)
+{
+	char path[64];
+	int fd, ret;
+
+	if (!req->mnt_ns_id || t != &other_tab)
+		return 0;
+	proc_path(path, sizeof(path), t->pid, "ns/mnt");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* the table was read: as before */
+	ret = mntkit__ns_admin(fd);
+	close(fd);
+	return ret == 0;
+}
+
 /* ---- requests ---- */
 
 /* copy_mnt_id_req(): size rules, zero tail; mnt_id is checked later */
@@ -1822,6 +1845,10 @@ static int native_string(struct reply *r, const struct mntkit_statmount *nat,
 			return -EIO;
 		n = (size_t)(nul - p) + 1;
 	}
+	/* 6.8 - 6.12's empty MNT_OPTS / MNT_POINT: left out, as on 6.18 */
+	if (n == 1 && (g->flag & (MNTKIT_STATMOUNT_MNT_OPTS |
+				  MNTKIT_STATMOUNT_MNT_POINT)))
+		return 0;
 	ret = put(r, p, n - 1);
 	if (!ret)
 		ret = str_end_always(r, start, g->flag, sm_u32(r->sm, g->off));
@@ -2114,6 +2141,8 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	ret = request_table(&req, &t, IDS_BACKEND);
 	if (ret)
 		return pre ? -EINVAL : ret;
+	if (foreign_denied(&req, t))
+		return -EPERM;
 	i = find_key(t, req.mnt_id);
 	if (i < 0)
 		i = renamed_entry(t, req.mnt_id);
@@ -2198,6 +2227,9 @@ static int emul_statmount(const struct mntkit_mnt_id_req *req,
 	struct reply r = { .sm = (struct mntkit_statmount *)fixed };
 	int ret;
 
+	if (flags == MNTKIT_STATMOUNT_BY_FD) /* lib/native.c */
+		return mntkit__stat_by_fd(&mntkit_mountinfo_ops, req, buf,
+					  bufsize, flags);
 	if (flags) {
 		errno = EINVAL;
 		return -1;
@@ -2242,6 +2274,8 @@ static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
 	ret = copy_req(ureq, &req);
 	if (!ret)
 		ret = request_table(&req, &t, IDS_BACKEND);
+	if (!ret && foreign_denied(&req, t))
+		ret = -EPERM;
 	for (size_t k = 0; k < n && !ret; k++) {
 		ssize_t i = find_key(t, ids[k]);
 		size_t size;
@@ -2514,6 +2548,8 @@ static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 	ret = request_table(&req, &t, IDS_BACKEND);
 	if (ret)
 		return pre ? -EINVAL : ret;
+	if (foreign_denied(&req, t))
+		return -ENOENT;
 	/*
 	 * The kernel refuses a cursor <= 2^31 (do_listmount(): no unique ID
 	 * is that low). Here such a cursor can be the name of a hidden

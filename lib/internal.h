@@ -165,6 +165,27 @@ void mntkit__emul_snapshot(int begin);
 int mntkit__emul_parent_outside(const struct mntkit_mnt_id_req *req,
 				uint64_t id);
 
+/*
+ * statmount(2) with STATMOUNT_BY_FD where the kernel has it not (before
+ * 7.0): the kernel's checks of the request, then the mount of the fd's
+ * ID in @ops's ID space (its path_id), by ID in the caller's namespace.
+ * Syscall convention. mntkit__kernel_by_fd: the kernel has the flag.
+ */
+int mntkit__stat_by_fd(const struct mntkit_backend_ops *ops,
+		       const struct mntkit_mnt_id_req *req,
+		       struct mntkit_statmount *buf, size_t bufsize,
+		       unsigned int flags);
+int mntkit__kernel_by_fd(void);
+
+/*
+ * Does the caller have CAP_SYS_ADMIN over the owner of the namespace of
+ * @ns_fd (the kernel's check for a foreign namespace by ID)? 1, 0, -errno
+ */
+int mntkit__ns_admin(int ns_fd);
+
+/* listns(2) is there (6.19+) */
+int mntkit__kernel_listns(void);
+
 /* the mnt_id line of /proc/self/fdinfo/@fd (3.15+); 0 or -errno */
 int mntkit__fdinfo_mnt_id(int fd, uint64_t *id);
 

@@ -9,11 +9,228 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include "internal.h"
 #include "syscall.h"
+
+/* the [str] and [strv] offsets of a reply, and their groups */
+static const struct {
+	uint64_t flag;
+	size_t off;
+} str_fields[] = {
+	{ MNTKIT_STATMOUNT_MNT_OPTS, offsetof(struct mntkit_statmount, mnt_opts) },
+	{ MNTKIT_STATMOUNT_FS_TYPE, offsetof(struct mntkit_statmount, fs_type) },
+	{ MNTKIT_STATMOUNT_MNT_ROOT, offsetof(struct mntkit_statmount, mnt_root) },
+	{ MNTKIT_STATMOUNT_MNT_POINT, offsetof(struct mntkit_statmount, mnt_point) },
+	{ MNTKIT_STATMOUNT_FS_SUBTYPE, offsetof(struct mntkit_statmount, fs_subtype) },
+	{ MNTKIT_STATMOUNT_SB_SOURCE, offsetof(struct mntkit_statmount, sb_source) },
+	{ MNTKIT_STATMOUNT_OPT_ARRAY, offsetof(struct mntkit_statmount, opt_array) },
+	{ MNTKIT_STATMOUNT_OPT_SEC_ARRAY, offsetof(struct mntkit_statmount, opt_sec_array) },
+	{ MNTKIT_STATMOUNT_MNT_UIDMAP, offsetof(struct mntkit_statmount, mnt_uidmap) },
+	{ MNTKIT_STATMOUNT_MNT_GIDMAP, offsetof(struct mntkit_statmount, mnt_gidmap) },
+};
+
+/* the groups an older kernel answers with an empty string, where 6.18
+ * leaves them out */
+#define EMPTY_CUT (MNTKIT_STATMOUNT_MNT_OPTS | MNTKIT_STATMOUNT_MNT_POINT)
+
+static uint32_t *field_u32(struct mntkit_statmount *sm, size_t off)
+{
+	return (uint32_t *)((char *)sm + off);
+}
+
+/*
+ * A complete reply of sm->size bytes: drop the empty MNT_OPTS and
+ * MNT_POINT strings 6.8 - 6.12 write (proc's options; the mount point of
+ * a mount outside the caller's root), as 6.18 does: the bit cleared, the
+ * byte cut from the string area, the later offsets moved down. Returns
+ * the bytes cut.
+ */
+static size_t cut_empty(struct mntkit_statmount *sm)
+{
+	size_t cut = 0;
+
+	for (size_t k = 0; k < MNTKIT_ARRAY_SIZE(str_fields); k++) {
+		uint64_t flag = str_fields[k].flag;
+		size_t area = sm->size - MNTKIT_STATMOUNT_FIXED_SIZE;
+		uint32_t off;
+
+		if (!(flag & EMPTY_CUT) || !(sm->mask & flag))
+			continue;
+		off = *field_u32(sm, str_fields[k].off);
+		if (off >= area || sm->str[off])
+			continue;
+		memmove(sm->str + off, sm->str + off + 1, area - off - 1);
+		sm->str[area - 1] = '\0';
+		sm->size--;
+		sm->mask &= ~flag;
+		*field_u32(sm, str_fields[k].off) = 0;
+		for (size_t j = 0; j < MNTKIT_ARRAY_SIZE(str_fields); j++) {
+			uint32_t *o = field_u32(sm, str_fields[j].off);
+
+			if ((sm->mask & str_fields[j].flag) && *o > off)
+				(*o)--;
+		}
+		cut++;
+	}
+	return cut;
+}
+
+/*
+ * The kernel's reply, with its empty strings cut. Where the kernel has
+ * them (no FS_SUBTYPE: 6.8 - 6.12) a reply that overflows @bufsize by
+ * what is cut still fits, as on 6.18: it is read again into a buffer
+ * that holds the cut bytes too.
+ */
+static int direct_statmount(const struct mntkit_mnt_id_req *req,
+			    struct mntkit_statmount *buf, size_t bufsize)
+{
+	struct mntkit_statmount *big;
+	size_t more = 2; /* at most one byte for each group of EMPTY_CUT */
+	int ret;
+
+	ret = sys_statmount(req, buf, bufsize, 0);
+	if (!(req->param & EMPTY_CUT))
+		return ret;
+	if (ret == 0) {
+		if (bufsize > MNTKIT_STATMOUNT_FIXED_SIZE)
+			cut_empty(buf);
+		return 0;
+	}
+	if (errno != EOVERFLOW || bufsize <= MNTKIT_STATMOUNT_FIXED_SIZE ||
+	    (mntkit__kernel_mask() & MNTKIT_STATMOUNT_FS_SUBTYPE))
+		return -1;
+	big = malloc(bufsize + more);
+	if (!big) {
+		errno = EOVERFLOW; /* what the kernel said */
+		return -1;
+	}
+	ret = sys_statmount(req, big, bufsize + more, 0);
+	if (ret == 0) {
+		cut_empty(big);
+		if (big->size <= bufsize)
+			memcpy(buf, big, big->size);
+		else
+			ret = -1;
+	}
+	free(big);
+	if (ret)
+		errno = EOVERFLOW;
+	return ret;
+}
+
+/* ---- STATMOUNT_BY_FD (7.0) ---- */
+
+static pthread_once_t by_fd_once = PTHREAD_ONCE_INIT;
+static int kernel_by_fd;
+
+/* a kernel before 7.0 answers EINVAL for any flag */
+static void probe_by_fd(void)
+{
+	struct mntkit_mnt_id_req req = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+		.param = MNTKIT_STATMOUNT_MNT_BASIC,
+	};
+	struct mntkit_statmount sm;
+	int fd = open("/", O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	req.mnt_ns_fd = (uint32_t)fd;
+	kernel_by_fd = sys_statmount(&req, &sm, sizeof(sm),
+				     MNTKIT_STATMOUNT_BY_FD) == 0;
+	close(fd);
+}
+
+int mntkit__kernel_by_fd(void)
+{
+	pthread_once(&by_fd_once, probe_by_fd);
+	return kernel_by_fd;
+}
+
+/* internal mounts (pipes, sockets, nsfs, ...): 7.x answers EINVAL */
+static int internal_mount(int fd)
+{
+	static const long magic[] = {
+		0x50495045, /* pipefs */
+		0x534f434b, /* sockfs */
+		0x6e736673, /* nsfs */
+		0x09041934, /* anon_inodefs */
+		0x50494446, /* pidfs */
+	};
+	struct statfs st;
+
+	if (fstatfs(fd, &st))
+		return 0;
+	for (size_t k = 0; k < MNTKIT_ARRAY_SIZE(magic); k++)
+		if ((long)st.f_type == magic[k])
+			return 1;
+	return 0;
+}
+
+/* copy_mnt_id_req() of 7.0 for STATMOUNT_BY_FD, then the fd: 0 or -errno */
+static int by_fd_req(const struct mntkit_mnt_id_req *ureq, unsigned int flags,
+		     struct mntkit_mnt_id_req *req)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	if (flags & ~MNTKIT_STATMOUNT_BY_FD)
+		return -EINVAL;
+	if (!ureq)
+		return -EFAULT;
+	if (page > 0 && ureq->size > (unsigned long)page)
+		return -E2BIG;
+	if (ureq->size < MNTKIT_MNT_ID_REQ_SIZE_VER0)
+		return -EINVAL;
+	for (size_t i = sizeof(*req); i < ureq->size; i++)
+		if (((const unsigned char *)ureq)[i])
+			return -E2BIG;
+	memset(req, 0, sizeof(*req));
+	memcpy(req, ureq, ureq->size < sizeof(*req) ? ureq->size : sizeof(*req));
+	if (req->mnt_id || req->mnt_ns_id)
+		return -EINVAL;
+	fd = (int)req->mnt_ns_fd;
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+		return -EBADF;
+	return 0;
+}
+
+int mntkit__stat_by_fd(const struct mntkit_backend_ops *ops,
+		       const struct mntkit_mnt_id_req *ureq,
+		       struct mntkit_statmount *buf, size_t bufsize,
+		       unsigned int flags)
+{
+	struct mntkit_mnt_id_req req;
+	uint64_t id;
+	int fd, ret;
+
+	/* the kernel's order: flags, the request's size and tail, its
+	 * fields, then the fd */
+	ret = by_fd_req(ureq, flags, &req);
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	fd = (int)req.mnt_ns_fd;
+	ret = ops->path_id(fd, "", AT_EMPTY_PATH, &id);
+	if (ret) {
+		errno = internal_mount(fd) ? EINVAL : -ret;
+		return -1;
+	}
+	req.size = MNTKIT_MNT_ID_REQ_SIZE_VER0;
+	req.mnt_ns_fd = 0;
+	req.mnt_id = id;
+	ret = ops->statmount(&req, buf, bufsize, 0);
+	/* not in the caller's namespace (detached, another namespace's) */
+	if (ret && errno == ENOENT && internal_mount(fd))
+		errno = EINVAL;
+	return ret;
+}
 
 static int native_statmount(const struct mntkit_mnt_id_req *req,
 			    struct mntkit_statmount *buf, size_t bufsize,
@@ -21,15 +238,24 @@ static int native_statmount(const struct mntkit_mnt_id_req *req,
 {
 	uint64_t kmask;
 
+	/* STATMOUNT_BY_FD: the kernel's where it has it and every group
+	 * asked; else the mount's ID from the fd, asked as below */
+	if (flags == MNTKIT_STATMOUNT_BY_FD &&
+	    (!mntkit__kernel_by_fd() ||
+	     (req && mntkit__hybrid() &&
+	      (req->param & MNTKIT_STATMOUNT_ALL & ~mntkit__kernel_mask()))))
+		return mntkit__stat_by_fd(&mntkit_native_ops, req, buf,
+					  bufsize, flags);
 	/* what the kernel refuses before it looks at the mask is its own */
-	if (!req || flags || req->size < MNTKIT_MNT_ID_REQ_SIZE_VER0 ||
-	    !mntkit__hybrid())
+	if (!req || flags || req->size < MNTKIT_MNT_ID_REQ_SIZE_VER0)
 		return sys_statmount(req, buf, bufsize, flags);
+	if (!mntkit__hybrid())
+		return direct_statmount(req, buf, bufsize);
 	kmask = mntkit__kernel_mask();
 	/* supported_mask: the hybrid's, not the kernel's */
 	if (!(req->param & MNTKIT_STATMOUNT_ALL &
 	      (~kmask | MNTKIT_STATMOUNT_SUPPORTED_MASK)))
-		return sys_statmount(req, buf, bufsize, flags);
+		return direct_statmount(req, buf, bufsize);
 	mntkit__debug(MNTKIT_PRINT_DEBUG,
 		      "hybrid reply for mount %#" PRIx64 ": groups %#" PRIx64
 		      " from the kernel, %#" PRIx64 " from the emulation",

@@ -53,6 +53,41 @@ static inline ssize_t sys_listmount(const struct mntkit_mnt_id_req *req,
 	return syscall(MNTKIT_NR_listmount, req, mnt_ids, nr_mnt_ids, flags);
 }
 
+/* listns(2) (6.19+) */
+#if defined(__alpha__)
+#define MNTKIT_NR_listns 580
+#elif defined(__mips__)
+#if _MIPS_SIM == _ABIO32
+#define MNTKIT_NR_listns 4470
+#elif _MIPS_SIM == _ABI64
+#define MNTKIT_NR_listns 5470
+#else
+#define MNTKIT_NR_listns 6470
+#endif
+#elif defined(__x86_64__) && defined(__ILP32__)
+#define MNTKIT_NR_listns (0x40000000 + 470)
+#else
+#define MNTKIT_NR_listns 470
+#endif
+
+/* its request (NS_ID_REQ_SIZE_VER0: 32 bytes) */
+struct mntkit_ns_id_req {
+	uint32_t size;
+	uint32_t spare;
+	uint64_t ns_id;      /* the last ID returned, 0 first */
+	uint32_t ns_type;    /* CLONE_NEW* bits, 0 for every type */
+	uint32_t spare2;
+	uint64_t user_ns_id; /* owner filter, 0 for none */
+};
+#define MNTKIT_NS_ID_REQ_SIZE_VER0 32
+#define MNTKIT_CLONE_NEWNS 0x00020000U
+
+static inline ssize_t sys_listns(const struct mntkit_ns_id_req *req,
+				 uint64_t *ids, size_t nr, unsigned int flags)
+{
+	return syscall(MNTKIT_NR_listns, req, ids, nr, flags);
+}
+
 /* nsfs ioctls (_IO/_IOR(0xb7, ...)) */
 #define MNTKIT_NSIO 0xb7
 #define MNTKIT_NS_GET_MNTNS_ID _IOR(MNTKIT_NSIO, 0x5, uint64_t)

@@ -609,7 +609,60 @@ static inline void t_require_groups(uint64_t mask, const char *what)
 }
 
 /*
- * The raw statmount reply of @id for @mask (grown until it fits), malloc'd.
+ * A raw reply in the form of 6.18, as the library gives it on every
+ * kernel (mntkit(3) BUGS): 6.8 - 6.12 write MNT_OPTS "" for a mount
+ * without options and MNT_POINT "" for a mount outside the caller's root,
+ * with their bits set, where 6.18 leaves both groups out. Each such
+ * one-byte string is taken out of the string area, its bit cleared and
+ * the offsets behind it moved down.
+ */
+static size_t t_sm_cut_bytes T_UNUSED; /* what the last cut took out */
+
+static inline size_t t_sm_cut_empty(void *reply)
+{
+	/* the [str]/[strv] offset fields of struct statmount and groups */
+	static const struct {
+		uint64_t bit;
+		unsigned int off;
+	} f[] = {
+		{ 0x80, 4 },	  { 0x20, 36 },	  { 0x8, 104 },	  { 0x10, 108 },
+		{ 0x100, 120 },	  { 0x200, 124 }, { 0x400, 132 }, { 0x800, 140 },
+		{ 0x2000, 156 }, { 0x4000, 164 },
+	};
+	struct t_sm_head *h = reply;
+	char *area = (char *)reply + 512;
+	size_t cut = 0;
+
+	for (size_t k = 0; k < 4; k++) {
+		uint32_t *o, at, len;
+
+		if ((f[k].bit != 0x80 && f[k].bit != 0x10) ||
+		    !(h->mask & f[k].bit) || h->size <= 512)
+			continue;
+		o = (uint32_t *)((char *)reply + f[k].off);
+		at = *o;
+		len = h->size - 512;
+		if (at >= len || area[at])
+			continue;
+		memmove(area + at, area + at + 1, len - at - 1);
+		h->size--;
+		h->mask &= ~f[k].bit;
+		*o = 0;
+		for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++) {
+			uint32_t *p = (uint32_t *)((char *)reply + f[j].off);
+
+			if ((h->mask & f[j].bit) && *p > at)
+				(*p)--;
+		}
+		cut++;
+	}
+	t_sm_cut_bytes = cut;
+	return cut;
+}
+
+/*
+ * The raw statmount reply of @id for @mask (grown until it fits), malloc'd,
+ * in 6.18's form (t_sm_cut_empty(); t_sm_cut_bytes says what it cut).
  * Returns NULL with errno on failure.
  */
 static inline void *t_sm_raw_ns(uint64_t id, uint64_t mask, uint64_t ns_id,
@@ -624,11 +677,14 @@ static inline void *t_sm_raw_ns(uint64_t id, uint64_t mask, uint64_t ns_id,
 	};
 	size_t size = 4096;
 
+	t_sm_cut_bytes = 0;
 	for (;;) {
 		char *buf = t_xcalloc(1, size);
 
-		if (t_sys_statmount(&req, buf, size, 0) == 0)
+		if (t_sys_statmount(&req, buf, size, 0) == 0) {
+			t_sm_cut_empty(buf);
 			return buf;
+		}
 		free(buf);
 		if (errno != EOVERFLOW)
 			return NULL;

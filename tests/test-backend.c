@@ -180,6 +180,29 @@ static uint32_t my_probe(void)
 	if (ioctl(fd, NS_MNT_GET_INFO_T, &info) == 0)
 		f |= MNTKIT_FEAT_NS_ITER;
 	close(fd);
+	/* STATMOUNT_BY_FD (7.0): the fd in mnt_ns_fd, flag 1 */
+	fd = open("/", O_PATH | O_CLOEXEC);
+	T_ASSERT(fd >= 0);
+	memset(&req, 0, sizeof(req));
+	req.size = 24;
+	req.mnt_ns_fd = (uint32_t)fd;
+	req.param = 2;
+	if (t_sys_statmount(&req, buf, sizeof(buf), 1) == 0)
+		f |= MNTKIT_FEAT_STATMOUNT_BY_FD;
+	close(fd);
+	/* listns(2) (6.19): 470, a 32-byte request of CLONE_NEWNS */
+	{
+		struct {
+			uint32_t size, spare;
+			uint64_t ns_id;
+			uint32_t ns_type, spare2;
+			uint64_t user_ns_id;
+		} lreq = { .size = 32, .ns_type = 0x20000 };
+		uint64_t one;
+
+		if (syscall(470, &lreq, &one, 1, 0) >= 0)
+			f |= MNTKIT_FEAT_LISTNS;
+	}
 	fd = fanotify_init(FAN_CLASS_NOTIF | 0x4000 /* FAN_REPORT_MNT */,
 			   O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -204,6 +227,8 @@ static const struct {
 	{MNTKIT_FEAT_LIST_REVERSE, "LIST_REVERSE"},
 	{MNTKIT_FEAT_FANOTIFY_MNT, "FANOTIFY_MNT"},
 	{MNTKIT_FEAT_NS_ITER, "NS_ITER"},
+	{MNTKIT_FEAT_STATMOUNT_BY_FD, "STATMOUNT_BY_FD"},
+	{MNTKIT_FEAT_LISTNS, "LISTNS"},
 };
 
 T_CASE(feature_flags_match_probes)
@@ -228,7 +253,7 @@ T_CASE(feature_flags_match_probes)
 	k = t_kernel_groups();
 	T_EQ_U(!!(f.flags & MNTKIT_FEAT_HYBRID),
 	       k && (k & MNTKIT_STATMOUNT_ALL) != MNTKIT_STATMOUNT_ALL);
-	T_EQ_U(f.flags & ~0xfffU, 0);
+	T_EQ_U(f.flags & ~0x3fffU, 0);
 }
 
 /*

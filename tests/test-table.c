@@ -724,20 +724,11 @@ T_CASE(table_chroot_native)
 			       mntkit_table_find(t, tr.scratch));
 			/* unreachable: no mount point (as statmount) */
 			if (masks[k] & MNTKIT_STATMOUNT_MNT_POINT) {
-				struct mntkit_statmount *raw = t_sm_raw(
-					tr.scratch, MNTKIT_STATMOUNT_MNT_POINT);
-
-				/* as the running kernel says it (6.18: no
-				 * mount point) */
-				T_ASSERT(raw);
-				if (raw->mask & MNTKIT_STATMOUNT_MNT_POINT)
-					t_log("this kernel gives an unreachable "
-					      "mount a mount point: \"%s\"\n",
-					      t_sm_s(raw, raw->mnt_point));
+				/* as 6.18 says it on every kernel (6.12
+				 * writes "": lib/native.c cuts it) */
 				T_EQ_U(by_id(t, tr.scratch)->mask &
 					       MNTKIT_STATMOUNT_MNT_POINT,
-				       raw->mask & MNTKIT_STATMOUNT_MNT_POINT);
-				free(raw);
+				       0);
 				sm = by_id(t, tr.id[T_AB]);
 				T_EQ_STR(t_sm_s(sm, sm->mnt_point), "/b");
 			}

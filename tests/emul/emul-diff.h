@@ -173,30 +173,6 @@ static inline uint64_t ed_map_id(const struct ed_map *m, uint64_t nat,
 }
 
 /*
- * Linux 6.11 - 6.12 (MNT_OPTS, but no FS_SUBTYPE yet) answer MNT_OPTS with
- * an empty string for a mount without options (proc); later kernels, the
- * emulation and the hybrid leave the group out. On such a kernel's reply
- * @n, where the library's @e has no MNT_OPTS, cut that empty string (the
- * last string those kernels write); a string area it alone opened stays.
- */
-static inline int ed_cut_empty_opts(struct mntkit_statmount *n,
-				    const struct mntkit_statmount *e)
-{
-	if (!(n->mask & MNTKIT_STATMOUNT_MNT_OPTS) ||
-	    (e->mask & MNTKIT_STATMOUNT_MNT_OPTS) ||
-	    (t_kernel_groups() & MNTKIT_STATMOUNT_FS_SUBTYPE))
-		return 0;
-	if (n->size <= 512 || n->mnt_opts != n->size - 513 ||
-	    ((const char *)n)[n->size - 1])
-		return 0;
-	n->mask &= ~MNTKIT_STATMOUNT_MNT_OPTS;
-	n->mnt_opts = 0;
-	if (n->size > 513)
-		n->size--;
-	return 1; /* its sizes are no longer the kernel's */
-}
-
-/*
  * Compare one mount for one mask. @nat_id is the kernel's ID, @emu_id the
  * emulation's ID of the same mount.
  */
@@ -224,7 +200,6 @@ static inline void ed_compare_one(const struct ed_map *map, uint64_t nat_id,
 	ed_stats.replies++;
 
 	/* the documented differences, applied to the native reply */
-	ed_cut_empty_opts(n, e);
 	if (n->mask & MNTKIT_STATMOUNT_MNT_BASIC) {
 		n->mnt_id = ed_map_id(map, n->mnt_id, n->mnt_id_old);
 		n->mnt_parent_id = ed_map_id(map, n->mnt_parent_id,

@@ -468,22 +468,24 @@ T_CASE(backend_native_cannot_be_forced)
 }
 
 /*
- * MNTKIT_BACKEND=native on an old kernel: the rule of mntkit_set_backend(),
- * which refuses NATIVE there with ENOSYS; so the variable is ignored and
- * the calls are served by the emulation.
+ * MNTKIT_BACKEND=native on an old kernel: ignored, as mntkit_set_backend()
+ * would refuse it (-ENOSYS): the emulation serves the calls
  */
 T_CASE(backend_env_native_ignored)
 {
 	struct mntkit_mnt_id_req req = {.size = 24, .mnt_id = 1, .param = 2};
 	struct mntkit_statmount sm;
-	uint64_t *ids = NULL;
+	uint64_t *ids;
+	ssize_t n;
 
 	need_old();
 	req.mnt_id = t_old_id("/"); /* rootfs (ID 1) may be hidden below / */
 	setenv("MNTKIT_BACKEND", "native", 1);
 	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
 	T_OK(mntkit_statmount(&req, &sm, sizeof(sm), 0));
-	T_ASSERT(mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids) > 0);
+	T_EQ_U(sm.mnt_id, req.mnt_id);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
+	T_ASSERTF(n > 0, "mntkit_list: %s", strerror((int)-n));
 	free(ids);
 	T_NEG(mntkit_set_backend(MNTKIT_BACKEND_NATIVE), ENOSYS);
 	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
@@ -1023,7 +1025,7 @@ T_CASE(table_snapshot_and_tree)
 		/* the root: its own parent (rootfs as /), or above a mount
 		 * outside the table (/ over rootfs, as after switch_root) */
 		if (m->parent == m->id || !t_mi_by_id(&tab, m->parent)) {
-			T_EQ_I(p, -ENOENT);
+			T_EQ_I(p, -ENOENT); /* a root: no parent */
 			T_EQ_U(mntkit_table_depth(t, i), 0);
 		} else {
 			T_ASSERT(p >= 0);
