@@ -1571,13 +1571,11 @@ static int request_table(const struct mntkit_mnt_id_req *req,
 static int foreign_denied(const struct mntkit_mnt_id_req *req,
 			  const struct table *t)
 {
-	char path[64];
 	int fd, ret;
 
 	if (!req->mnt_ns_id || t != &other_tab)
 		return 0;
-	proc_path(path, sizeof(path), t->pid, "ns/mnt");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = mntkit__proc_open(t->pid, "ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* the table was read: as before */
 	ret = mntkit__ns_admin(fd);
