@@ -71,7 +71,13 @@ int main(int argc, char **argv)
 		if (d)
 			closedir(d);
 	}
-	printf("%s fuzz-mountinfo-corpus: %d inputs\n", failed ? "FAIL" : "PASS",
-	       files);
+	{
+		const char *name = strrchr(argv[0], '/');
+
+		/* the target's name: fuzz-mountinfo, fuzz-tab */
+		name = name ? name + 1 : argv[0];
+		printf("%s %s-corpus: %d inputs\n", failed ? "FAIL" : "PASS",
+		       name, files);
+	}
 	return failed;
 }

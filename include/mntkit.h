@@ -692,6 +692,128 @@ unsigned int mntkit_table_state(const struct mntkit_table *table);
  */
 int mntkit_table_placed(const struct mntkit_table *table, size_t idx);
 
+/* ---- Tables read from a file: fstab, mtab, mountinfo, utab ---- */
+
+/* the formats of a table file */
+enum mntkit_tab_format {
+	MNTKIT_TAB_AUTO = 0,      /* guess from the first entry, as findmnt
+				     does: "N N ..." is mountinfo, anything
+				     else fstab */
+	MNTKIT_TAB_MOUNTINFO = 1, /* /proc/PID/mountinfo */
+	MNTKIT_TAB_FSTAB = 2,     /* fstab(5), also mtab and /proc/mounts */
+	MNTKIT_TAB_UTAB = 3,      /* libmount's /run/mount/utab: ID= SRC=
+				     TARGET= ROOT= BINDSRC= OPTS= ATTRS= */
+};
+
+/* flags of struct mntkit_tab_opts */
+#define MNTKIT_TAB_SKIP_BAD 0x01U /* pass over malformed lines (as
+				     libmount does), counting them */
+
+/*
+ * struct mntkit_tab_opts - how to read a table file, and what was found.
+ * Declare with MNTKIT_TAB_OPTS(); NULL means AUTO, fail on a bad line.
+ *
+ * @size:     sizeof(struct mntkit_tab_opts), set by MNTKIT_TAB_OPTS().
+ * @format:   in: the format, or MNTKIT_TAB_AUTO; out: the one read.
+ * @flags:    MNTKIT_TAB_*.
+ * @nr_bad:   out: the number of malformed lines (passed over with
+ *            MNTKIT_TAB_SKIP_BAD, else at most 1: the one that failed).
+ * @err_line: out: the first malformed line (from 1), 0 when none;
+ * @err_col:  its column (from 1, in bytes);
+ * @err_msg:  what is wrong with it (a static string), NULL when none.
+ */
+struct mntkit_tab_opts {
+	size_t size;
+	enum mntkit_tab_format format;
+	unsigned int flags;
+	size_t nr_bad;
+	size_t err_line;
+	size_t err_col;
+	const char *err_msg;
+};
+
+/* MNTKIT_TAB_OPTS(name) or MNTKIT_TAB_OPTS(name, .field = value, ...) */
+#define MNTKIT_TAB_OPTS(...) MNTKIT__TAB_OPTS(__VA_ARGS__, )
+#define MNTKIT__TAB_OPTS(name, ...)                                            \
+	struct mntkit_tab_opts name = { .size = sizeof(struct mntkit_tab_opts), \
+					__VA_ARGS__ }
+
+/*
+ * mntkit_table_read_file / mntkit_table_read_buf - a table (struct
+ * mntkit_table, served by the same calls as a snapshot) of the entries
+ * of a table file (@path), or of @len bytes at @buf (no NUL needed).
+ *
+ * Every entry is a record of the statmount shape: fstab and mtab give
+ * SB_SOURCE, MNT_POINT, FS_TYPE (and FS_SUBTYPE for "type.subtype"),
+ * MNT_OPTS and OPT_ARRAY (the filesystem's options), SB_BASIC (sb_flags)
+ * and MNT_BASIC (mnt_attr from the VFS options); mountinfo gives what
+ * the mountinfo emulation gives; utab gives MNT_BASIC, MNT_ROOT,
+ * MNT_POINT, SB_SOURCE. Strings are unescaped (\ooo). The records are
+ * named mnt_id 1, 2, ... in file order (the table's order); mnt_id_old
+ * is the file's mount ID (mountinfo, utab), else 0. A mountinfo file
+ * makes a tree (mnt_parent_id links by the file's parent IDs; a mount
+ * whose parent is not in the file, or is on a cycle, is a root); the
+ * roots come in file order but the root of the tree first (libmount's
+ * root: the entry of the lowest parent ID, and up from it). Other
+ * formats make roots only. Blank lines and '#' comments are skipped.
+ *
+ * A malformed line fails the call with -EBADMSG (and @topts' err_*
+ * fields say where), or with MNTKIT_TAB_SKIP_BAD is passed over and
+ * counted. Other errors: -EINVAL (NULL @out, unknown format or flags),
+ * -E2BIG (see rule 3), -EFBIG (above 4 GiB), -ENOMEM, open(2)'s and
+ * read(2)'s. On success 0 and *@out (free it with mntkit_table_free()).
+ */
+int mntkit_table_read_file(const char *path, struct mntkit_tab_opts *topts,
+			   struct mntkit_table **out);
+int mntkit_table_read_buf(const char *buf, size_t len,
+			  struct mntkit_tab_opts *topts,
+			  struct mntkit_table **out);
+
+/*
+ * struct mntkit_tab_entry - what a table file says of an entry beyond
+ * its record. Declare with MNTKIT_TAB_ENTRY().
+ *
+ * @size:         sizeof(struct mntkit_tab_entry), set by the macro.
+ * @format:       the file's format.
+ * @line:         the entry's line in the file (from 1).
+ * @freq, @passno: fstab's fields 5 and 6 (0 when absent); 0 otherwise.
+ * @options:      fstab: field 4 as written (unescaped), NULL when absent.
+ * @vfs_options:  fstab: the VFS options of it (ro, nosuid, noatime, ...),
+ * @fs_options:   the filesystem's options, and
+ * @user_options: the userspace ones (noauto, user, x-*, _netdev, ...),
+ *                split as libmount splits them, each NULL when empty;
+ *                utab: OPTS= in @user_options.
+ * @attrs:        utab's ATTRS=, else NULL.
+ * The strings live as long as the table.
+ */
+struct mntkit_tab_entry {
+	size_t size;
+	enum mntkit_tab_format format;
+	size_t line;
+	int freq;
+	int passno;
+	const char *options;
+	const char *vfs_options;
+	const char *fs_options;
+	const char *user_options;
+	const char *attrs;
+};
+
+#define MNTKIT_TAB_ENTRY(name)                                                 \
+	struct mntkit_tab_entry name = { .size = sizeof(struct mntkit_tab_entry) }
+
+/*
+ * mntkit_table_tab_entry - the file data of entry @idx of a table read
+ * from a file. 0, or -ENODATA for a snapshot of a namespace, -EINVAL for
+ * a NULL argument, an index out of range or a @size below the first
+ * struct's.
+ */
+int mntkit_table_tab_entry(const struct mntkit_table *table, size_t idx,
+			   struct mntkit_tab_entry *entry);
+
+/* mntkit_tab_format_name - "auto", "mountinfo", "fstab", "utab"; NULL */
+const char *mntkit_tab_format_name(enum mntkit_tab_format format);
+
 /* ---- Mount namespaces ---- */
 
 /* mntkit_ns_open_pid - open /proc/PID/ns/mnt (O_RDONLY|O_CLOEXEC); 0 = self. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "tab.h"
 
 struct mntkit_table {
 	size_t n;
@@ -37,6 +38,7 @@ struct mntkit_table {
 	unsigned char *placed; /* per mount: made a root (NULL: none) */
 	ssize_t first_root, last_root;
 	unsigned int state;    /* MNTKIT_TABLE_STATE_* */
+	struct mntkit__tab *tab; /* a table read from a file (tab.c) */
 };
 
 /* the depth of a mount no root leads to (only while the table is built) */
@@ -55,6 +57,7 @@ void mntkit_table_free(struct mntkit_table *t)
 	free(t->prev);
 	free(t->depth);
 	free(t->placed);
+	mntkit__tab_free(t->tab);
 	free(t);
 }
 
@@ -1019,4 +1022,58 @@ size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
 			return n;
 		i = (size_t)side[i];
 	}
+}
+
+/* ---- tables read from a file (tab.c) ---- */
+
+const struct mntkit__tab *mntkit__table_tab(const struct mntkit_table *t)
+{
+	return t ? t->tab : NULL;
+}
+
+int mntkit__table_from_records(struct mntkit_statmount *const *recs, size_t n,
+			       ssize_t first_root, struct mntkit__tab *x,
+			       struct mntkit_table **out)
+{
+	struct mntkit_table *t = calloc(1, sizeof(*t));
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!t) {
+		mntkit__tab_free(x);
+		return ret;
+	}
+	t->tab = x;
+	t->off = malloc((n + 1) * sizeof(*t->off));
+	if (!t->off)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		ret = arena_put(t, recs[i]->mnt_id, recs[i], &t->off[i]);
+		if (ret)
+			goto fail;
+		t->n++;
+	}
+	ret = link_tree(t);
+	if (ret)
+		goto fail;
+	/* the root of the tree first, the other roots after it */
+	if (first_root >= 0 && (size_t)first_root < n &&
+	    t->parent[first_root] < 0 && t->first_root != first_root) {
+		ssize_t r = first_root;
+
+		t->next[t->prev[r]] = t->next[r];
+		if (t->next[r] >= 0)
+			t->prev[t->next[r]] = t->prev[r];
+		else
+			t->last_root = t->prev[r];
+		t->prev[r] = -1;
+		t->next[r] = t->first_root;
+		t->prev[t->first_root] = r;
+		t->first_root = r;
+	}
+	*out = t;
+	return 0;
+fail:
+	mntkit_table_free(t);
+	return ret;
 }
