@@ -352,12 +352,81 @@ const char *cell_fstype(const struct mntkit_statmount *sm,
 	return outbuf_cstr(scratch);
 }
 
+struct mntkit_table *const *cell_tabs;
+size_t cell_ntabs;
+const char *(*cell_user_options)(const struct mntkit_statmount *sm);
+
+bool cell_tab_entry(const struct mntkit_statmount *sm,
+		    struct mntkit_tab_entry *e)
+{
+	for (size_t t = 0; t < cell_ntabs; t++) {
+		ssize_t i = mntkit_table_find(cell_tabs[t], sm->mnt_id);
+
+		if (i >= 0 && mntkit_table_get(cell_tabs[t], (size_t)i) == sm)
+			return mntkit_table_tab_entry(cell_tabs[t], (size_t)i,
+						      e) == 0 &&
+			       e->format != MNTKIT_TAB_MOUNTINFO;
+	}
+	return false;
+}
+
+/* OPTIONS, and -m's userspace options after them (libmount's merge) */
+static void put_options_all(struct outbuf *ob,
+			    const struct mntkit_statmount *sm)
+{
+	const char *user = cell_user_options ? cell_user_options(sm) : NULL;
+
+	put_options(ob, sm);
+	if (user && *user) {
+		outbuf_putc(ob, ',');
+		outbuf_puts(ob, user);
+	}
+}
+
 const char *cell_options(const struct mntkit_statmount *sm,
 			 struct outbuf *scratch)
 {
+	MNTKIT_TAB_ENTRY(e);
+
+	if (cell_ntabs && cell_tab_entry(sm, &e))
+		return e.options; /* none: no -O matches (libmount) */
 	outbuf_reset(scratch);
-	put_options(scratch, sm);
+	put_options_all(scratch, sm);
 	return outbuf_cstr(scratch);
+}
+
+/* the cells of a fstab-format entry that its record cannot give */
+static bool cell_tab(enum col_id col, const struct mntkit_tab_entry *e,
+		     struct outbuf *scratch, const char **out)
+{
+	int v;
+
+	switch (col) {
+	case COL_OPTIONS:
+		*out = e->options;
+		return true;
+	case COL_VFS_OPTIONS:
+		*out = e->vfs_options;
+		return true;
+	case COL_FS_OPTIONS:
+		*out = e->fs_options;
+		return true;
+	case COL_PROPAGATION:
+	case COL_MAJMIN:
+	case COL_FSROOT:
+	case COL_OPT_FIELDS:
+		*out = NULL; /* findmnt: none in a fstab */
+		return true;
+	case COL_FREQ:
+	case COL_PASSNO:
+		v = col == COL_FREQ ? e->freq : e->passno;
+		outbuf_reset(scratch);
+		outbuf_printf(scratch, "%d", v);
+		*out = outbuf_cstr(scratch);
+		return true;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -891,7 +960,14 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	const struct mntkit_statmount *sm = r->sm;
 	uint64_t m = sm->mask;
 
-	if (lsmnt_cols[col].mask & REQUIRED_GROUPS & ~m)
+	MNTKIT_TAB_ENTRY(e);
+	bool tab = cell_ntabs && cell_tab_entry(sm, &e);
+	const char *tabv;
+
+	if (tab && cell_tab(col, &e, scratch, &tabv))
+		return tabv;
+	/* a fstab entry has what it has: no root, no tree */
+	if (!tab && (lsmnt_cols[col].mask & REQUIRED_GROUPS & ~m))
 		return NULL; /* the reply lacks what the value needs */
 	switch (col) {
 	case COL_SOURCE:
@@ -901,7 +977,7 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	case COL_FSTYPE:
 		return cell_fstype(sm, scratch);
 	case COL_OPTIONS:
-		return build(scratch, put_options, sm);
+		return build(scratch, put_options_all, sm);
 	case COL_VFS_OPTIONS:
 		if (cc->vfs_all)
 			return build(scratch, put_vfs_all, sm);

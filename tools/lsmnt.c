@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "lsmnt.h"
+#include "lsmnt-verify.h"
 
 /* nsfs ioctls of Linux 6.12+: walk the mount namespaces by ID */
 struct lsmnt_mnt_ns_info {
@@ -115,6 +116,14 @@ struct cmdline {
 	int timeout_ms;	      /* -w, < 0: none */
 	enum ns_order order;
 	bool order_given;
+	const char *tabfiles[8]; /* -F (more than once), -s: /etc/fstab */
+	size_t ntabfiles;
+	bool fstab;		 /* -s */
+	bool mtab;		 /* -m */
+	bool verify;		 /* -x */
+	bool verbose;		 /* --verbose */
+	bool tab_mountinfo;	 /* every table file read was mountinfo */
+	size_t nbad[8];		 /* per file: the lines passed over */
 	const char *ns_arg;   /* --ns */
 	const char *task_arg; /* -N */
 	struct mntkit_opts nsopts;
@@ -176,7 +185,15 @@ static const char *const help_text[] = {
 	"  -d, --direction <word> forward (default) or backward through the",
 	"                         table, for a list, -f and -R",
 	"  -U, --uniq             of mounts on the same target, only the last",
-	"  -k, --kernel           the kernel's table (always: accepted)",
+	"  -k, --kernel           the kernel's table (the default; -F wins)",
+	"",
+	"Tables (default: the kernel's):",
+	"  -F, --tab-file <file>  the entries of a mountinfo, fstab or mtab file",
+	"  -s, --fstab            those of /etc/fstab (or $LIBMOUNT_FSTAB)",
+	"  -m, --mtab             the kernel's table with utab's userspace",
+	"                         options (/run/mount/utab, $LIBMOUNT_UTAB)",
+	"  -x, --verify           check a fstab (-F, -s) as findmnt does",
+	"      --verbose          with -x: what passed the checks too",
 	"",
 	"Namespaces:",
 	"  -N, --task <pid>       the mount namespace of a process",
@@ -189,9 +206,6 @@ static const char *const help_text[] = {
 	"",
 	"  -h, --help             show this help",
 	"  -V, --version          show the version",
-	"",
-	"Not provided (an error that says what to use): -s/--fstab, -m/--mtab,",
-	"-F/--tab-file, -x/--verify (findmnt).",
 	"",
 	"Finding nothing exits with status 1, as findmnt does. See lsmnt(8).",
 };
@@ -357,23 +371,6 @@ enum {
 	OPT_VERBOSE,
 };
 
-/* findmnt's options lsmnt has no use for: what to use instead */
-static const struct {
-	int opt;
-	const char *name, *why;
-} refused[] = {
-	{'s', "-s/--fstab",
-	 "not provided: lsmnt lists the kernel's mounts, not /etc/fstab; use "
-	 "findmnt --fstab"},
-	{'m', "-m/--mtab",
-	 "not provided: lsmnt lists the kernel's mounts, without utab's "
-	 "userspace options; use findmnt --mtab"},
-	{'F', "-F/--tab-file",
-	 "not provided: lsmnt reads no table file; use findmnt --tab-file, "
-	 "or --ns/-N for another namespace"},
-	{'x', "-x/--verify", "not provided; use findmnt --verify"},
-};
-
 static const struct option long_options[] = {
 	{"all", no_argument, NULL, 'A'},
 	{"ascii", no_argument, NULL, 'a'},
@@ -469,18 +466,6 @@ static int parse_num_opt(const char *opt, const char *arg, uint64_t max,
 	return 0;
 }
 
-/* -s, -m, -F, -x: one line saying what to use instead */
-static int refuse(int opt)
-{
-	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
-		if (refused[i].opt == opt) {
-			cli_errmsg(refused[i].name, "%s", refused[i].why);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* -w: findmnt's strtos32_or_err(): decimal, a negative is no timeout */
 static int parse_timeout(struct cmdline *cl, const char *arg)
 {
@@ -535,6 +520,23 @@ static int parse_findmnt_option(struct cmdline *cl, int opt)
 		return 0;
 	case OPT_VERBOSE:
 		/* findmnt: more of --verify's details; nothing else */
+		cl->verbose = true;
+		return 0;
+	case 's':
+		cl->fstab = true;
+		return 0;
+	case 'm':
+		cl->mtab = true;
+		return 0;
+	case 'x':
+		cl->verify = true;
+		return 0;
+	case 'F':
+		if (cl->ntabfiles == sizeof(cl->tabfiles) / sizeof(*cl->tabfiles)) {
+			cli_errmsg("--tab-file", "too many files");
+			return -1;
+		}
+		cl->tabfiles[cl->ntabfiles++] = optarg;
 		return 0;
 	case 'e':
 		cl->pr.evaluate = true;
@@ -560,7 +562,7 @@ static int parse_findmnt_option(struct cmdline *cl, int opt)
 			   optarg);
 		return -1;
 	default:
-		return refuse(opt) < 0 ? -1 : 1;
+		return 1; /* not one of these */
 	}
 }
 
@@ -763,9 +765,32 @@ static int check_combinations(struct cmdline *cl)
 			       "other");
 		return -1;
 	}
+	if (cl->verify && (cl->pr.json || cl->pr.mode == OUT_PAIRS ||
+			   cl->pr.mode == OUT_RAW || cl->pr.mode == OUT_LIST ||
+			   cl->poll)) {
+		cli_errmsg(NULL, "mutually exclusive arguments: %s --verify",
+			   cl->poll ? "--poll"
+			   : cl->pr.json ? "--json --pairs --raw"
+					 : "--pairs --list --raw");
+		return -1;
+	}
+	if ((cl->ntabfiles || cl->fstab || cl->verify) &&
+	    (cl->poll || cl->ns_arg || cl->task_arg || cl->all_ns ||
+	     cl->unreachable)) {
+		cli_errmsg(cl->fstab ? "--fstab" : "--tab-file",
+			   "reads a file: not with --poll, --ns, -N, "
+			   "--all-namespaces or --unreachable");
+		return -1;
+	}
 	if (cl->kernel && cl->task_arg) {
 		/* findmnt: -N and -k name the table, once */
 		cli_errmsg("-k", "-k and -N exclude each other");
+		return -1;
+	}
+	if (cl->fstab + cl->kernel + cl->mtab + !!cl->task_arg > 1) {
+		/* findmnt: they name the table, once (-N: above) */
+		cli_errmsg(NULL, "mutually exclusive arguments: --task "
+				 "--kernel --mtab --fstab");
 		return -1;
 	}
 	if (cl->order_given && !cl->all_ns) {
@@ -851,6 +876,12 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	}
 	if (cl->list_columns)
 		return list_columns(cl);
+	if ((cl->fstab || cl->verify) && !cl->ntabfiles) {
+		/* libmount's: LIBMOUNT_FSTAB, else /etc/fstab */
+		const char *env = secure_getenv("LIBMOUNT_FSTAB");
+
+		cl->tabfiles[cl->ntabfiles++] = env && *env ? env : "/etc/fstab";
+	}
 	if (parse_args(cl, argc, argv) < 0 || check_combinations(cl) < 0 ||
 	    set_columns(cl) < 0 || check_backend_env() < 0)
 		return -1;
@@ -1616,12 +1647,19 @@ static ssize_t next_root(const struct build *b, const struct mntkit_table *t,
 			 ssize_t prev)
 {
 	size_t n = mntkit_table_count(t);
+	ssize_t first;
 
 	if (!b->u)
 		return prev < 0 ? mntkit_table_first_root(t)
 				: mntkit_table_next_sibling(t, (size_t)prev);
+	/* the table's first root first (a file's: libmount's root) */
+	first = mntkit_table_first_root(t);
+	if (prev < 0 && first >= 0 && tree_parent(t, b->u, (size_t)first) == -1)
+		return first;
+	if (prev == first)
+		prev = -1;
 	for (size_t i = (size_t)(prev + 1); i < n; i++)
-		if (tree_parent(t, b->u, i) == -1)
+		if ((ssize_t)i != first && tree_parent(t, b->u, i) == -1)
 			return (ssize_t)i;
 	return -1;
 }
@@ -1648,8 +1686,9 @@ static size_t *list_order(const struct cmdline *cl,
 	MNTKIT_OPTS(o);
 	uint64_t *ids;
 
-	if (mntkit_get_backend() != MNTKIT_BACKEND_MOUNTINFO || !n)
-		return NULL;
+	if (mntkit_get_backend() != MNTKIT_BACKEND_MOUNTINFO || !n ||
+	    cl->ntabfiles)
+		return NULL; /* a file's table is in file order */
 	if (cl->all_ns) {
 		const struct mntkit_statmount *sm = mntkit_table_get(t, 0);
 
@@ -2127,6 +2166,9 @@ static uint64_t wanted_mask(const struct cmdline *cl)
 
 	if (cl->uniq) /* mounts on the same target */
 		m |= MNTKIT_STATMOUNT_MNT_POINT;
+	if (cl->mtab) /* utab's entries are matched by these */
+		m |= MNTKIT_STATMOUNT_MNT_ROOT | MNTKIT_STATMOUNT_MNT_POINT |
+		     MNTKIT_STATMOUNT_SB_SOURCE;
 	for (size_t c = 0; c < cl->ncols; c++)
 		m |= lsmnt_cols[cl->cols[c]].mask;
 	return m;
@@ -2181,8 +2223,147 @@ static bool has_col(const struct cmdline *cl, int col)
 	return false;
 }
 
+/*
+ * -F, -s: the tables of the files, as findmnt reads them (bad lines are
+ * passed over with a warning); every file must be readable.
+ */
+static int read_tabfiles(struct cmdline *cl, struct mntkit_table ***tabs,
+			 size_t *ntabs)
+{
+	*tabs = calloc(cl->ntabfiles, sizeof(**tabs));
+	if (!*tabs)
+		return -ENOMEM;
+	cl->tab_mountinfo = true;
+	for (size_t i = 0; i < cl->ntabfiles; i++) {
+		/* findmnt: -s and -x read fstab format, -F guesses */
+		MNTKIT_TAB_OPTS(o, .flags = MNTKIT_TAB_SKIP_BAD,
+				.format = cl->fstab || cl->verify
+						  ? MNTKIT_TAB_FSTAB
+						  : MNTKIT_TAB_AUTO);
+		const char *path = cl->tabfiles[i];
+		int r = mntkit_table_read_file(path, &o, &(*tabs)[i]);
+
+		if (r < 0) {
+			cli_errmsg(NULL, "can't read %s: %s", path,
+				   strerror(-r));
+			return r;
+		}
+		(*ntabs)++;
+		cl->nbad[i] = o.nr_bad;
+		if (o.nr_bad)
+			cli_errmsg(path,
+				   "parse error at line %zu, column %zu: %s "
+				   "-- ignored%s",
+				   o.err_line, o.err_col, o.err_msg,
+				   o.nr_bad > 1 ? " (and more lines)" : "");
+		if (o.format != MNTKIT_TAB_MOUNTINFO)
+			cl->tab_mountinfo = false;
+	}
+	cell_tabs = *tabs;
+	cell_ntabs = *ntabs;
+	return 0;
+}
+
+/*
+ * -m: libmount's mtab, the kernel's table with the userspace options of
+ * utab (LIBMOUNT_UTAB, else /run/mount/utab) appended to OPTIONS. Each
+ * utab entry, from the last, goes to the last mount of the table (in list
+ * order) not merged yet whose root, mount point and source are the
+ * entry's (libmount's mnt_table_merge_user_fs()).
+ */
+static struct {
+	const struct mntkit_table *t;
+	const char **user; /* per table index */
+	struct mntkit_table *utab;
+} mtab;
+
+static const char *mtab_user_options(const struct mntkit_statmount *sm)
+{
+	ssize_t i = mntkit_table_find(mtab.t, sm->mnt_id);
+
+	return i >= 0 && mntkit_table_get(mtab.t, (size_t)i) == sm
+		       ? mtab.user[i]
+		       : NULL;
+}
+
+static bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static const char *sm_string(const struct mntkit_statmount *sm,
+			     enum mntkit_field f)
+{
+	const char *s = NULL;
+
+	if (mntkit_sm_str(sm, sm->size, f, &s) < 0)
+		return NULL;
+	return s;
+}
+
+static size_t *list_order(const struct cmdline *cl,
+			  const struct mntkit_table *t);
+
+static int mtab_merge(const struct cmdline *cl, const struct mntkit_table *t)
+{
+	MNTKIT_TAB_OPTS(o, .format = MNTKIT_TAB_UTAB,
+			.flags = MNTKIT_TAB_SKIP_BAD);
+	const char *path = secure_getenv("LIBMOUNT_UTAB");
+	size_t n = mntkit_table_count(t), *order;
+	int r;
+
+	if (!path || !*path)
+		path = "/run/mount/utab";
+	r = mntkit_table_read_file(path, &o, &mtab.utab);
+	if (r == -ENOENT)
+		return 0; /* no utab: nothing to merge */
+	if (r < 0) {
+		cli_errmsg(NULL, "can't read %s: %s", path, strerror(-r));
+		return r;
+	}
+	mtab.t = t;
+	mtab.user = calloc(n + 1, sizeof(*mtab.user));
+	if (!mtab.user)
+		return -ENOMEM;
+	order = list_order(cl, t);
+	for (size_t u = mntkit_table_count(mtab.utab); u-- > 0;) {
+		const struct mntkit_statmount *us = mntkit_table_get(mtab.utab, u);
+		const char *target = sm_string(us, MNTKIT_FIELD_MNT_POINT);
+		const char *root = sm_string(us, MNTKIT_FIELD_MNT_ROOT);
+		const char *src = sm_string(us, MNTKIT_FIELD_SB_SOURCE);
+		MNTKIT_TAB_ENTRY(e);
+
+		if (mntkit_table_tab_entry(mtab.utab, u, &e) < 0 ||
+		    !e.user_options || !target || !root)
+			continue;
+		for (size_t k = n; k-- > 0;) {
+			size_t i = order ? order[k] : k;
+			const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+
+			if (mtab.user[i] ||
+			    !str_same(sm_string(sm, MNTKIT_FIELD_MNT_ROOT), root) ||
+			    !str_same(sm_string(sm, MNTKIT_FIELD_MNT_POINT), target) ||
+			    !str_same(sm_string(sm, MNTKIT_FIELD_SB_SOURCE), src))
+				continue;
+			mtab.user[i] = e.user_options;
+			break;
+		}
+	}
+	free(order);
+	cell_user_options = mtab_user_options;
+	return 0;
+}
+
+static void mtab_free(void)
+{
+	free(mtab.user);
+	mntkit_table_free(mtab.utab);
+	memset(&mtab, 0, sizeof(mtab));
+	cell_user_options = NULL;
+}
+
 /* the snapshots: one, or one per namespace with --all-namespaces */
-static int snapshots(const struct cmdline *cl, struct mntkit_table ***tabs,
+static int snapshots(struct cmdline *cl, struct mntkit_table ***tabs,
 		     size_t *ntabs, int **tids)
 {
 	uint64_t mask = wanted_mask(cl), *ids = NULL;
@@ -2192,6 +2373,8 @@ static int snapshots(const struct cmdline *cl, struct mntkit_table ***tabs,
 
 	*ntabs = 0;
 	*tids = NULL;
+	if (cl->ntabfiles)
+		return read_tabfiles(cl, tabs, ntabs);
 	if (!cl->all_ns) {
 		*tabs = calloc(1, sizeof(**tabs));
 		*tids = want_tid ? calloc(1, sizeof(**tids)) : NULL;
@@ -2204,7 +2387,7 @@ static int snapshots(const struct cmdline *cl, struct mntkit_table ***tabs,
 		if (r < 0)
 			return r;
 		*ntabs = 1;
-		return 0;
+		return cl->mtab ? mtab_merge(cl, (*tabs)[0]) : 0;
 	}
 	n = list_namespaces(cl, &ids, want_tid ? &pids : NULL);
 	if (n < 0)
@@ -2562,6 +2745,66 @@ static int run_poll(struct cmdline *cl)
 	return r;
 }
 
+/* -x: findmnt's checks of the entries the filters keep */
+static int run_verify(struct cmdline *cl)
+{
+	struct verify_opts vo = {.verbose = cl->verbose,
+				 .check_order = list_all(&cl->f),
+				 .first_only = cl->f.first};
+	struct matcher m = {.f = &cl->f};
+	struct verify_entry *ents = NULL;
+	struct mntkit_table **tabs = NULL;
+	size_t ntabs = 0, n = 0, cap = 0;
+	int r;
+
+	outbuf_init(&m.s1);
+	outbuf_init(&m.s2);
+	r = read_tabfiles(cl, &tabs, &ntabs);
+	for (size_t t = 0; !r && t < ntabs; t++)
+		cap += mntkit_table_count(tabs[t]);
+	if (!r && !(ents = calloc(cap + 1, sizeof(*ents))))
+		r = -ENOMEM;
+	if (!r && (cl->f.source && !cl->f.nocanon))
+		cl->f.source_canon = canon_source(cl->f.source);
+	if (!r && cl->f.target_arg)
+		cl->f.target = canon_target(&cl->f, cl->f.target_arg);
+	for (size_t t = 0; !r && t < ntabs; t++) {
+		vo.nparse += cl->nbad[t];
+		m.t = tabs[t];
+		for (size_t i = 0; i < mntkit_table_count(tabs[t]); i++) {
+			const struct mntkit_statmount *sm =
+				mntkit_table_get(tabs[t], i);
+			struct verify_entry *e = &ents[n++];
+			MNTKIT_TAB_ENTRY(te);
+
+			mntkit_table_tab_entry(tabs[t], i, &te);
+			e->source = sm_string(sm, MNTKIT_FIELD_SB_SOURCE);
+			e->target = sm_string(sm, MNTKIT_FIELD_MNT_POINT);
+			e->fstype = cell_fstype(sm, &m.s1);
+			e->fstype = e->fstype ? strdup(e->fstype) : NULL;
+			e->options = te.options;
+			e->vfs_options = te.vfs_options;
+			e->fs_options = te.fs_options;
+			e->user_options = te.user_options;
+			e->passno = te.passno;
+			e->match = list_all(&cl->f) || matches(&m, sm);
+		}
+	}
+	if (!r)
+		r = verify_entries(ents, n, &vo) ? -1 : 0;
+	else
+		cli_errmsg(NULL, "%s", strerror(-r));
+	for (size_t i = 0; i < n; i++)
+		free((char *)ents[i].fstype);
+	free(ents);
+	free_tables(tabs, ntabs);
+	cell_tabs = NULL;
+	cell_ntabs = 0;
+	outbuf_free(&m.s1);
+	outbuf_free(&m.s2);
+	return r < 0 ? -1 : 0;
+}
+
 static int run(struct cmdline *cl)
 {
 	struct fs_usage *usage = NULL;
@@ -2583,6 +2826,10 @@ static int run(struct cmdline *cl)
 	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;
+	/* findmnt: a tree only of a mountinfo file, and none with -m */
+	if ((cl->ntabfiles && !cl->tab_mountinfo) ||
+	    (cl->mtab && !cl->ntabfiles && !cl->force_tree))
+		p.tree_mode = p.whole_tree = cl->pr.tree = false;
 	r = select_rows(cl, &p, tabs, ntabs, &fo);
 	if (!r)
 		r = forest_rows(&fo, &rows, &n);
@@ -2609,6 +2856,7 @@ out:
 	free(cl->tids);
 	free(rows);
 	free(fo.v);
+	mtab_free();
 	free_tables(tabs, ntabs);
 	outbuf_free(&ob);
 	return r < 0 ? -1 : 0;
@@ -2627,7 +2875,9 @@ int main(int argc, char *argv[])
 	cl.timeout_ms = -1;
 	r = parse_cmdline(&cl, argc, argv);
 	if (r == 0)
-		r = cl.poll ? run_poll(&cl) : run(&cl);
+		r = cl.poll	? run_poll(&cl)
+		    : cl.verify ? run_verify(&cl)
+				: run(&cl);
 	if (cl.nsopts.mnt_ns_fd > 0)
 		close(cl.nsopts.mnt_ns_fd);
 	free(cl.f.source_canon);

@@ -179,6 +179,26 @@ const char *cell_fstype(const struct mntkit_statmount *sm,
 			struct outbuf *scratch);
 bool fstype_is_pseudo(const char *fstype);
 
+/* ---- tables read from a file (-F, -s) and utab (-m) ---- */
+
+/*
+ * The tables lsmnt read from files (-F, -s), whose fstab-format entries
+ * have their OPTIONS, VFS-OPTIONS, FS-OPTIONS, FREQ and PASSNO as the
+ * file wrote them (mntkit_table_tab_entry()); set by lsmnt.c.
+ */
+extern struct mntkit_table *const *cell_tabs;
+extern size_t cell_ntabs;
+
+/*
+ * -m: the userspace options of utab for a record of the kernel's table
+ * (by its mnt_id), NULL when none; set by lsmnt.c.
+ */
+extern const char *(*cell_user_options)(const struct mntkit_statmount *sm);
+
+/* the file data of @sm's entry, if it is of a fstab-format table */
+bool cell_tab_entry(const struct mntkit_statmount *sm,
+		    struct mntkit_tab_entry *e);
+
 /* ---- what to print ---- */
 
 /* --poll: what happened to the mount of a row (findmnt's ACTION) */

@@ -49,18 +49,10 @@ c_help() {
 }
 
 c_refused() {
-	expect_error refuse_fstab_short "--fstab" - "$LSMNT" -s
-	expect_error refuse_fstab_long "findmnt --fstab" - "$LSMNT" --fstab
-	expect_error refuse_mtab "findmnt --mtab" - "$LSMNT" -m
-	expect_error refuse_mtab_long "--mtab" - "$LSMNT" --mtab
-	expect_error refuse_tab_file "--tab-file" - "$LSMNT" -F /etc/fstab
-	expect_error refuse_tab_file_long "--tab-file" - \
-		"$LSMNT" --tab-file=/etc/fstab
+	# -s, -F, -m and -x are provided (tests/cli/lsmnt-tab.sh)
 	# -p and -w are provided (tests/cli/lsmnt-poll.sh): only bad values fail
 	expect_error poll_bad_action "bogus" - "$LSMNT" --poll=bogus
 	expect_error timeout_bad "--timeout" - "$LSMNT" -p -w 1.5
-	expect_error refuse_verify "findmnt --verify" - "$LSMNT" -x
-	expect_error refuse_verify_long "--verify" - "$LSMNT" --verify
 	expect_error bad_direction "sideways" - "$LSMNT" -d sideways
 	expect_error direction_needs_arg "-d" - "$LSMNT" -d
 	expect_error kernel_and_task "-N" - "$LSMNT" -k -N $$

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lsmnt -x/--verify: findmnt's checks of a fstab, message for message.
+ *
+ * Per entry, in file order, as findmnt 2.38's verify_filesystem():
+ *  - the order: a later entry whose target is a directory above this
+ *    one's (wrong order, an error) or the same (a warning);
+ *  - a swap area: its discard= and pri= options; anything else: the
+ *    target exists (else an error, a warning with noauto), is canonical,
+ *    and its options (VFS, fs, userspace: --verbose only);
+ *  - the source: a tag that resolves (through libblkid), or a path that
+ *    exists and is a block device (a directory or file for a bind);
+ *    pseudo and network filesystems are not checked;
+ *  - the type: known to the kernel (/proc/filesystems, its modules) or
+ *    with a /sbin/mount.TYPE helper, and the type libblkid finds on the
+ *    source;
+ *  - the root's passno.
+ * A message names the entry's target first (once). "[ ]" lines come with
+ * --verbose only. The summary goes to stderr; the exit status is 1 when
+ * there were errors or parse errors, warnings alone give 0.
+ */
+#include <blkid.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include <mntkit.h>
+
+#include "lsmnt-verify.h"
+
+struct vfy {
+	const struct verify_opts *o;
+	const char *target; /* of the entry, printed once */
+	bool printed;
+	bool no_fsck;
+	int nerrors, nwarnings;
+	char **fs;	/* the kernel's filesystem types */
+	size_t nfs, capfs;
+	bool fs_read;
+};
+
+static void mesg(struct vfy *v, char type, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void mesg(struct vfy *v, char type, const char *fmt, va_list ap)
+{
+	if (!v->printed) {
+		printf("%s\n", v->target ? v->target : "");
+		v->printed = true;
+	}
+	printf("   [%c] ", type);
+	vprintf(fmt, ap);
+	putchar('\n');
+}
+
+#define VFY_FN(name, type, count)                                              \
+	static __attribute__((format(printf, 2, 3))) void name(                \
+		struct vfy *v, const char *fmt, ...)                           \
+	{                                                                      \
+		va_list ap;                                                    \
+		count;                                                         \
+		if (type == ' ' && !v->o->verbose)                             \
+			return;                                                \
+		va_start(ap, fmt);                                             \
+		mesg(v, type, fmt, ap);                                        \
+		va_end(ap);                                                    \
+	}
+
+VFY_FN(ok, ' ', (void)0)
+VFY_FN(warn, 'W', v->nwarnings++)
+VFY_FN(err, 'E', v->nerrors++)
+
+/* is option @name in the comma list @opts? its value in *@val (or NULL) */
+static bool has_opt(const char *opts, const char *name, const char **val,
+		    size_t *vlen)
+{
+	size_t nl = strlen(name);
+	const char *p = opts;
+
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l >= nl && !strncmp(p, name, nl) &&
+		    (l == nl || p[nl] == '=')) {
+			if (val) {
+				*val = l > nl ? p + nl + 1 : NULL;
+				*vlen = l > nl ? l - nl - 1 : 0;
+			}
+			return true;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* libmount's network filesystems (fuse.X as X) */
+static bool is_netfs(const char *type)
+{
+	static const char *const net[] = {
+		"9p", "afs", "ceph", "cifs", "coda", "curlftpfs", "gfs",
+		"gfs2", "glusterfs", "ncp", "ncpfs", "nfs", "nfs4", "smb3",
+		"smbfs", "sshfs",
+	};
+
+	if (!type)
+		return false;
+	if (!strncmp(type, "fuse.", 5))
+		type += 5;
+	for (size_t i = 0; i < sizeof(net) / sizeof(*net); i++)
+		if (!strcmp(type, net[i]))
+			return true;
+	return false;
+}
+
+static bool is_pseudo_or_net(const char *type)
+{
+	return fstype_is_pseudo(type) || is_netfs(type);
+}
+
+/* a canonical path when it resolves, else @p as it is (malloc'd) */
+static char *resolve(const char *p)
+{
+	char *r = p && *p == '/' ? realpath(p, NULL) : NULL;
+
+	return r ? r : strdup(p ? p : "");
+}
+
+/* a later target above this one (error) or the same (warning) */
+static void check_order(struct vfy *v, const struct verify_entry *ents,
+			size_t n, size_t i)
+{
+	char *tgt = resolve(ents[i].target);
+
+	for (size_t k = i + 1; tgt && k < n; k++) {
+		char *nt;
+		size_t len;
+
+		if (!ents[k].target)
+			continue;
+		nt = resolve(ents[k].target);
+		if (!nt)
+			break;
+		len = strlen(nt);
+		if (!strncmp(nt, tgt, len)) {
+			if (tgt[len] == '\0')
+				warn(v, "target specified more than once");
+			else if (tgt[len] == '/')
+				err(v, "wrong order: %s specified before %s",
+				    tgt, nt);
+		}
+		free(nt);
+	}
+	free(tgt);
+}
+
+static void check_target(struct vfy *v, const struct verify_entry *e)
+{
+	struct stat st;
+	char *cn;
+
+	if (!e->target) {
+		err(v, "undefined target (fs_file)");
+		return;
+	}
+	cn = resolve(e->target);
+	if (cn && strcmp(cn, e->target))
+		warn(v, "non-canonical target path (real: %s)", cn);
+	if (stat(cn ? cn : e->target, &st) != 0) {
+		if (!has_opt(e->options, "noauto", NULL, NULL))
+			err(v, "unreachable on boot required target: %s",
+			    strerror(errno));
+		else
+			warn(v, "unreachable target: %s", strerror(errno));
+	} else if (!S_ISDIR(st.st_mode) &&
+		   !has_opt(e->options, "bind", NULL, NULL)) {
+		err(v, "target is not a directory");
+	} else {
+		ok(v, "target exists");
+	}
+	free(cn);
+}
+
+static void check_options(struct vfy *v, const struct verify_entry *e)
+{
+	if (e->vfs_options)
+		ok(v, "VFS options: %s", e->vfs_options);
+	if (e->fs_options)
+		ok(v, "FS options: %s", e->fs_options);
+	if (e->user_options)
+		ok(v, "userspace options: %s", e->user_options);
+}
+
+static void check_swaparea(struct vfy *v, const struct verify_entry *e)
+{
+	const char *val;
+	size_t vl;
+
+	if (has_opt(e->options, "discard", &val, &vl) && val &&
+	    strncmp(val, "once", vl) && strncmp(val, "pages", vl))
+		/* findmnt prints the rest of the options from the value */
+		err(v, "unsupported swaparea discard policy: %s", val);
+	if (has_opt(e->options, "pri", &val, &vl) && val) {
+		const char *p = val;
+
+		if (*p == '-')
+			p++;
+		for (; p < val + vl; p++) {
+			if (!isdigit((unsigned char)*p)) {
+				err(v, "failed to parse swaparea priority "
+				       "option");
+				break;
+			}
+		}
+	}
+}
+
+/* the device a source names: a tag through libblkid, else itself */
+static char *resolve_spec(const char *src, blkid_cache cache)
+{
+	if (source_is_tag(src)) {
+		char *t = NULL, *val = NULL, *dev = NULL;
+
+		if (blkid_parse_tag_string(src, &t, &val) == 0)
+			dev = blkid_evaluate_tag(t, val, &cache);
+		free(t);
+		free(val);
+		return dev;
+	}
+	return src ? strdup(src) : NULL;
+}
+
+static void check_source(struct vfy *v, const struct verify_entry *e,
+			 blkid_cache cache, bool *stop)
+{
+	const char *src = e->source;
+	bool bind = has_opt(e->options, "bind", NULL, NULL);
+	char *dev = NULL;
+	struct stat st;
+
+	if (!src || !*src) {
+		err(v, "undefined source (fs_spec)");
+		*stop = true;
+		return;
+	}
+	if (source_is_tag(src)) {
+		const char *eq = strchr(src, '=');
+		int nl = (int)(eq - src);
+
+		dev = resolve_spec(src, cache);
+		if (!dev) {
+			if (!has_opt(e->options, "noauto", NULL, NULL))
+				err(v, "unreachable on boot required source: "
+				       "%.*s=%s", nl, src, eq + 1);
+			else
+				warn(v, "unreachable: %.*s=%s", nl, src,
+				     eq + 1);
+			return;
+		}
+		src = dev; /* checked as a path below */
+	} else if (strchr(src, '=') && stat(src, &st) != 0) {
+		/* libblkid would parse it, libmount knows no such tag */
+		err(v, "unsupported source tag: %s", src);
+		return;
+	}
+	if (is_pseudo_or_net(e->fstype))
+		ok(v, "do not check %s source (pseudo/net)", src);
+	else if (stat(src, &st) != 0)
+		warn(v, "unreachable source: %s: %s", src, strerror(errno));
+	else if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !bind)
+		warn(v, "non-bind mount source %s is a directory or regular "
+			"file", src);
+	else if (!S_ISBLK(st.st_mode) && !bind)
+		warn(v, "source %s is not a block device", src);
+	else
+		ok(v, "source %s exists", src);
+	free(dev);
+}
+
+static void add_fs(struct vfy *v, const char *name, size_t len)
+{
+	char **nv;
+
+	if (v->nfs == v->capfs) {
+		size_t cap = v->capfs ? v->capfs * 2 : 64;
+
+		nv = realloc(v->fs, cap * sizeof(*nv));
+		if (!nv)
+			return;
+		v->fs = nv;
+		v->capfs = cap;
+	}
+	v->fs[v->nfs] = strndup(name, len);
+	if (v->fs[v->nfs])
+		v->nfs++;
+}
+
+/* the kernel's filesystems: /proc/filesystems and the modules of fs/ */
+static void read_kernel_fs(struct vfy *v)
+{
+	char line[256], path[512];
+	struct utsname u;
+	FILE *f = fopen("/proc/filesystems", "re");
+	DIR *d;
+
+	v->fs_read = true;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *t = strchr(line, '\t');
+		size_t l;
+
+		if (!t)
+			continue;
+		t++;
+		l = strcspn(t, "\n");
+		add_fs(v, t, l);
+	}
+	if (f)
+		fclose(f);
+	if (uname(&u) != 0)
+		return;
+	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/fs", u.release);
+	d = opendir(path);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (de->d_name[0] != '.')
+			add_fs(v, de->d_name, strlen(de->d_name));
+	if (d)
+		closedir(d);
+}
+
+static bool type_known(struct vfy *v, const char *type)
+{
+	char helper[512];
+	struct stat st;
+
+	if (!v->fs_read)
+		read_kernel_fs(v);
+	for (size_t i = 0; i < v->nfs; i++)
+		if (!strcmp(v->fs[i], type))
+			return true;
+	snprintf(helper, sizeof(helper), "/sbin/mount.%s", type);
+	if (stat(helper, &st) == 0)
+		return true;
+	snprintf(helper, sizeof(helper), "/sbin/fs.d/mount.%s", type);
+	return stat(helper, &st) == 0;
+}
+
+/* libblkid's type of @dev: NULL (errno set) when none */
+static char *probe_type(const char *dev, bool *ambi)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	const char *t = NULL;
+	char *type = NULL;
+	int rc;
+
+	*ambi = false;
+	if (!pr)
+		return NULL;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == -2)
+		*ambi = true;
+	if (rc == 0 && blkid_probe_lookup_value(pr, "TYPE", &t, NULL) == 0)
+		type = strdup(t);
+	blkid_free_probe(pr);
+	if (!type)
+		errno = 0;
+	return type;
+}
+
+static void check_fstype(struct vfy *v, const struct verify_entry *e,
+			 blkid_cache cache)
+{
+	char *src = resolve_spec(e->source, cache), *real;
+	const char *type = e->fstype;
+	bool isauto = false, isswap = false, ambi = false;
+
+	if (!src)
+		return;
+	if (is_pseudo_or_net(type)) {
+		ok(v, "do not check %s FS type (pseudo/net)", src);
+		goto out;
+	}
+	if (type) {
+		bool none = !strcmp(type, "none");
+
+		if (none && !has_opt(e->options, "bind", NULL, NULL) &&
+		    !has_opt(e->options, "move", NULL, NULL)) {
+			warn(v, "\"none\" FS type is recommended for bind or "
+				"move oprations only");
+			goto out;
+		}
+		if (!strcmp(type, "auto"))
+			isauto = true;
+		else if (!strcmp(type, "swap"))
+			isswap = true;
+		else if (!strcmp(type, "xfs") || !strcmp(type, "btrfs"))
+			v->no_fsck = true;
+		if (!isswap && !isauto && !none && !type_known(v, type))
+			warn(v, "%s seems unsupported by the current kernel",
+			     type);
+	}
+	errno = 0;
+	real = probe_type(src, &ambi);
+	if (!real) {
+		const char *why = errno ? strerror(errno) : "reason unknown";
+
+		if (isauto)
+			err(v, "cannot detect on-disk filesystem type (%s)", why);
+		else
+			warn(v, "cannot detect on-disk filesystem type (%s)",
+			     why);
+		goto out;
+	}
+	v->no_fsck = !strcmp(real, "xfs") || !strcmp(real, "btrfs");
+	if (type && !isauto && strcmp(type, real))
+		warn(v, "%s does not match with on-disk %s", type, real);
+	else if (ambi)
+		warn(v, "on-disk %s seems ambivalent", real);
+	else
+		ok(v, "FS type is %s", real);
+	free(real);
+out:
+	free(src);
+}
+
+static void check_passno(struct vfy *v, const struct verify_entry *e)
+{
+	if (e->target && !strcmp(e->target, "/") && e->passno != 1 &&
+	    !v->no_fsck)
+		warn(v, "recommended root FS passno is 1 (current is %d)",
+		     e->passno);
+}
+
+int verify_entries(const struct verify_entry *ents, size_t n,
+		   const struct verify_opts *o)
+{
+	struct vfy v = { .o = o };
+	blkid_cache cache = NULL;
+
+	blkid_get_cache(&cache, NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct verify_entry *e = &ents[i];
+		bool stop = false;
+
+		if (!e->match)
+			continue;
+		v.target = e->target;
+		v.printed = false;
+		v.no_fsck = false;
+		if (o->check_order)
+			check_order(&v, ents, n, i);
+		if (e->fstype && !strcmp(e->fstype, "swap")) {
+			check_swaparea(&v, e);
+		} else {
+			check_target(&v, e);
+			check_options(&v, e);
+		}
+		check_source(&v, e, cache, &stop);
+		if (!stop) {
+			check_fstype(&v, e, cache);
+			check_passno(&v, e);
+		}
+		if (o->first_only)
+			break;
+	}
+	if (cache)
+		blkid_put_cache(cache);
+	for (size_t i = 0; i < v.nfs; i++)
+		free(v.fs[i]);
+	free(v.fs);
+	fflush(stdout);
+	if (v.nerrors || o->nparse || v.nwarnings) {
+		fprintf(stderr, "\n%zu parse error%s, %d error%s, %d warning%s\n",
+			o->nparse, o->nparse == 1 ? "" : "s", v.nerrors,
+			v.nerrors == 1 ? "" : "s", v.nwarnings,
+			v.nwarnings == 1 ? "" : "s");
+	} else {
+		printf("Success, no errors or warnings detected\n");
+	}
+	return v.nerrors || o->nparse ? 1 : 0;
+}
