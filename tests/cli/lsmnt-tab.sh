@@ -113,7 +113,9 @@ FILTERS = [["-t", "ext4"], ["-t", "noext4,xfs"], ["-O", "noauto"],
            ["-n", "-o", "SOURCE", "/"], ["-d", "backward"], ["-U"], ["-v"],
            ["-R", "-T", "/"], ["--tree", "-t", "tmpfs"], ["-t", "nosuch"],
            ["-A", "-D", "-o", "SOURCE,TARGET"], ["--real"], ["--pseudo"],
-           ["/dev/sda1", "/"], ["-S", "0:30"], ["-t", "xfs,ext4"]]
+           ["/dev/sda1", "/"], ["-S", "0:30"], ["-t", "xfs,ext4"], ["-e"],
+           ["-c"], ["-e", "-c", "-o", "+SOURCES"], ["-C", "/"],
+           ["-C", "-T", "/proc"]]
 
 
 def compare_file(path, extra=()):
