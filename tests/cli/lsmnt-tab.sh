@@ -65,6 +65,19 @@ printf '%s\n' \
 	'32 30 0:32 / /nonexistent-mntkit/a\040b/z rw shared:7 master:1 propagate_from:2 - fuse.sshfs me@h:/x rw,user_id=0' \
 	'40 99 0:40 / /nonexistent-mntkit/orphan rw - tmpfs orphan rw' \
 	>"$TABS/mountinfo"
+# the root in the middle, children before their parents, IDs out of file
+# order, an autofs point with a mount over it, a parent that is missing
+printf '%s\n' \
+	'15 20 0:3 / /proc rw,relatime - proc proc rw' \
+	'17 20 0:5 / /dev rw,relatime - devtmpfs udev rw,mode=755' \
+	'38 33 0:33 / /dev/hp rw,relatime - hugetlbfs hugetlbfs rw' \
+	'20 1 8:4 / / rw,noatime - ext4 /dev/sda4 rw,errors=continue' \
+	'33 17 0:29 / /dev/hp rw,relatime - autofs systemd-1 rw,fd=23,direct' \
+	'19 17 0:16 / /dev/shm rw,relatime - tmpfs tmpfs rw' \
+	'44 41 0:36 / /home/u/.gvfs rw,nosuid,nodev - fuse.gvfs gvfs rw,user_id=500' \
+	'40 20 8:6 / /boot rw,noatime - ext4 /dev/sda6 rw' \
+	'18 17 0:10 / /dev/pts rw,relatime - devpts devpts rw,mode=620' \
+	>"$TABS/mountinfo2"
 : >"$TABS/empty"
 printf '# nothing\n\n   \n' >"$TABS/comments"
 
@@ -149,6 +162,16 @@ c_mountinfo() {
 from tabcmp import *
 need_findmnt()
 compare_file(T + "/mountinfo")
+PY
+}
+
+c_mountinfo_unordered() {
+	py_case tab_mountinfo_unordered <<'PY'
+from tabcmp import *
+need_findmnt()
+compare_file(T + "/mountinfo2")
+for a in (["--shadowed"], ["-R", "-T", "/dev"], ["-U", "-J"]):
+    same(["-F", T + "/mountinfo2"] + a)
 PY
 }
 
@@ -300,7 +323,7 @@ c_refused() {
 	expect_error mtab_not_with_fstab "mutually exclusive" - "$LSMNT" -m -s
 }
 
-plain_cases="c_fstab c_mtab c_mountinfo c_empty c_fstab_option c_mtab_merge
+plain_cases="c_fstab c_mtab c_mountinfo c_mountinfo_unordered c_empty c_fstab_option c_mtab_merge
 c_verify c_bad_lines c_refused"
 ns_cases="c_mtab_ns"
 cli_main true "" "${2:-}"
