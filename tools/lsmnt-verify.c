@@ -264,6 +264,7 @@ static void check_source(struct vfy *v, const struct verify_entry *e,
 				     eq + 1);
 			return;
 		}
+		ok(v, "%.*s=%s translated to %s", nl, src, eq + 1, dev);
 		src = dev; /* checked as a path below */
 	} else if (strchr(src, '=') && stat(src, &st) != 0) {
 		/* libblkid would parse it, libmount knows no such tag */
