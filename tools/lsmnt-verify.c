@@ -422,7 +422,7 @@ static void check_fstype(struct vfy *v, const struct verify_entry *e,
 	}
 	v->no_fsck = !strcmp(real, "xfs") || !strcmp(real, "btrfs");
 	if (type && !isauto && strcmp(type, real))
-		warn(v, "%s does not match with on-disk %s", type, real);
+		err(v, "%s does not match with on-disk %s", type, real);
 	else if (ambi)
 		warn(v, "on-disk %s seems ambivalent", real);
 	else

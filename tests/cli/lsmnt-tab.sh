@@ -306,6 +306,33 @@ PY
 	expect_error verify_not_poll "mutually exclusive" - "$LSMNT" -x -p
 }
 
+# -x with a real device (root): a loop device with an ext4 labelled by
+# the test, found by its tag and its path, a type that does not match
+c_verify_dev() {
+	local img=$CLI_TMP/vfy.img loop
+	if ! have_cmd mkfs.ext4 || ! have_cmd losetup; then
+		skip ns_verify_dev "needs mkfs.ext4 and losetup"
+		return
+	fi
+	truncate -s 8M "$img" && mkfs.ext4 -q -F -L mntkit-vfy-$$ "$img" ||
+		{ fail ns_verify_dev "mkfs.ext4"; return; }
+	if ! loop=$(losetup -f --show "$img" 2>/dev/null); then
+		skip ns_verify_dev "no loop device"
+		return
+	fi
+	printf '%s\n' "LABEL=mntkit-vfy-$$ /tmp ext4 rw 0 2" \
+		"$loop /tmp ext4 rw 0 2" "$loop /tmp xfs rw 0 2" \
+		"LABEL=mntkit-vfy-$$ /tmp auto rw" >"$TABS/dev"
+	LOOP=$loop py_case ns_verify_dev <<'PY'
+from tabcmp import *
+need_findmnt()
+for a in ([], ["--verbose"], ["-S", os.environ["LOOP"]]):
+    same(["-x", "-F", T + "/dev"] + a)
+same(["-F", T + "/dev", "-e", "-o", "+SOURCES"])
+PY
+	losetup -d "$loop"
+}
+
 # stderr says which line was bad, and where
 c_bad_lines() {
 	run "$LSMNT" -F "$TABS/fstab" -o TARGET
@@ -325,5 +352,5 @@ c_refused() {
 
 plain_cases="c_fstab c_mtab c_mountinfo c_mountinfo_unordered c_empty c_fstab_option c_mtab_merge
 c_verify c_bad_lines c_refused"
-ns_cases="c_mtab_ns"
+ns_cases="c_mtab_ns c_verify_dev"
 cli_main true "" "${2:-}"
