@@ -78,6 +78,12 @@ printf '%s\n' \
 	'40 20 8:6 / /boot rw,noatime - ext4 /dev/sda6 rw' \
 	'18 17 0:10 / /dev/pts rw,relatime - devpts devpts rw,mode=620' \
 	>"$TABS/mountinfo2"
+# no root at all: -T / finds nothing
+printf '%s\n' \
+	'15 20 0:3 / /proc rw,relatime - proc proc rw' \
+	'16 20 0:15 / /sys rw,relatime - sysfs sysfs rw' \
+	'17 16 0:5 / /sys/x rw - tmpfs t rw' \
+	>"$TABS/mountinfo-nonroot"
 : >"$TABS/empty"
 printf '# nothing\n\n   \n' >"$TABS/comments"
 
@@ -172,6 +178,9 @@ need_findmnt()
 compare_file(T + "/mountinfo2")
 for a in (["--shadowed"], ["-R", "-T", "/dev"], ["-U", "-J"]):
     same(["-F", T + "/mountinfo2"] + a)
+for a in ([], ["-J"], ["--target", "/"], ["-T", "/sys/x/y"], ["-U"],
+          ["--kernel", "--tree"]):
+    same(["-F", T + "/mountinfo-nonroot"] + a)
 PY
 }
 
