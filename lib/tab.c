@@ -436,8 +436,8 @@ static void vfs_bits(const char *w, size_t n, uint64_t *attr, uint32_t *sb)
 }
 
 /* split @opt into the VFS, fs and user lists (comma-joined) */
-static int split_opts(struct reader *rd, const char *opt, size_t n,
-		      struct buf part[3], uint64_t *attr, uint32_t *sb)
+static int split_opts(const char *opt, size_t n, struct buf part[3],
+		      uint64_t *attr, uint32_t *sb)
 {
 	size_t i = 0;
 	int ret;
@@ -466,7 +466,6 @@ static int split_opts(struct reader *rd, const char *opt, size_t n,
 		}
 		i++;
 	}
-	(void)rd;
 	return 0;
 }
 
@@ -482,7 +481,7 @@ static int fstab_record(struct reader *rd, char *f[4], size_t fl[4],
 
 	ret = rec_begin(r);
 	if (!ret)
-		ret = split_opts(rd, f[3], fl[3], part, &attr, &sb);
+		ret = split_opts(f[3], fl[3], part, &attr, &sb);
 	if (ret)
 		goto out;
 	rec_sm(r)->mask |= MNTKIT_STATMOUNT_MNT_BASIC | MNTKIT_STATMOUNT_SB_BASIC;
@@ -908,9 +907,8 @@ static void opts_out(struct reader *rd)
 		o->err_msg = rd->err_msg;
 }
 
-/* one entry line: @s (@n bytes) from its first byte, @b its first word */
-static int entry_line(struct reader *rd, char *s, size_t n, size_t b,
-		      size_t line)
+/* one entry line: @s (@n bytes) from its first byte */
+static int entry_line(struct reader *rd, char *s, size_t n, size_t line)
 {
 	switch (rd->format) {
 	case MNTKIT_TAB_MOUNTINFO:
@@ -919,7 +917,6 @@ static int entry_line(struct reader *rd, char *s, size_t n, size_t b,
 	case MNTKIT_TAB_UTAB:
 		return utab_line(rd, s, n, line);
 	default:
-		(void)b;
 		return fstab_line(rd, s, n, line);
 	}
 }
@@ -946,7 +943,7 @@ static int parse(struct reader *rd, char *s, size_t len)
 			eol--;
 		if (rd->format == MNTKIT_TAB_AUTO)
 			rd->format = guess(s + b, eol - b);
-		ret = entry_line(rd, s + bol, eol - bol, b - bol, line);
+		ret = entry_line(rd, s + bol, eol - bol, line);
 		if (ret == -EBADMSG && (rd->flags & MNTKIT_TAB_SKIP_BAD))
 			continue;
 		if (ret)
