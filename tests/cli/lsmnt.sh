@@ -236,7 +236,7 @@ PY
 }
 
 c_errors() {
-	expect_error err_bad_option "-x" - "$LSMNT" -x
+	expect_error err_bad_option "-j" - "$LSMNT" -j
 	expect_error err_bad_long_option "--bogus" - "$LSMNT" --bogus
 	expect_error err_output_needs_arg "-o" - "$LSMNT" -o
 	expect_error err_unknown_column "BOGUS" - "$LSMNT" -o TARGET,BOGUS
