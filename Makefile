@@ -13,7 +13,8 @@
 #                 clang, where -Wall -Wextra -Werror finds other things,
 #                 and the library alone (-Dtools=false ...)
 #   make fuzz     the libFuzzer target for FUZZ_TIME seconds (fuzz/run.sh;
-#                 replays the corpus when libFuzzer is not available)
+#                 replays the corpus when libFuzzer is not available);
+#                 FUZZ_TARGET=fuzz-tab for the table-file reader
 
 PREFIX  ?= /usr/local
 BUILD   ?= build

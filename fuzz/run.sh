@@ -19,7 +19,8 @@
 # under the sanitizers), which fails on a crash just the same.
 #
 # Environment: MESON, NINJA (as the Makefile's), FUZZ_JOBS (libFuzzer
-# -jobs, default 1).
+# -jobs, default 1), FUZZ_TARGET (fuzz-mountinfo, the default, or
+# fuzz-tab: the table-file reader, lib/tab.c, from fuzz/corpus-tab/).
 set -eu
 
 fbuild=${1:-build-fuzz}
@@ -27,6 +28,15 @@ secs=${2:-45}
 MESON=${MESON:-meson}
 NINJA=${NINJA:-ninja}
 jobs=${FUZZ_JOBS:-1}
+target=${FUZZ_TARGET:-fuzz-mountinfo}
+case $target in
+fuzz-mountinfo) corpus=corpus ;;
+fuzz-tab) corpus=corpus-tab ;;
+*)
+	echo "fuzz: FUZZ_TARGET must be fuzz-mountinfo or fuzz-tab" >&2
+	exit 2
+	;;
+esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 case $fbuild in
@@ -90,7 +100,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
 mkdir "$tmp/corpus"
-cp "$src"/fuzz/corpus/* "$tmp/corpus/"
+cp "$src"/fuzz/"$corpus"/* "$tmp/corpus/"
 
 if ! have_libfuzzer; then
 	echo "fuzz: libFuzzer is not available (clang -fsanitize=fuzzer:" \
@@ -103,24 +113,24 @@ if ! have_libfuzzer; then
 		cc=clang
 	fi
 	setup_build "$cc"
-	$NINJA -C "$fbuild" fuzz/fuzz-mountinfo >"$tmp/build.log" 2>&1 || {
+	$NINJA -C "$fbuild" fuzz/"$target" >"$tmp/build.log" 2>&1 || {
 		cat "$tmp/build.log" >&2
 		exit 1
 	}
-	"$fbuild/fuzz/fuzz-mountinfo" "$src/fuzz/corpus"
-	echo "fuzz: corpus replay passed ($(ls "$src/fuzz/corpus" | wc -l) inputs)"
+	"$fbuild/fuzz/$target" "$src/fuzz/$corpus"
+	echo "fuzz: corpus replay passed ($(ls "$src/fuzz/$corpus" | wc -l) inputs)"
 	exit 0
 fi
 
 build_target() {
-	$NINJA -C "$fbuild" fuzz/fuzz-mountinfo >"$tmp/build.log" 2>&1 || {
+	$NINJA -C "$fbuild" fuzz/"$target" >"$tmp/build.log" 2>&1 || {
 		cat "$tmp/build.log" >&2
 		echo "fuzz: building the fuzz target failed" >&2
 		exit 1
 	}
 }
 
-bin=$fbuild/fuzz/fuzz-mountinfo
+bin=$fbuild/fuzz/$target
 setup_build clang
 build_target
 # a build directory set up before the clang runtime was there holds the
