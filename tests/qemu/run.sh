@@ -27,6 +27,11 @@
 #     libsmartcols.a, so it goes in with its shared libraries; all into
 #     one newc initramfs (BUILDDIR/qemu/, rebuilt only when a source
 #     changed);
+#     and, where this host cannot run i386 programs (tests/cli/i386.sh
+#     says SKIP: no IA32 emulation), the library and every test program
+#     of tests/ and tests/emul/ again as static i386 programs (gcc -m32),
+#     which the newest guest runs after the others, on its compat system
+#     calls: lines `PASS qemu-7.2/i386/PROG/CASE`;
 #  4. boots every kernel under qemu's software emulation (TCG; /dev/kvm
 #     is not used), MNTKIT_QEMU_JOBS guests at a time, with the console on
 #     the first serial port and the results on the second;
@@ -61,6 +66,9 @@
 #   MNTKIT_QEMU_APPEND=ARGS   more kernel command line arguments
 #   MNTKIT_QEMU_CPU=MODEL     qemu's -cpu (default qemu64,-cx16: see boot)
 #   MNTKIT_QEMU_LOGS=DIR      keep each guest's console as DIR/NAME.console
+#   MNTKIT_QEMU_I386=LABEL|none  the guest that runs the i386 programs
+#                             (default: sid where the host cannot run
+#                             them itself, else none)
 
 set -u
 
@@ -282,9 +290,11 @@ kernel_name() {
 
 # GUESTS: "NAME KERNEL" of each guest to boot
 GUESTS=()
+GUEST_LABELS=()	# the matrix's label of each guest ("-" for MNTKIT_QEMU_KERNEL)
 if [ -n "${MNTKIT_QEMU_KERNEL:-}" ]; then
 	[ -s "$MNTKIT_QEMU_KERNEL" ] || { echo "$0: no kernel $MNTKIT_QEMU_KERNEL" >&2; exit 2; }
 	GUESTS+=("- $MNTKIT_QEMU_KERNEL")
+	GUEST_LABELS+=("-")
 else
 	for k in "${MATRIX[@]}"; do
 		read -r label suite <<<"$k"
@@ -298,9 +308,35 @@ else
 		name=$(kernel_name "$CACHE/$suite")
 		log "$name: $(cat "$CACHE/$suite/kernel-package")"
 		GUESTS+=("$name $CACHE/$suite/vmlinuz")
+		GUEST_LABELS+=("$label")
 	done
 fi
 [ "${#GUESTS[@]}" -gt 0 ] || exit 0
+
+# The i386 programs: on this host when it can run them (tests/cli/i386.sh),
+# else in one guest (the newest kernel's), when gcc -m32 links statically.
+I386_LABEL=${MNTKIT_QEMU_I386:-}
+I386_WHY=
+if [ -z "$I386_LABEL" ]; then
+	I386_LABEL=none
+	t32=$(mktemp "${TMPDIR:-/tmp}/mntkit-qemu-i386.XXXXXX") || exit 2
+	if echo 'int main(void){return 0;}' |
+		gcc -m32 -static -x c -o "$t32" - >/dev/null 2>&1; then
+		"$t32" 2>/dev/null || I386_LABEL=sid
+	else
+		I386_WHY="gcc -m32 cannot link statically (gcc-multilib missing?)"
+	fi
+	rm -f "$t32"
+fi
+I386_GUEST=
+if [ "$I386_LABEL" != none ]; then
+	for k in "${!GUEST_LABELS[@]}"; do
+		[ "${GUEST_LABELS[$k]}" = "$I386_LABEL" ] && I386_GUEST=$k
+	done
+	[ -z "$I386_GUEST" ] && I386_WHY="no guest $I386_LABEL in this run"
+fi
+# where they should run in a guest and cannot, one SKIP says why
+[ -n "$I386_WHY" ] && echo "SKIP qemu-i386: $I386_WHY"
 
 # ---- 3. the guest's programs and initramfs ----
 
@@ -352,6 +388,7 @@ inputs_stamp() {
 	{
 		gcc --version | head -n 1
 		echo "${CFLAGS[*]}" "${MNTKIT_QEMU_PROGS:-}" "$PKGCONF_LIBS"
+		echo "i386: $I386_GUEST"
 		for p in "${PROGS[@]}"; do echo "$p"; done
 		cd "$SRCDIR" && cat lib/*.c lib/*.h include/*.h tests/*.h \
 			tests/emul/*.h tools/*.c tools/*.h tests/qemu/*.c \
@@ -388,12 +425,43 @@ copy_libs() {
 	done
 }
 
+# build_i386 STAGE: the library and the test programs of tests/ and
+# tests/emul/ as static i386 programs in STAGE/tests-i386, listed in
+# STAGE/tests-i386.list (the guest's programs of tests/qemu/ are not: they
+# drive the 64-bit tools)
+build_i386() {
+	local stage=$1 obj32=$OUTDIR/obj32 cfile f p name srcs
+	mkdir -p "$obj32" "$stage/tests-i386" || return 1
+	for cfile in "$SRCDIR"/lib/*.c; do
+		f=${cfile##*/}
+		bg2 gcc -m32 "${CFLAGS[@]}" -c -o "$obj32/${f%.c}.o" "$cfile"
+	done
+	bgwait || return 1
+	rm -f "$obj32/libmntkit.a"
+	ar rcs "$obj32/libmntkit.a" "$obj32"/*.o || return 1
+	: >"$stage/tests-i386.list"
+	for p in "${PROGS[@]}"; do
+		read -r name srcs <<<"$p"
+		selected "$name" || continue
+		case $srcs in
+		tests/qemu/*) continue ;;
+		esac
+		# shellcheck disable=SC2086 # srcs is a list
+		# shellcheck disable=SC2016 # the inner shell's arguments
+		bg2 sh -c 'cd "$1" && shift && exec "$@"' sh "$SRCDIR" \
+			gcc -m32 "${CFLAGS[@]}" -static \
+			-o "$stage/tests-i386/$name" $srcs "$obj32/libmntkit.a"
+		echo "i386/$name /tests-i386/$name" >>"$stage/tests-i386.list"
+	done
+	bgwait
+}
+
 build_initramfs() {
 	local obj tobj stage srcs p name f cfile T
 	obj=$OUTDIR/obj
 	tobj=$OUTDIR/obj/tools
 	stage=$OUTDIR/stage
-	rm -rf "$obj" "$stage" "$OUTDIR/build.log"
+	rm -rf "$obj" "$OUTDIR/obj32" "$stage" "$OUTDIR/build.log"
 	mkdir -p "$tobj" "$stage/bin" "$stage/tests" "$stage/proc" \
 		"$stage/sys" "$stage/dev" "$stage/tmp" "$stage/run" || return 1
 	JOBS_OK=1
@@ -436,9 +504,13 @@ build_initramfs() {
 		echo "$name /tests/$name" >>"$stage/tests.list"
 	done
 	bgwait || return 1
+	if [ -n "$I386_GUEST" ]; then
+		build_i386 "$stage" || return 1
+	fi
 	copy_libs "$stage" "$stage/bin/lsmnt" >>"$OUTDIR/build.log" 2>&1 ||
 		return 1
-	strip "$stage/init" "$stage"/bin/* "$stage"/tests/* 2>/dev/null
+	strip "$stage/init" "$stage"/bin/* "$stage"/tests/* \
+		"$stage"/tests-i386/* 2>/dev/null
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc --quiet -R 0:0) >"$OUTDIR/initramfs.cpio.new" ||
 		return 1
@@ -476,14 +548,20 @@ cpu=${MNTKIT_QEMU_CPU:-qemu64,-cx16}
 
 # boot I KERNEL: the guest's console, results and status in $WORK/I/
 boot() {
-	local d=$WORK/$1 t0 qrc
+	local d=$WORK/$1 t0 qrc extra=
+	# the guest of the i386 programs runs twice the programs
+	local limit=$timeout_s
+	if [ "$1" = "$I386_GUEST" ]; then
+		extra=qemu_i386=1
+		limit=$((timeout_s * 2))
+	fi
 	mkdir -p "$d"
 	t0=$(date +%s)
-	timeout -k 5 "$timeout_s" "$QEMU" -accel tcg -cpu "$cpu" -m 512 -nodefaults \
+	timeout -k 5 "$limit" "$QEMU" -accel tcg -cpu "$cpu" -m 512 -nodefaults \
 		-no-user-config -display none -no-reboot \
 		-serial "file:$d/console.log" -serial "file:$d/results.log" \
 		-kernel "$2" -initrd "$OUTDIR/initramfs.cpio" \
-		-append "console=ttyS0 panic=-1 quiet qemu_prog_timeout=$prog_timeout ${MNTKIT_QEMU_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 quiet qemu_prog_timeout=$prog_timeout $extra ${MNTKIT_QEMU_APPEND:-}" \
 		</dev/null >"$d/qemu.out" 2>&1
 	qrc=$?
 	echo "$qrc $(($(date +%s) - t0))" >"$d/status"
