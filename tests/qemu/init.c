@@ -40,6 +40,8 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <dirent.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -95,6 +97,40 @@ static void try_mount(const char *src, const char *tgt, const char *type,
 	if (mount(src, tgt, type, flags, data))
 		put(con_fd, "init: mount %s on %s: %s\n", type ? type : "-",
 		    tgt, strerror(errno));
+}
+
+/*
+ * Load the modules run.sh put in /modules/RELEASE/ (fuse, overlay, loop,
+ * squashfs: what the tests mount, where the kernel has them as modules),
+ * so that /dev/fuse, overlayfs and loop images exist on every kernel. A
+ * module that does not load is said on the console; its tests then SKIP.
+ */
+static void load_modules(void)
+{
+	char dir[512], path[1024];
+	struct utsname u;
+	struct dirent *e;
+	DIR *d;
+
+	if (uname(&u))
+		return;
+	snprintf(dir, sizeof(dir), "/modules/%s", u.release);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd;
+
+		if (!strstr(e->d_name, ".ko"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+			put(con_fd, "init: load %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	closedir(d);
 }
 
 static void power_off(void)
@@ -250,7 +286,8 @@ static void setup_mounts(void)
 	try_mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL);
 	try_mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
-	try_mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+	/* not nosuid: test-backend runs a setuid copy of itself from /tmp */
+	try_mount("tmpfs", "/tmp", "tmpfs", MS_NODEV, "mode=1777");
 	try_mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL);
 	/* variety for the emulation: other types, options, flags */
@@ -320,6 +357,7 @@ int main(void)
 	/* the kernel opened /dev/console as 0, 1 and 2 */
 	con_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	setup_mounts();
+	load_modules();
 	res_fd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	if (res_fd < 0) {
 		put(con_fd, "init: open /dev/ttyS1: %s\n", strerror(errno));

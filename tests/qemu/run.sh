@@ -23,6 +23,8 @@
 #  3. builds, statically, the guest's /init (tests/qemu/init.c), the
 #     library, every test program of tests/ and tests/emul/, the guest's
 #     own tests (tests/qemu/test-*.c) and the tools statmnt and mntwatch;
+#     each kernel's modules fuse, overlay, loop and squashfs (where it has
+#     them as modules; decompressed), which the guest's /init loads;
 #     lsmnt is linked to the static library too, but Debian ships no
 #     libsmartcols.a, so it goes in with its shared libraries; all into
 #     one newc initramfs (BUILDDIR/qemu/, rebuilt only when a source
@@ -275,6 +277,74 @@ fetch_kernel() {
 		return 1
 	fi
 	echo "${deb##*/}" >"$dir/kernel-package"
+	# the modules are in the same package, but sid's (linux-modules-V)
+	[ "$bin" = "$pkg" ] && extract_modules "$deb" "$dir"
+	rm -rf "$tmp"
+	return 0
+}
+
+# the modules the tests mount with, where a kernel has them as modules
+MODULES="fuse overlay loop squashfs"
+
+# extract_modules DEB DIR: DIR/modules/RELEASE/NAME.ko of $MODULES that DEB
+# has (decompressed: the guest's finit_module gets plain files); DIR/
+# modules.done says it was done, whatever DEB had
+extract_modules() {
+	local deb=$1 dir=$2 x m f rel
+	x=$(mktemp -d "$CACHE/mods.XXXXXX") || return 1
+	dpkg-deb --fsys-tarfile "$deb" 2>>"$apt_log" |
+		tar -x -C "$x" --wildcards './lib/modules/*' './usr/lib/modules/*' \
+			>>"$apt_log" 2>&1
+	rm -rf "$dir/modules"
+	for m in $MODULES; do
+		for f in "$x"/lib/modules/*/kernel/*/"$m".ko* \
+			"$x"/lib/modules/*/kernel/*/*/"$m".ko* \
+			"$x"/usr/lib/modules/*/kernel/*/"$m".ko* \
+			"$x"/usr/lib/modules/*/kernel/*/*/"$m".ko*; do
+			[ -f "$f" ] || continue
+			rel=${f#"$x"/}
+			rel=${rel#usr/}
+			rel=${rel#lib/modules/}
+			rel=${rel%%/*}
+			mkdir -p "$dir/modules/$rel" || break
+			case $f in
+			*.ko.xz) xz -dc "$f" >"$dir/modules/$rel/$m.ko" ;;
+			*.ko.zst) zstd -qdc "$f" >"$dir/modules/$rel/$m.ko" ;;
+			*.ko.gz) gzip -dc "$f" >"$dir/modules/$rel/$m.ko" ;;
+			*.ko) cp "$f" "$dir/modules/$rel/$m.ko" ;;
+			esac || rm -f "$dir/modules/$rel/$m.ko"
+			break
+		done
+	done
+	rm -rf "$x"
+	touch "$dir/modules.done"
+}
+
+# fetch_modules SUITE: the modules of a cached kernel (a cache made before
+# the guests loaded modules, or sid's separate linux-modules-V package);
+# without them the tests that need them say SKIP in the guest
+fetch_modules() {
+	local suite=$1 dir=$CACHE/$1 file pkg ver tmp opts debs
+	[ -f "$dir/modules.done" ] && return 0
+	[ "$(id -u)" = 0 ] || return 0
+	file=$(cat "$dir/kernel-package")
+	pkg=${file%%_*}
+	ver=${file#*_}
+	ver=${ver%_*}
+	ver=${ver//%3a/:}
+	case $pkg in
+	linux-binary-*) pkg=linux-modules-${pkg#linux-binary-} ;;
+	esac
+	opts=$(apt_opts "$suite")
+	tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || return 0
+	log "downloading $pkg ($suite) for its modules"
+	# shellcheck disable=SC2086 # a list of options
+	if (cd "$tmp" && apt-get $opts download -q "$pkg=$ver") >>"$apt_log" 2>&1; then
+		debs=("$tmp"/*.deb)
+		[ -f "${debs[0]}" ] && extract_modules "${debs[0]}" "$dir"
+	else
+		log "cannot download $pkg=$ver: $(apt_reason); the tests that need its modules SKIP"
+	fi
 	rm -rf "$tmp"
 	return 0
 }
@@ -305,6 +375,7 @@ else
 			esac
 		fi
 		fetch_kernel "$label" "$suite" || continue
+		fetch_modules "$suite"
 		name=$(kernel_name "$CACHE/$suite")
 		log "$name: $(cat "$CACHE/$suite/kernel-package")"
 		GUESTS+=("$name $CACHE/$suite/vmlinuz")
@@ -389,6 +460,11 @@ inputs_stamp() {
 		gcc --version | head -n 1
 		echo "${CFLAGS[*]}" "${MNTKIT_QEMU_PROGS:-}" "$PKGCONF_LIBS"
 		echo "i386: $I386_GUEST"
+		for g in "${GUESTS[@]}"; do
+			g=${g#* }
+			g=${g%/*}
+			[ -d "$g/modules" ] && (cd "$g" && ls -lR modules)
+		done
 		for p in "${PROGS[@]}"; do echo "$p"; done
 		cd "$SRCDIR" && cat lib/*.c lib/*.h include/*.h tests/*.h \
 			tests/emul/*.h tools/*.c tools/*.h tests/qemu/*.c \
@@ -426,12 +502,13 @@ copy_libs() {
 }
 
 # build_i386 STAGE: the library and the test programs of tests/ and
-# tests/emul/ as static i386 programs in STAGE/tests-i386, listed in
+# tests/emul/ as static i386 programs in STAGE/i386/tests, listed in
 # STAGE/tests-i386.list (the guest's programs of tests/qemu/ are not: they
-# drive the 64-bit tools)
+# drive the 64-bit tools; there is no STAGE/i386/tools, so the tests'
+# cases of the tools SKIP, as in the host's i386 build)
 build_i386() {
 	local stage=$1 obj32=$OUTDIR/obj32 cfile f p name srcs
-	mkdir -p "$obj32" "$stage/tests-i386" || return 1
+	mkdir -p "$obj32" "$stage/i386/tests" || return 1
 	for cfile in "$SRCDIR"/lib/*.c; do
 		f=${cfile##*/}
 		bg2 gcc -m32 "${CFLAGS[@]}" -c -o "$obj32/${f%.c}.o" "$cfile"
@@ -450,8 +527,8 @@ build_i386() {
 		# shellcheck disable=SC2016 # the inner shell's arguments
 		bg2 sh -c 'cd "$1" && shift && exec "$@"' sh "$SRCDIR" \
 			gcc -m32 "${CFLAGS[@]}" -static \
-			-o "$stage/tests-i386/$name" $srcs "$obj32/libmntkit.a"
-		echo "i386/$name /tests-i386/$name" >>"$stage/tests-i386.list"
+			-o "$stage/i386/tests/$name" $srcs "$obj32/libmntkit.a"
+		echo "i386/$name /i386/tests/$name" >>"$stage/tests-i386.list"
 	done
 	bgwait
 }
@@ -464,6 +541,17 @@ build_initramfs() {
 	rm -rf "$obj" "$OUTDIR/obj32" "$stage" "$OUTDIR/build.log"
 	mkdir -p "$tobj" "$stage/bin" "$stage/tests" "$stage/proc" \
 		"$stage/sys" "$stage/dev" "$stage/tmp" "$stage/run" || return 1
+	# the tests find the tools next to their own directory (/tests ->
+	# /tools), as in the build tree
+	ln -s bin "$stage/tools" || return 1
+	for g in "${GUESTS[@]}"; do
+		g=${g#* }
+		g=${g%/*}
+		if [ -d "$g/modules" ]; then
+			mkdir -p "$stage/modules" &&
+				cp -R "$g/modules/." "$stage/modules/" || return 1
+		fi
+	done
 	JOBS_OK=1
 	for cfile in "$SRCDIR"/lib/*.c; do
 		f=${cfile##*/}
@@ -510,7 +598,7 @@ build_initramfs() {
 	copy_libs "$stage" "$stage/bin/lsmnt" >>"$OUTDIR/build.log" 2>&1 ||
 		return 1
 	strip "$stage/init" "$stage"/bin/* "$stage"/tests/* \
-		"$stage"/tests-i386/* 2>/dev/null
+		"$stage"/i386/tests/* 2>/dev/null
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc --quiet -R 0:0) >"$OUTDIR/initramfs.cpio.new" ||
 		return 1
