@@ -659,6 +659,68 @@ T_CASE(basic_events_poll)
 	basic_events(MNTKIT_WATCH_POLL);
 }
 
+/*
+ * A remount (which fanotify does not report) among mounts that fanotify
+ * reports, all before the watch reads: the change signal came with
+ * fanotify events, so the watch checks it by a diff once the namespace is
+ * quiet; the CHANGE comes after the ATTACHes, and nothing else does.
+ */
+static void hidden_remount(int before_mounts)
+{
+	struct mntkit_watch *w;
+	uint64_t ids[40], ida;
+	int attached = 0, changed = 0;
+	char *d, *a;
+
+	t_private_ns();
+	d = t_tmpdir();
+	a = t_path("%s/a", d);
+	ida = t_tmpfs(a, 0, NULL);
+	w = watch_open(MNTKIT_WATCH_FANOTIFY, MNTKIT_WATCH_NO_RESCAN, 0);
+	expect_none(w);
+	for (int i = 0; i < 40; i++) {
+		char *p = t_path("%s/m%d", d, i);
+
+		if (i == (before_mounts ? 20 : 0))
+			t_mount(NULL, a, NULL,
+				MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+		ids[i] = t_tmpfs(p, 0, NULL);
+		free(p);
+	}
+	while (attached < 40 || !changed) {
+		MNTKIT_EVENT(ev);
+		int known = 0;
+
+		next_event(w, &ev);
+		for (int i = 0; i < 40; i++)
+			known |= ev.mnt_id == ids[i];
+		if (ev.kind == MNTKIT_EVENT_ATTACH && known) {
+			attached++;
+			continue;
+		}
+		T_ASSERTF(ev.kind == MNTKIT_EVENT_CHANGE && ev.mnt_id == ida &&
+				  !changed,
+			  "got %s %#" PRIx64 " (%s)",
+			  mntkit_event_kind_name(ev.kind), ev.mnt_id,
+			  point_of(ev.after ? ev.after : ev.before));
+		T_EQ_U(ev.changed, MNTKIT_CHANGED_ATTR);
+		changed = 1;
+	}
+	expect_none(w);
+	mntkit_watch_free(w);
+	free(a);
+}
+
+T_CASE(hidden_remount_fanotify)
+{
+	hidden_remount(1);
+}
+
+T_CASE(remount_then_mounts_fanotify)
+{
+	hidden_remount(0);
+}
+
 /* the timed rescan finds an unsignalled propagation change by itself */
 T_CASE(timed_rescan)
 {
