@@ -25,13 +25,23 @@
  *    is DETACHed with the mounts below it. A mount gone before it could
  *    be stat'ed is reported with MNTKIT_EVENT_F_GONE and a record of its
  *    ID only (its DETACH follows). Changes fanotify does not report
- *    (remount, mount_setattr) still make /proc/PID/mountinfo poll POLLPRI: a
- *    POLLPRI with no fanotify event in the same read is a change fanotify
- *    did not report, and is diffed at once; a POLLPRI together with
- *    fanotify events may hide one, and is checked by a diff once the
- *    namespace has been quiet for VERIFY_QUIET_NS (at the latest
- *    VERIFY_MAX_NS, or 50 diffs' time, after the first one), so a burst
- *    of mounts costs a few diffs, not one per mount.
+ *    (remount, mount_setattr) still make /proc/PID/mountinfo poll POLLPRI.
+ *    The kernel bumps the namespace's event count (POLLPRI) before it
+ *    sends a mount's fanotify event (at namespace_unlock), so a POLLPRI
+ *    read alone is most often a mount whose event is on its way: it is
+ *    diffed only if no fanotify event follows within VERIFY_PURE_NS. A
+ *    POLLPRI that came with (or was followed by) fanotify events may hide
+ *    a change fanotify does not report, and cannot be told from one that
+ *    does not (POLLPRI is one bit, not a count): it is checked by a diff
+ *    once the namespace has been quiet for VERIFY_QUIET_NS, no sooner
+ *    than SYNC_GAP_FACTOR times the last diff's cost after it, at the
+ *    latest VERIFY_MAX_NS or 50 diffs' time after the first signal (see
+ *    verify_when()). A burst of mounts thus costs one diff (O(mounts))
+ *    at its end, and one more per VERIFY_MAX_NS or 50 diffs' time that
+ *    it lasts: at most 2% of a CPU, and no diff per event; the price is
+ *    that a remount hidden among mounts is reported up to that late.
+ *    Nothing is lost: a check that is owed always comes (the timer), and
+ *    it diffs the whole of mountinfo.
  *  - poll: POLLPRI on /proc/PID/mountinfo, then a diff of a fresh
  *    snapshot against the view: one snapshot serves every change
  *    signalled before it; on the emulation it is one read of mountinfo
@@ -40,8 +50,9 @@
  * Both: mount(2) MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE changes
  * signal nothing at all (checked on 6.18: no POLLPRI, no fanotify event;
  * mount_setattr(2) propagation changes do signal POLLPRI). They are found
- * by a rescan every rescan_ms while nothing else happens, or at once with
- * mntkit_watch_rescan().
+ * by a rescan every rescan_ms while nothing else happens (a change signal
+ * postpones it: the diff that follows sees every changed mountinfo line,
+ * propagation included), or at once with mntkit_watch_rescan().
  *
  * No silent loss: a fanotify queue overflow, a failed read, a statmount
  * that fails other than with ENOENT, or no memory for an event, make the
@@ -105,7 +116,7 @@
  * a CPU, and each diff serves every change signalled meanwhile.
  */
 #define SYNC_GAP_FACTOR 10
-#define SYNC_GAP_MAX_NS (250 * MS_NS)
+#define SYNC_GAP_MAX_NS (1000 * MS_NS)
 
 #define FAN_BUFSIZE (64 * 1024)
 #define FAN_READS_PER_CALL 64 /* bounded work per mntkit_watch_read() */
@@ -432,6 +443,7 @@ struct mntkit_watch {
 	int64_t sync_after; /* a signalled diff waits until then */
 	int64_t check_after; /* a check of fanotify's signals, until then */
 	int64_t last_activity; /* the last signal or fanotify event */
+	int64_t armed; /* what the timer is set to (-1: unknown) */
 	int64_t diff_cost; /* CPU time of the last diff */
 	int64_t rescan_cost; /* of the last whole diff */
 	uint64_t fan_events; /* fanotify mount events handled so far */
@@ -497,11 +509,14 @@ static void arm_timer(struct mntkit_watch *w)
 
 	if (w->rescan_due && (!due || w->rescan_due < due))
 		due = w->rescan_due;
+	if (due == w->armed) /* a system call less per wakeup */
+		return;
 	if (due) {
 		its.it_value.tv_sec = due / 1000000000LL;
 		its.it_value.tv_nsec = due % 1000000000LL;
 	}
-	timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+	w->armed = timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its,
+				   NULL) ? -1 : due;
 }
 
 static void schedule_rescan(struct mntkit_watch *w, int64_t now)
@@ -1111,6 +1126,9 @@ static void fan_drain(struct mntkit_watch *w, int *got)
 			return;
 		*got = 1;
 		fan_parse(w, w->fanbuf, (size_t)len);
+		/* a read far from full had all there was (epoll tells more) */
+		if ((size_t)len <= FAN_BUFSIZE / 2)
+			return;
 	}
 }
 
@@ -1167,15 +1185,26 @@ static int process(struct mntkit_watch *w)
 	}
 	if (n < 0) /* cannot tell: read both */
 		timer = fan = 1;
-	if (timer && read(w->timer_fd, &ticks, sizeof(ticks)) < 0 &&
-	    errno != EAGAIN)
-		w->need_resync = 1;
+	if (timer) {
+		w->armed = -1; /* it went off, or may have */
+		if (read(w->timer_fd, &ticks, sizeof(ticks)) < 0 &&
+		    errno != EAGAIN)
+			w->need_resync = 1;
+	}
 	if (fan && w->fan_fd >= 0)
 		fan_drain(w, &got);
 	pri = mi_signalled(w);
 	if (w->need_resync)
 		return sync_table(w, 1);
 	now = now_ns();
+	/*
+	 * A signal postpones the rescan: a diff follows it (below), which
+	 * sees what a rescan would (a lines diff sees every line that
+	 * changed, propagation included), and a rescan during a burst of
+	 * mounts would pay for every mount the burst added.
+	 */
+	if (pri)
+		schedule_rescan(w, now);
 	if (pri && w->source == MNTKIT_WATCH_POLL) {
 		if (now >= w->sync_after)
 			return sync_signalled(w);
@@ -1599,6 +1628,7 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 	if (!w)
 		return mntkit__fail(ENOMEM);
 	w->epfd = w->fan_fd = w->wake_fd = w->mi_fd = w->timer_fd = -1;
+	w->armed = -1;
 	w->ops = mntkit__ops(); /* pinned above: this call's backend */
 	w->mask = (wo.mask ? wo.mask : DEFAULT_MASK) |
 		  MNTKIT_STATMOUNT_MNT_BASIC;

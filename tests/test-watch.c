@@ -1357,7 +1357,9 @@ static void watch_scale(long n, int old_ids)
 	while (!__atomic_load_n(&sh->done, __ATOMIC_SEQ_CST) && !sh->failed)
 		churn_step(w, &m, &cs, sh);
 	t_wait_child(pid, "churn");
-	churn_quiet(w, &m, &cs, 300);
+	/* a signalled diff waits up to 10x the last one's CPU time, at
+	 * most 1 s (mntkit_watch(3)): idle longer than that */
+	churn_quiet(w, &m, &cs, 1300);
 	check_against_snapshot(&m);
 	for (int k = 0; k < CHURN; k++) {
 		int must = churn_must_see(sh, k);
