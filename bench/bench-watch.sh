@@ -28,6 +28,8 @@ H=$B/bench/bench-watch
 if [ "${IN_NS:-}" = 1 ]; then
 	N=$SIZES
 	D=$(mktemp -d /tmp/bench-watch.XXXXXX)
+	# the directory is the host's: leave none behind
+	trap 'umount -l "$D" 2>/dev/null; rmdir "$D"' EXIT
 	mount -t tmpfs bench "$D" || exit 1
 	"$H" populate "$D" "$N" || exit 1
 
