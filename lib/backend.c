@@ -10,7 +10,7 @@
  *
  * Hybrid replies. Where the kernel's statmount lacks groups (6.8 - 6.14:
  * see probe_kernel_mask()), the native backend completes its replies with
- * the emulation's (lib/emul.c, mntkit__emul_hybrid()); the features report
+ * the emulation's (lib/native-hybrid.c, mntkit__emul_hybrid()); the features report
  * the groups so served, and a reply's mask says which it holds.
  * MNTKIT_HYBRID=0 in the environment turns this off (replies then hold only
  * what the kernel wrote).
@@ -19,7 +19,7 @@
  * at the probe, makes the library take the kernel's statmount for one that
  * supports only the groups of MASK (and'ed with the real ones), so that the
  * hybrid replies can be tested on a kernel that has every group. It is
- * meant for tests only. MNTKIT_TEST_OLD_IDS (lib/emul.c) is the
+ * meant for tests only. MNTKIT_TEST_OLD_IDS (lib/emul-probe.c) is the
  * emulation's: it names mounts by old IDs, as on a kernel without unique
  * IDs, and mntkit_get_features() then reports none on that backend.
  */
@@ -559,7 +559,7 @@ int mntkit_get_features(struct mntkit_features *features)
 		return mntkit__fail(EINVAL);
 	f.flags = mntkit__kernel_features();
 	f.backend = mntkit_get_backend();
-	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/emul.c) */
+	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/emul-probe.c) */
 	if (f.backend == MNTKIT_BACKEND_MOUNTINFO && !mntkit__emul_unique_ids())
 		f.flags &= ~(MNTKIT_FEAT_UNIQUE_IDS | MNTKIT_FEAT_STATX_UNIQUE |
 			     MNTKIT_FEAT_HANDLE_UNIQUE);

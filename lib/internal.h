@@ -132,11 +132,24 @@ int mntkit__own_ns_fd(void);
 
 /*
  * Open the procfs file @what of @pid (0: the calling thread, as
- * /proc/thread-self) through the emulation's /proc handle (held from the
- * first use, so that a chroot without /proc keeps procfs: lib/emul.c),
+ * /proc/thread-self) through the library's /proc handle (held from the
+ * first use, so that a chroot without /proc keeps procfs: lib/proc.c),
  * else under /proc. O_CLOEXEC is added. An fd or -errno.
  */
 int mntkit__proc_open(pid_t pid, const char *what, int flags);
+
+/*
+ * The /proc handle (lib/proc.c). mntkit__proc_grab: take /proc as the
+ * handle unless one is held, 0 or -errno. mntkit__proc_handle: the handle,
+ * or -1 (none: the caller uses "/proc/..."). mntkit__proc_check: let the
+ * handle go (and take /proc again) when its fd number names another file
+ * now. mntkit__proc_path: the path of procfs file @what of @pid (0: the
+ * calling thread) in @out, and the dirfd it is relative to.
+ */
+int mntkit__proc_grab(void);
+int mntkit__proc_handle(void);
+void mntkit__proc_check(void);
+int mntkit__proc_path(char *out, size_t len, pid_t pid, const char *what);
 
 /* which of MNTKIT_FEAT_STATX_UNIQUE / _HANDLE_UNIQUE give unique IDs */
 uint32_t mntkit__native_id_source(void);
@@ -145,7 +158,7 @@ uint32_t mntkit__native_id_source(void);
 uint64_t mntkit__emul_supported_mask(void);
 
 /* does the emulation name mounts by unique IDs? (not on kernels without
- * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/emul.c) */
+ * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/emul-probe.c) */
 int mntkit__emul_unique_ids(void);
 
 /*
@@ -160,7 +173,7 @@ void mntkit__emul_snapshot(int begin);
 /*
  * Is @id, which the emulation does not find, the parent of a mount of its
  * current table that mountinfo does not show (above the caller's root)?
- * 1, 0 (a mount gone, or renamed), or -errno (lib/emul.c; for snapshots)
+ * 1, 0 (a mount gone, or renamed), or -errno (lib/emul-ops.c; for snapshots)
  */
 int mntkit__emul_parent_outside(const struct mntkit_mnt_id_req *req,
 				uint64_t id);
@@ -261,7 +274,7 @@ size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
  *  MNTKIT_DEBUG=LEVEL                     the debug trace (lib/debug.c)
  *  MNTKIT_TEST_KERNEL_MASK=MASK           testing: a kernel with only these
  *                                        groups (lib/backend.c)
- *  MNTKIT_TEST_OLD_IDS=1                  testing: old IDs (lib/emul.c)
+ *  MNTKIT_TEST_OLD_IDS=1                  testing: old IDs (lib/emul-probe.c)
  *  MNTKIT_TEST_SETTLE_ROUNDS=N            testing: re-reads of a snapshot
  *                                        (lib/table.c)
  */

@@ -3,7 +3,7 @@
  * The native backend: the kernel's statmount(2) and listmount(2).
  *
  * A request for groups the kernel's statmount does not have goes to the
- * hybrid path (lib/emul.c): the kernel's groups from the kernel, the others
+ * hybrid path (lib/native-hybrid.c): the kernel's groups from the kernel, the others
  * from the mountinfo emulation, in one reply laid out as a kernel with
  * every group would lay it. Everything else goes to the kernel untouched.
  */

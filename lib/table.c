@@ -460,8 +460,8 @@ static int cmp_id_off(const void *a, const void *b)
  * The records at @off (*@n of them) by ascending mnt_id, each ID once.
  * They come in the order of the IDs asked, and so sorted, but for the
  * emulation's snapshot batch, which answers a mount listed under its other
- * name with its reply under the name it has now (see emul.c,
- * renamed_entry()): such a record may be out of order, or there twice.
+ * name with its reply under the name it has now (see emul-ids.c,
+ * mntkit__emul_renamed_entry()): such a record may be out of order, or there twice.
  */
 static int by_id(struct mntkit_table *t, size_t *off, size_t *n)
 {
