@@ -131,6 +131,22 @@ static int ns_inode(pid_t pid, dev_t *dev, ino_t *ino)
 	return mntkit__stat_ident(at, path, 0, dev, ino);
 }
 
+/* statx refused: the root's device, inode (stat) and old mount ID
+ * (fdinfo); 0 or -errno */
+static int root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt)
+{
+	int fd, ret;
+
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = mntkit__stat_ident(fd, "", AT_EMPTY_PATH, dev, ino);
+	if (!ret)
+		ret = mntkit__fdinfo_mnt_id(fd, mnt);
+	close(fd);
+	return ret;
+}
+
 /*
  * The caller's root: its inode and the ID of its mount. With unique IDs
  * the root mount's unique ID also names the namespace (a mount belongs to
@@ -147,7 +163,7 @@ static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 	*ino = 0;
 	*mnt = 0;
 	if (mntkit__native_refused(MNTKIT_REFUSED_STATX)) /* seccomp */
-		return mntkit__root_ident_nostatx(dev, ino, mnt);
+		return root_ident_nostatx(dev, ino, mnt);
 	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_INO | want, &stx))
 		return -errno;
 	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The emulation's operations: statmount, listmount, path -> ID, the
- * snapshot batch, the listing order, mntkit_init(), mntkit_path_served()
- * and the backend's ops table (lib/emul.h says how it works).
+ * snapshot batch, the listing order (mntkit__emul_list_order()),
+ * mntkit_path_served() and the backend's ops table (lib/emul.h says how
+ * it works).
  */
 #include <dirent.h>
 #include <stddef.h>
@@ -22,18 +23,6 @@
 
 #include "emul.h"
 #include "syscall.h"
-
-int mntkit_init(unsigned int flags)
-{
-	int ret;
-
-	if (flags)
-		return mntkit__fail(EINVAL);
-	mntkit__emul_caps();
-	ret = mntkit__proc_grab();
-	mntkit__ops(); /* the backend is chosen now too */
-	return ret ? mntkit__fail(-ret) : 0;
-}
 
 /*
  * Is @id acceptable before the table is known? 0 yes, -EINVAL no, 1 only if
@@ -97,7 +86,7 @@ static int emul_statmount(const struct mntkit_mnt_id_req *req,
 	struct reply r = { .sm = (struct mntkit_statmount *)fixed };
 	int ret;
 
-	if (flags == MNTKIT_STATMOUNT_BY_FD) /* lib/native.c */
+	if (flags == MNTKIT_STATMOUNT_BY_FD) /* lib/by-fd.c */
 		return mntkit__stat_by_fd(&mntkit_mountinfo_ops, req, buf,
 					  bufsize, flags);
 	if (flags) {
@@ -377,13 +366,6 @@ static int cmp_ranked(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* the emulation's listing ranks of @ids in @req's table (under @mntkit__emul_lock) */
 static int rank_ids(const struct mntkit_mnt_id_req *req, const uint64_t *ids,
 		    size_t n, struct ranked *v)
@@ -407,42 +389,29 @@ static int rank_ids(const struct mntkit_mnt_id_req *req, const uint64_t *ids,
 	return 0;
 }
 
-int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts)
+/* mntkit_list_order() on this backend (lib/query.c): @ids in the
+ * listing's order of @req's table; 0 or -errno */
+int mntkit__emul_list_order(const struct mntkit_mnt_id_req *req,
+			    uint64_t *ids, size_t n)
 {
-	struct mntkit_mnt_id_req req;
 	struct ranked *v;
-	int ret, fd = -1;
+	int ret;
 
-	if (!ids && n)
-		return mntkit__fail(EINVAL);
-	if (mntkit__ops() != &mntkit_mountinfo_ops) {
-		if (n)
-			qsort(ids, n, sizeof(*ids), cmp_u64);
-		return 0;
-	}
-	ret = mntkit__req_init(&req, opts, &fd);
-	if (ret)
-		return mntkit__fail(-ret);
 	v = malloc((n ? n : 1) * sizeof(*v));
-	if (!v) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!v)
+		return -ENOMEM;
 	mntkit__emul_caps();
 	pthread_once(&mntkit__emul_atfork_once, mntkit__emul_setup_atfork);
 	pthread_mutex_lock(&mntkit__emul_lock);
-	ret = rank_ids(&req, ids, n, v);
+	ret = rank_ids(req, ids, n, v);
 	pthread_mutex_unlock(&mntkit__emul_lock);
-	if (ret)
-		goto out;
-	qsort(v, n, sizeof(*v), cmp_ranked);
-	for (size_t k = 0; k < n; k++)
-		ids[k] = v[k].id;
-out:
+	if (!ret) {
+		qsort(v, n, sizeof(*v), cmp_ranked);
+		for (size_t k = 0; k < n; k++)
+			ids[k] = v[k].id;
+	}
 	free(v);
-	if (fd >= 0)
-		close(fd);
-	return ret ? mntkit__fail(-ret) : 0;
+	return ret;
 }
 
 /* ---- path -> ID ---- */
