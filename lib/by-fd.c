@@ -20,11 +20,11 @@
 static int internal_mount(int fd)
 {
 	static const long magic[] = {
-		0x50495045, /* pipefs */
-		0x534f434b, /* sockfs */
-		0x6e736673, /* nsfs */
-		0x09041934, /* anon_inodefs */
-		0x50494446, /* pidfs */
+		MNTKIT_PIPEFS_MAGIC,
+		MNTKIT_SOCKFS_MAGIC,
+		MNTKIT_NSFS_MAGIC,
+		MNTKIT_ANON_INODE_FS_MAGIC,
+		MNTKIT_PID_FS_MAGIC,
 	};
 	struct statfs st;
 

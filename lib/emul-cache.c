@@ -24,8 +24,6 @@
 #include "emul.h"
 #include "syscall.h"
 
-#define NS_GET_NSTYPE _IO(MNTKIT_NSIO, 0x3)
-
 /*
  * Changes the kernel does not signal through poll (propagation type
  * changes: make-shared/slave/private/unbindable) are caught by age: a table
@@ -610,7 +608,7 @@ int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
 		if (fd < 0 ||
 		    mntkit__stat_ident(fd, "", AT_EMPTY_PATH, &w.dev, &w.ino))
 			return -EBADF;
-		type = ioctl(fd, NS_GET_NSTYPE);
+		type = ioctl(fd, MNTKIT_NS_GET_NSTYPE);
 		if (type < 0 || type != CLONE_NEWNS)
 			return -EINVAL;
 	} else {

@@ -31,10 +31,6 @@ int mntkit__own_ns_fd(void)
 
 /* ---- the kernel's ns_capable(owner of a namespace, CAP_SYS_ADMIN) ---- */
 
-#define NS_GET_USERNS    _IO(MNTKIT_NSIO, 0x1)
-#define NS_GET_PARENT    _IO(MNTKIT_NSIO, 0x2)
-#define NS_GET_OWNER_UID _IO(MNTKIT_NSIO, 0x4)
-
 /* CAP_SYS_ADMIN (21) in the effective set of the calling thread */
 static int cap_sys_admin(void)
 {
@@ -75,7 +71,7 @@ int mntkit__ns_admin(int ns_fd)
 	own = open("/proc/thread-self/ns/user", O_RDONLY | O_CLOEXEC);
 	if (own < 0)
 		return -errno;
-	cur = ioctl(ns_fd, NS_GET_USERNS);
+	cur = ioctl(ns_fd, MNTKIT_NS_GET_USERNS);
 	if (cur < 0) {
 		ret = -errno;
 		goto out_own;
@@ -87,12 +83,12 @@ int mntkit__ns_admin(int ns_fd)
 				ret = cap_sys_admin();
 			break;
 		}
-		if (ioctl(cur, NS_GET_OWNER_UID, &owner)) {
+		if (ioctl(cur, MNTKIT_NS_GET_OWNER_UID, &owner)) {
 			ret = -errno;
 			break;
 		}
 		/* EPERM: the parent is outside the caller's user namespace */
-		parent = ioctl(cur, NS_GET_PARENT);
+		parent = ioctl(cur, MNTKIT_NS_GET_PARENT);
 		if (parent < 0) {
 			ret = 0;
 			break;

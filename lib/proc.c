@@ -42,7 +42,6 @@ static pthread_mutex_t lock_proc = PTHREAD_MUTEX_INITIALIZER;
  * (checked before each table is opened: a program may close fds it did not
  * open). The paths "/proc/..." serve when there is no handle.
  */
-#define PROC_SUPER_MAGIC_ 0x9fa0
 
 static int proc_fd = -1;    /* atomic; -1: none */
 static dev_t proc_dev;      /* of proc_fd, written before it is */
@@ -60,7 +59,7 @@ static int proc_open_dir(dev_t *dev, ino_t *ino)
 	if (fd < 0)
 		return -errno;
 	ret = fstatfs(fd, &sfs) ? -errno : 0;
-	if (!ret && sfs.f_type != PROC_SUPER_MAGIC_)
+	if (!ret && sfs.f_type != MNTKIT_PROC_SUPER_MAGIC)
 		ret = -ENOENT; /* not a procfs: no procfs files here */
 	if (!ret)
 		ret = mntkit__stat_ident(fd, "", AT_EMPTY_PATH, dev, ino);
