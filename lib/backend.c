@@ -169,7 +169,7 @@ int mntkit_get_features(struct mntkit_features *features)
 		return mntkit__fail(EINVAL);
 	f.flags = mntkit__kernel_features();
 	f.backend = mntkit_get_backend();
-	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/emul-probe.c) */
+	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/features.c) */
 	if (f.backend == MNTKIT_BACKEND_MOUNTINFO && !mntkit__emul_unique_ids())
 		f.flags &= ~(MNTKIT_FEAT_UNIQUE_IDS | MNTKIT_FEAT_STATX_UNIQUE |
 			     MNTKIT_FEAT_HANDLE_UNIQUE);

@@ -77,7 +77,8 @@
  * native backend is unchanged (its hybrid replies take no IDs from here).
  *
  * Where each part lives:
- *  emul-probe.c     what the kernel has (unique IDs, namespace IDs), once
+ *  features.c       what the kernel has for it (unique IDs, namespace IDs),
+ *                   probed once (mntkit__emul_caps(): internal.h)
  *  emul-cache.c     the tables: open, load, check, the snapshot windows,
  *                   foreign namespaces, the request's table
  *  emul-ids.c       the IDs: mount point probes, the memo, served paths,
@@ -226,12 +227,6 @@ struct reply {
 	size_t cap;
 	size_t bufsize;
 };
-
-/* lib/emul-probe.c: the probes, once per process (mntkit__emul_caps()) */
-extern int mntkit__emul_have_unique;  /* statx STATX_MNT_ID_UNIQUE, and no knob */
-extern int mntkit__emul_have_ns_id;   /* ioctl NS_GET_MNTNS_ID */
-extern long mntkit__emul_page_size;   /* the kernel's limit of a request's size */
-void mntkit__emul_caps(void);
 
 /* lib/emul-cache.c: the tables, under mntkit__emul_lock */
 extern pthread_mutex_t mntkit__emul_lock;

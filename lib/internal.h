@@ -160,11 +160,20 @@ int mntkit__proc_path(char *out, size_t len, pid_t pid, const char *what);
  * (lib/sys.c) */
 uint32_t mntkit__native_id_source(void);
 
+/*
+ * The emulation's probes, once per process (lib/features.c): run them
+ * with mntkit__emul_caps(), then read the results.
+ */
+extern int mntkit__emul_have_unique;  /* statx STATX_MNT_ID_UNIQUE, and no knob */
+extern int mntkit__emul_have_ns_id;   /* ioctl NS_GET_MNTNS_ID */
+extern long mntkit__emul_page_size;   /* the kernel's limit of a request's size */
+void mntkit__emul_caps(void);
+
 /* the groups the mountinfo emulation can fill */
 uint64_t mntkit__emul_supported_mask(void);
 
 /* does the emulation name mounts by unique IDs? (not on kernels without
- * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/emul-probe.c) */
+ * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/features.c) */
 int mntkit__emul_unique_ids(void);
 
 /*
@@ -296,7 +305,7 @@ size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
  *  MNTKIT_DEBUG=LEVEL                     the debug trace (lib/debug.c)
  *  MNTKIT_TEST_KERNEL_MASK=MASK           testing: a kernel with only these
  *                                        groups (lib/features.c)
- *  MNTKIT_TEST_OLD_IDS=1                  testing: old IDs (lib/emul-probe.c)
+ *  MNTKIT_TEST_OLD_IDS=1                  testing: old IDs (lib/features.c)
  *  MNTKIT_TEST_SETTLE_ROUNDS=N            testing: re-reads of a snapshot
  *                                        (lib/table.c)
  */
