@@ -30,6 +30,8 @@ fi
 for o in "$objdir"/*.o; do
 	f=${o##*/}
 	f=${f%.o}
+	# an object left from a file since renamed or removed is no file
+	[ -f "$SRCDIR/lib/$f" ] || continue
 	nm -g "$o" | awk -v f="$f" '
 		$1 == "U" { print f, "U", $2; next }
 		NF == 3 && $2 ~ /^[A-Z]$/ { print f, "D", $3 }'
