@@ -591,7 +591,7 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
  * mnt_ns_id / mnt_ns_fd. Errors as the kernel's grab_requested_mnt_ns().
  */
 int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
-			 struct table **out, int ids)
+			       struct table **out, int ids)
 {
 	struct ns_want w = { 0 };
 	dev_t dev = 0;
@@ -639,7 +639,7 @@ int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
  * check; by fd, the kernel checks nothing)
  */
 int mntkit__emul_foreign_denied(const struct mntkit_mnt_id_req *req,
-			  const struct table *t)
+				const struct table *t)
 {
 	int fd, ret;
 
@@ -657,7 +657,7 @@ int mntkit__emul_foreign_denied(const struct mntkit_mnt_id_req *req,
 
 /* copy_mnt_id_req(): size rules, zero tail; mnt_id is checked later */
 int mntkit__emul_copy_req(const struct mntkit_mnt_id_req *ureq,
-		    struct mntkit_mnt_id_req *req)
+			  struct mntkit_mnt_id_req *req)
 {
 	long page = mntkit__emul_page_size; /* mntkit__emul_caps() has run */
 	uint32_t usize;

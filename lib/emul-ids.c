@@ -246,7 +246,7 @@ static int needs_statfs(const struct table *t, size_t i)
 }
 
 int mntkit__emul_same_type(const struct table *t, struct mntkit_mi_span a,
-		     struct mntkit_mi_span b)
+			   struct mntkit_mi_span b)
 {
 	return a.len == b.len && !memcmp(mntkit__mi_str(&t->mi, a),
 					 mntkit__mi_str(&t->mi, b), a.len);
@@ -411,7 +411,7 @@ static int is_point(const struct point_ref *v, size_t n, const char *s,
 
 /* does the path @s cross a point of @v (a prefix ending at a '/', or all) */
 int mntkit__emul_crosses(const struct point_ref *v, size_t n, const char *s,
-		   size_t len)
+			 size_t len)
 {
 	if (!n)
 		return 0;

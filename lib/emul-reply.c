@@ -416,8 +416,8 @@ static const struct {
  * NULL). @supported is the supported_mask the emulation reports.
  */
 int mntkit__emul_fill_reply(struct reply *r, struct table *t, size_t i,
-		      uint64_t want, const struct mntkit_statmount *nat,
-		      uint64_t kmask, uint64_t supported)
+			    uint64_t want, const struct mntkit_statmount *nat,
+			    uint64_t kmask, uint64_t supported)
 {
 	uint64_t emul = nat ? want & ~kmask : want;
 
@@ -457,7 +457,7 @@ struct mntkit__emul_scratch mntkit__emul_scratch;
  * return the scratch area. Syscall convention.
  */
 int mntkit__emul_reply_out(struct reply *r, int ret, struct mntkit_statmount *buf,
-		     size_t bufsize)
+			   size_t bufsize)
 {
 	size_t copysize;
 
