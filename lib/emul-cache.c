@@ -472,69 +472,65 @@ static int ns_id_of(pid_t pid, uint64_t *id)
 	return ret;
 }
 
-/* a process in the wanted namespace: the lowest PID; -ENOENT if none */
-static int find_pid(const struct ns_want *w, pid_t *pid)
-{
-	struct {
+/* the search of find_pid(): the namespaces seen, the best PID so far */
+struct pid_find {
+	const struct ns_want *w;
+	struct ns_seen {
 		dev_t dev;
 		ino_t ino;
 		int match;
 	} seen[64];
-	size_t nseen = 0;
-	long best = -1;
-	struct dirent *de;
-	int at = mntkit__proc_handle();
-	DIR *d;
+	size_t nseen;
+	long best;
+};
 
-	if (at >= 0) {
-		int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+static int find_each(void *ctx, pid_t pid)
+{
+	struct pid_find *f = ctx;
+	const struct ns_want *w = f->w;
+	long p = pid;
+	dev_t dev;
+	ino_t ino;
+	size_t k;
+	int match = 0;
 
-		d = fd >= 0 ? fdopendir(fd) : NULL;
-		if (!d && fd >= 0)
-			close(fd);
+	if (f->best > 0 && p >= f->best)
+		return 0;
+	if (ns_inode((pid_t)p, &dev, &ino))
+		return 0;
+	if (!w->by_id) {
+		match = dev == w->dev && ino == w->ino;
 	} else {
-		d = opendir("/proc");
-	}
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		long p = strtol(de->d_name, &end, 10);
-		dev_t dev;
-		ino_t ino;
-		size_t k;
-		int match = 0;
-
-		if (*end || p <= 0 || (best > 0 && p >= best))
-			continue;
-		if (ns_inode((pid_t)p, &dev, &ino))
-			continue;
-		if (!w->by_id) {
-			match = dev == w->dev && ino == w->ino;
+		for (k = 0; k < f->nseen; k++)
+			if (f->seen[k].dev == dev && f->seen[k].ino == ino)
+				break;
+		if (k < f->nseen) {
+			match = f->seen[k].match;
 		} else {
-			for (k = 0; k < nseen; k++)
-				if (seen[k].dev == dev && seen[k].ino == ino)
-					break;
-			if (k < nseen) {
-				match = seen[k].match;
-			} else {
-				uint64_t id;
+			uint64_t id;
 
-				match = ns_id_of((pid_t)p, &id) == 0 &&
-					id == w->id;
-				if (nseen < MNTKIT_ARRAY_SIZE(seen))
-					seen[nseen++] = (__typeof__(seen[0])){
-						dev, ino, match
-					};
-			}
+			match = ns_id_of((pid_t)p, &id) == 0 && id == w->id;
+			if (f->nseen < MNTKIT_ARRAY_SIZE(f->seen))
+				f->seen[f->nseen++] =
+					(struct ns_seen){ dev, ino, match };
 		}
-		if (match)
-			best = p;
 	}
-	closedir(d);
-	if (best < 0)
+	if (match)
+		f->best = p;
+	return 0;
+}
+
+/* a process in the wanted namespace: the lowest PID; -ENOENT if none */
+static int find_pid(const struct ns_want *w, pid_t *pid)
+{
+	struct pid_find f = { .w = w, .best = -1 };
+	int ret = mntkit__proc_each_pid(find_each, &f);
+
+	if (ret)
+		return ret;
+	if (f.best < 0)
 		return -ENOENT;
-	*pid = (pid_t)best;
+	*pid = (pid_t)f.best;
 	return 0;
 }
 

@@ -156,6 +156,14 @@ int mntkit__proc_handle(void);
 void mntkit__proc_check(void);
 int mntkit__proc_path(char *out, size_t len, pid_t pid, const char *what);
 
+/*
+ * The one scan of /proc (lib/proc.c): @each gets every PID of the /proc
+ * handle (else of "/proc"), until it returns non-zero, which is returned;
+ * 0 at the end, -errno when /proc cannot be read. Open a process's files
+ * with mntkit__proc_open(), which goes through the same procfs.
+ */
+int mntkit__proc_each_pid(int (*each)(void *ctx, pid_t pid), void *ctx);
+
 /* which of MNTKIT_FEAT_STATX_UNIQUE / _HANDLE_UNIQUE give unique IDs
  * (lib/sys.c) */
 uint32_t mntkit__native_id_source(void);

@@ -114,41 +114,40 @@ static int ns_step(int fd, unsigned long req,
 	}
 }
 
+struct procs_ctx {
+	int (*each)(void *ctx, int fd, uint64_t id);
+	void *ctx;
+};
+
+static int procs_each(void *ctx, pid_t pid)
+{
+	struct procs_ctx *c = ctx;
+	uint64_t id;
+	int fd, ret;
+
+	fd = mntkit__proc_open(pid, "ns/mnt", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) != 0) {
+		close(fd);
+		return 0;
+	}
+	ret = c->each(c->ctx, fd, id);
+	if (ret != 1)
+		close(fd);
+	return ret;
+}
+
 /*
- * Every process's namespace, from /proc: @each gets an fd and its ID, and
- * returns as for ns_step(). Processes that vanish or cannot be looked at
- * are passed over.
+ * Every process's namespace, from /proc (mntkit__proc_each_pid()): @each
+ * gets an fd and its ID, and returns as for ns_step(). Processes that
+ * vanish or cannot be looked at are passed over.
  */
 static int ns_procs(int (*each)(void *ctx, int fd, uint64_t id), void *ctx)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int ret = 0;
+	struct procs_ctx c = { each, ctx };
 
-	if (!d)
-		return -errno;
-	while (!ret && (de = readdir(d))) {
-		char path[64], *end;
-		long pid = strtol(de->d_name, &end, 10);
-		uint64_t id;
-		int fd;
-
-		if (*end || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) != 0) {
-			close(fd);
-			continue;
-		}
-		ret = each(ctx, fd, id);
-		if (ret != 1)
-			close(fd);
-	}
-	closedir(d);
-	return ret;
+	return mntkit__proc_each_pid(procs_each, &c);
 }
 
 struct ns_find {

@@ -205,3 +205,34 @@ int mntkit__fdinfo_mnt_id(int fd, uint64_t *id)
 	*id = v;
 	return 0;
 }
+
+/* ---- the processes ---- */
+
+int mntkit__proc_each_pid(int (*each)(void *ctx, pid_t pid), void *ctx)
+{
+	struct dirent *de;
+	int at = mntkit__proc_handle(), ret = 0;
+	DIR *d;
+
+	if (at >= 0) {
+		int fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+	} else {
+		d = opendir("/proc");
+	}
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		char *end;
+		long p = strtol(de->d_name, &end, 10);
+
+		if (*end || p <= 0)
+			continue;
+		ret = each(ctx, (pid_t)p);
+	}
+	closedir(d);
+	return ret;
+}
