@@ -21,8 +21,8 @@ if [ -z "$objdir" ] || ! ls "$objdir"/*.o >/dev/null 2>&1; then
 	fail lib_files_acyclic "no objects in $BUILDDIR/lib/libmntkit.so.0*.p (build the library first)"
 	cli_done
 fi
-if ! have_cmd nm; then
-	skip lib_files_acyclic "nm (binutils) is not installed"
+if ! have_cmd nm || ! have_cmd python3; then
+	skip lib_files_acyclic "nm (binutils) or python3 is not installed"
 	cli_done
 fi
 
