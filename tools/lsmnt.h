@@ -8,6 +8,7 @@
  *                  command line, filters, the rows to print, namespaces
  *                  (what they share: lsmnt-parts.h)
  *   lsmnt-cols.c   the columns: names, flags, the value of a cell
+ *   lsmnt-dev.c    the devices: a source's tags, -c, -e, libblkid and udev
  *   lsmnt-print.c  the printers: JSON, raw, pairs, list and tree (linear,
  *                  findmnt's bytes), and libsmartcols for a terminal
  *   lsmnt-poll.c   --poll: findmnt's actions from libmntkit's watch events
