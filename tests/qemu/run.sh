@@ -563,7 +563,8 @@ build_initramfs() {
 		f=${cfile##*/}
 		bg2 gcc "${CFLAGS[@]}" -c -o "$obj/${f%.c}.o" "$cfile"
 	done
-	for f in output cli record lsmnt-cols lsmnt-print lsmnt-poll; do
+	for f in output cli record lsmnt-opts lsmnt-filter lsmnt-rows lsmnt-ns \
+		lsmnt-cols lsmnt-dev lsmnt-print lsmnt-poll; do
 		# shellcheck disable=SC2086 # pkg-config's flags
 		bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -c -o "$tobj/$f.o" \
 			"$SRCDIR/tools/$f.c"
@@ -583,8 +584,10 @@ build_initramfs() {
 		"$SRCDIR/tools/mntwatch.c" $T "$obj/libmntkit.a"
 	# shellcheck disable=SC2086
 	bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -o "$stage/bin/lsmnt" \
-		"$SRCDIR/tools/lsmnt.c" "$tobj/lsmnt-cols.o" \
-		"$tobj/lsmnt-print.o" "$tobj/lsmnt-poll.o" $T \
+		"$SRCDIR/tools/lsmnt.c" "$tobj/lsmnt-opts.o" \
+		"$tobj/lsmnt-filter.o" "$tobj/lsmnt-rows.o" "$tobj/lsmnt-ns.o" \
+		"$tobj/lsmnt-cols.o" "$tobj/lsmnt-dev.o" "$tobj/lsmnt-print.o" \
+		"$tobj/lsmnt-poll.o" $T \
 		"$obj/libmntkit.a" $PKGCONF_LIBS
 	: >"$stage/tests.list"
 	for p in "${PROGS[@]}"; do
