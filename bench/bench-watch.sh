@@ -28,6 +28,8 @@ H=$B/bench/bench-watch
 if [ "${IN_NS:-}" = 1 ]; then
 	N=$SIZES
 	D=$(mktemp -d /tmp/bench-watch.XXXXXX)
+	# the directory is the host's: leave none behind
+	trap 'umount -l "$D" 2>/dev/null; rmdir "$D"' EXIT
 	mount -t tmpfs bench "$D" || exit 1
 	"$H" populate "$D" "$N" || exit 1
 
@@ -105,5 +107,21 @@ awk -v target=20 '
 					n, w[i], f / (c > 0 ? c : 1),
 					n == 10000 ? " (target >= " target "x)" : ""
 			}
+		}
+	}' "$out"
+# flat is the target: each watcher's CPU per event at the largest size
+# against the smallest
+awk -v ev="$events" '
+	{ cpu[$1 " " $2] = $3; if (!lo || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+	END {
+		if (lo == hi)
+			exit
+		split("fanotify poll lsmnt-p", w, " ")
+		for (i = 1; i <= 3; i++) {
+			a = cpu[lo " " w[i]]; b = cpu[hi " " w[i]]
+			if (a == "" || b == "")
+				continue
+			printf "%-9s CPU per event at %d mounts / at %d: %.2fx (flat: 1x)\n",
+				w[i], hi, lo, b / (a > 0 ? a : 1)
 		}
 	}' "$out"

@@ -1,46 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Backend choice and kernel feature probes.
- *
- * The kernel is probed once per process (pthread_once); the backend is then
- * the forced one (mntkit_set_backend(), else MNTKIT_BACKEND in the
- * environment) or, by default, native where the kernel has both system
- * calls - and no seccomp filter refuses either (see "Refusals" below) -
- * and the mountinfo emulation elsewhere.
- *
- * Hybrid replies. Where the kernel's statmount lacks groups (6.8 - 6.14:
- * see probe_kernel_mask()), the native backend completes its replies with
- * the emulation's (lib/emul.c, mntkit__emul_hybrid()); the features report
- * the groups so served, and a reply's mask says which it holds.
- * MNTKIT_HYBRID=0 in the environment turns this off (replies then hold only
- * what the kernel wrote).
- *
- * Testing knob: MNTKIT_TEST_KERNEL_MASK=MASK (decimal or 0x hex), read once
- * at the probe, makes the library take the kernel's statmount for one that
- * supports only the groups of MASK (and'ed with the real ones), so that the
- * hybrid replies can be tested on a kernel that has every group. It is
- * meant for tests only. MNTKIT_TEST_OLD_IDS (lib/emul.c) is the
- * emulation's: it names mounts by old IDs, as on a kernel without unique
- * IDs, and mntkit_get_features() then reports none on that backend.
+ * Backend choice: the forced one (mntkit_set_backend(), else MNTKIT_BACKEND
+ * in the environment) or, by default, native where the kernel has both
+ * system calls - and no seccomp filter refuses either (lib/features.c,
+ * "Refusals") - and the mountinfo emulation elsewhere; the pins that keep
+ * one backend through a call; mntkit_get_features() and mntkit_init().
  */
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/fanotify.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
-#include "syscall.h"
-
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static uint32_t probed_features;
-static uint64_t probed_kernel_mask;
-static uint64_t probed_hybrid_mask;
-static int probed_hybrid; /* native replies go through the hybrid path */
 
 /* MNTKIT_BACKEND_AUTO until forced by the API; -1 until the env is read */
 static _Atomic int forced_backend = -1;
@@ -56,366 +26,6 @@ static int backend_from_name(const char *name)
 	return -1;
 }
 
-/*
- * Refusals. A seccomp filter (a container runtime's profile) answers a
- * call it refuses with one errno for every input: EPERM (Docker, podman),
- * ENOSYS (older runc), EINVAL or EACCES (some profiles). A kernel that has
- * the call answers each input its own way. So each probe asks something
- * whose answer is known - a good request and deliberately bad ones - and
- * a call that does not answer as the kernel would is taken as refused:
- * its errno is kept (probed_refused_errno[]), the library does without
- * it, and mntkit_refused() tells the caller. ENOSYS can also mean that
- * the kernel lacks the call; it counts as refused all the same (the
- * library cannot use the call either way). EPERM for a real reason (a
- * foreign namespace, a mount outside the caller's root) never arises in
- * these probes: they ask about the caller's own root and namespace.
- */
-static int probed_refused_errno[MNTKIT_NR_REFUSALS];
-
-static const char *refused_names[MNTKIT_NR_REFUSALS] = {
-	"statmount", "listmount", "statx", "name_to_handle_at",
-	"ioctl", "fanotify_init", "epoll_create1", "pidfd_open",
-};
-
-static void refuse(uint32_t call, int err)
-{
-	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++) {
-		if (call != 1U << i)
-			continue;
-		probed_refused_errno[i] = err ? err : EINVAL;
-		mntkit__debug(MNTKIT_PRINT_WARN,
-			      "%s refused (%s): a seccomp filter, or a kernel "
-			      "without it; done without",
-			      refused_names[i], strerror(probed_refused_errno[i]));
-	}
-}
-
-/* the errno of a call that failed, 0 for a success */
-static int errno_of(long ret)
-{
-	return ret < 0 ? errno : 0;
-}
-
-/*
- * listmount(2): a listing of one ID below the caller's root always
- * succeeds where the kernel has the call. 0 or its errno; *@first: the
- * ID it gave, if any.
- */
-static int probe_listmount(uint64_t *first)
-{
-	struct mntkit_mnt_id_req req = {
-		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
-		.mnt_id = MNTKIT_LSMT_ROOT,
-	};
-	uint64_t one = 0;
-	ssize_t n = sys_listmount(&req, &one, 1, 0);
-
-	if (n < 0)
-		return errno;
-	if (n == 1)
-		*first = one;
-	return 0;
-}
-
-/*
- * statmount(2): the kernel answers mount ID 0 with EINVAL and an ID no
- * mount has with ENOENT; a filter gives the same errno to both. Then a
- * mount's ID (@good, when one is known) must be answered. 0 or an errno.
- */
-static int probe_statmount(uint64_t good)
-{
-	struct mntkit_mnt_id_req req = {
-		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
-		.param = MNTKIT_STATMOUNT_MNT_BASIC,
-	};
-	struct mntkit_statmount sm;
-	int e0, e1;
-
-	e0 = errno_of(sys_statmount(&req, &sm, sizeof(sm), 0));
-	req.mnt_id = MNTKIT_LSMT_ROOT - 1; /* above every unique ID */
-	e1 = errno_of(sys_statmount(&req, &sm, sizeof(sm), 0));
-	if (e0 != EINVAL)
-		return e0 ? e0 : EINVAL;
-	if (e1 != ENOENT)
-		return e1 ? e1 : EINVAL;
-	if (!good)
-		return 0;
-	req.mnt_id = good;
-	return errno_of(sys_statmount(&req, &sm, sizeof(sm), 0));
-}
-
-static uint64_t probe_kernel_mask(uint64_t root_id)
-{
-	struct mntkit_mnt_id_req req = {
-		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
-		.mnt_id = root_id,
-		.param = MNTKIT_STATMOUNT_SUPPORTED_MASK,
-	};
-	static const uint64_t strs[] = {
-		MNTKIT_STATMOUNT_MNT_OPTS, MNTKIT_STATMOUNT_FS_SUBTYPE,
-		MNTKIT_STATMOUNT_SB_SOURCE, MNTKIT_STATMOUNT_OPT_ARRAY,
-		MNTKIT_STATMOUNT_OPT_SEC_ARRAY,
-	};
-	struct mntkit_statmount sm;
-	uint64_t mask;
-
-	if (sys_statmount(&req, &sm, sizeof(sm), 0) == 0 &&
-	    (sm.mask & MNTKIT_STATMOUNT_SUPPORTED_MASK))
-		return sm.supported_mask | MNTKIT_STATMOUNT_SUPPORTED_MASK;
-	/* before supported_mask (6.8 - 6.14): the fixed groups the kernel
-	 * answers to, the strings of 6.8, and each later string group the
-	 * kernel tries to write into a bare reply (EOVERFLOW: no room for
-	 * its string; a kernel without the group ignores it) - 6.11-6.12
-	 * have MNT_OPTS */
-	req.param = MNTKIT_STATMOUNT_SB_BASIC | MNTKIT_STATMOUNT_MNT_BASIC |
-		    MNTKIT_STATMOUNT_PROPAGATE_FROM | MNTKIT_STATMOUNT_MNT_NS_ID;
-	if (sys_statmount(&req, &sm, sizeof(sm), 0) != 0)
-		return 0;
-	mask = sm.mask | MNTKIT_STATMOUNT_MNT_ROOT |
-	       MNTKIT_STATMOUNT_MNT_POINT | MNTKIT_STATMOUNT_FS_TYPE;
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		req.param = strs[i];
-		if (sys_statmount(&req, &sm, sizeof(sm), 0) == 0)
-			mask |= sm.mask & strs[i];
-		else if (errno == EOVERFLOW)
-			mask |= strs[i];
-	}
-	return mask;
-}
-
-/* MNTKIT_TEST_KERNEL_MASK: pretend the kernel has only these groups */
-static uint64_t test_kernel_mask(void)
-{
-	const char *s = mntkit__env(MNTKIT__ENV_TEST_KERNEL_MASK);
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s)
-		return ~0ULL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return ~0ULL; /* not a number: ignored, as unset */
-	/* the fixed groups every statmount has stay: MNT_BASIC names the
-	 * mount to the emulation */
-	return v | MNTKIT_STATMOUNT_MNT_BASIC;
-}
-
-static int hybrid_allowed(void)
-{
-	const char *s = mntkit__env(MNTKIT__ENV_HYBRID);
-
-	return !s || strcmp(s, "0") != 0;
-}
-
-/*
- * fanotify_init's EPERM is the kernel's where a group that any process may
- * have (FAN_REPORT_FID, 5.13+) is granted: the caller lacks CAP_SYS_ADMIN.
- */
-static int fanotify_eperm_is_real(void)
-{
-	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID,
-			       O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
-/*
- * fanotify mount events (6.15+) on the namespace of @ns_fd. Old kernels
- * answer FAN_REPORT_MNT with EINVAL; without CAP_SYS_ADMIN init is
- * refused (before 6.15) or the mark is (EPERM, for a real reason: a mark
- * with bad flags still gets the kernel's EINVAL). Anything else is a
- * refusal.
- */
-static uint32_t probe_fanotify(int ns_fd)
-{
-	int fd = fanotify_init(FAN_CLASS_NOTIF | MNTKIT_FAN_REPORT_MNT,
-			       O_RDONLY | O_CLOEXEC);
-	int err, bad;
-
-	if (fd < 0) {
-		err = errno;
-		if (err != EINVAL &&
-		    (err != EPERM || !fanotify_eperm_is_real()))
-			refuse(MNTKIT_REFUSED_FANOTIFY, err);
-		return 0;
-	}
-	if (ns_fd < 0) { /* no /proc: the watch opens it elsewhere */
-		close(fd);
-		return MNTKIT_FEAT_FANOTIFY_MNT;
-	}
-	err = errno_of(fanotify_mark(fd, FAN_MARK_ADD | MNTKIT_FAN_MARK_MNTNS,
-				     MNTKIT_FAN_MNT_ATTACH, ns_fd, NULL));
-	bad = errno_of(fanotify_mark(fd, 0x80000000U, MNTKIT_FAN_MNT_ATTACH,
-				     ns_fd, NULL));
-	close(fd);
-	if (!err)
-		return MNTKIT_FEAT_FANOTIFY_MNT;
-	if (bad != EINVAL || (err != EPERM && err != EINVAL)) {
-		refused_names[5] = "fanotify_mark";
-		refuse(MNTKIT_REFUSED_FANOTIFY, err);
-	}
-	/* a mark refused for want of privilege: the feature is there */
-	return err == EPERM && bad == EINVAL ? MNTKIT_FEAT_FANOTIFY_MNT : 0;
-}
-
-/*
- * The nsfs ioctls. A kernel before 6.10 (NS_GET_MNTNS_ID) or 6.12
- * (NS_MNT_GET_INFO) answers ENOTTY; a filter answers what it answers
- * for every ioctl.
- */
-static uint32_t probe_ns(uint64_t root_id, uint32_t feat, int fd)
-{
-	struct mntkit_mnt_ns_info info = { .size = sizeof(info) };
-	struct mntkit_mnt_id_req req = {
-		.size = MNTKIT_MNT_ID_REQ_SIZE_VER1,
-		.mnt_id = root_id,
-	};
-	struct mntkit_statmount sm;
-	uint64_t ns_id;
-
-	if (fd < 0)
-		return feat;
-	if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &ns_id) == 0) {
-		feat |= MNTKIT_FEAT_NS_ID;
-		req.mnt_ns_id = ns_id;
-		if ((feat & MNTKIT_FEAT_STATMOUNT) &&
-		    sys_statmount(&req, &sm, sizeof(sm), 0) == 0)
-			feat |= MNTKIT_FEAT_REQ_NS_ID;
-	} else if (errno != ENOTTY) {
-		refuse(MNTKIT_REFUSED_NS_IOCTL, errno);
-	}
-	if (ioctl(fd, MNTKIT_NS_MNT_GET_INFO, &info) == 0)
-		feat |= MNTKIT_FEAT_NS_ITER;
-	req.mnt_ns_id = 0;
-	req.mnt_ns_fd = (uint32_t)fd;
-	if ((feat & MNTKIT_FEAT_STATMOUNT) &&
-	    sys_statmount(&req, &sm, sizeof(sm), 0) == 0)
-		feat |= MNTKIT_FEAT_REQ_NS_FD;
-	return feat;
-}
-
-/* the trace of the probe: what the kernel has, what auto picks and why */
-static void report_probe(void)
-{
-	uint32_t need = MNTKIT_FEAT_STATMOUNT | MNTKIT_FEAT_LISTMOUNT;
-
-	mntkit__debug(MNTKIT_PRINT_INFO,
-		      "kernel: features %#x, statmount groups %#" PRIx64,
-		      probed_features, probed_kernel_mask);
-	if ((probed_features & need) == need)
-		mntkit__debug(MNTKIT_PRINT_INFO,
-			      "auto backend: native (statmount and listmount "
-			      "answer)");
-	else
-		mntkit__debug(MNTKIT_PRINT_INFO,
-			      "auto backend: mountinfo (no %s%s%s)",
-			      probed_features & MNTKIT_FEAT_STATMOUNT ?
-				      "" : "statmount",
-			      (probed_features & need) ? "" : " nor ",
-			      probed_features & MNTKIT_FEAT_LISTMOUNT ?
-				      "" : "listmount");
-	if (probed_hybrid)
-		mntkit__debug(MNTKIT_PRINT_INFO,
-			      "hybrid: the native backend takes groups %#" PRIx64
-			      " from the emulation",
-			      probed_hybrid_mask);
-	else if (probed_kernel_mask &&
-		 (probed_kernel_mask & MNTKIT_STATMOUNT_ALL) !=
-			 MNTKIT_STATMOUNT_ALL)
-		mntkit__debug(MNTKIT_PRINT_INFO,
-			      "hybrid off (MNTKIT_HYBRID=0): replies hold only "
-			      "the kernel's groups");
-}
-
-/*
- * Each call on its own: a profile may allow listmount and refuse
- * statmount. The native backend needs both (the emulation then serves
- * both, so that IDs stay of one kind).
- */
-static void probe(void)
-{
-	struct mntkit_mnt_id_req req = {
-		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
-		.mnt_id = MNTKIT_LSMT_ROOT,
-	};
-	uint32_t feat = 0;
-	uint64_t root_id = 0, first = 0;
-	uint64_t one;
-	int err, ns_fd;
-
-	err = probe_listmount(&first);
-	if (err)
-		refuse(MNTKIT_REFUSED_LISTMOUNT, err);
-	else
-		feat |= MNTKIT_FEAT_LISTMOUNT;
-	if ((feat & MNTKIT_FEAT_LISTMOUNT) &&
-	    sys_listmount(&req, &one, 1, MNTKIT_LISTMOUNT_REVERSE) >= 0)
-		feat |= MNTKIT_FEAT_LIST_REVERSE;
-
-	if (mntkit__native_path_id(AT_FDCWD, "/", 0, &root_id) == 0) {
-		feat |= MNTKIT_FEAT_UNIQUE_IDS;
-		feat |= mntkit__native_id_source();
-	} else {
-		root_id = 0;
-	}
-	err = probe_statmount(root_id ? root_id : first);
-	if (err)
-		refuse(MNTKIT_REFUSED_STATMOUNT, err);
-	else
-		feat |= MNTKIT_FEAT_STATMOUNT;
-	/* listmount's IDs are unique ones, whatever statx says */
-	if (feat & MNTKIT_FEAT_LISTMOUNT)
-		feat |= MNTKIT_FEAT_UNIQUE_IDS;
-	if (!root_id)
-		root_id = first; /* any mount will do below */
-	if ((feat & MNTKIT_FEAT_STATMOUNT) && root_id)
-		probed_kernel_mask = probe_kernel_mask(root_id) &
-				     test_kernel_mask();
-	if (probed_kernel_mask &&
-	    (probed_kernel_mask & MNTKIT_STATMOUNT_ALL) != MNTKIT_STATMOUNT_ALL &&
-	    hybrid_allowed()) {
-		probed_hybrid = 1;
-		probed_hybrid_mask = mntkit__emul_supported_mask() &
-				     MNTKIT_STATMOUNT_ALL & ~probed_kernel_mask;
-	}
-	ns_fd = mntkit__own_ns_fd();
-	feat = probe_ns(root_id, feat, ns_fd);
-	feat |= probe_fanotify(ns_fd);
-	if (ns_fd >= 0)
-		close(ns_fd);
-	probed_features = feat;
-	report_probe();
-}
-
-static uint32_t refused_mask(void);
-
-uint32_t mntkit__kernel_features(void)
-{
-	pthread_once(&probe_once, probe);
-	return probed_features;
-}
-
-uint64_t mntkit__kernel_mask(void)
-{
-	pthread_once(&probe_once, probe);
-	return probed_kernel_mask;
-}
-
-uint64_t mntkit__hybrid_mask(void)
-{
-	pthread_once(&probe_once, probe);
-	return probed_hybrid_mask;
-}
-
-int mntkit__hybrid(void)
-{
-	pthread_once(&probe_once, probe);
-	return probed_hybrid;
-}
 
 static int native_possible(void)
 {
@@ -559,7 +169,7 @@ int mntkit_get_features(struct mntkit_features *features)
 		return mntkit__fail(EINVAL);
 	f.flags = mntkit__kernel_features();
 	f.backend = mntkit_get_backend();
-	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/emul.c) */
+	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/features.c) */
 	if (f.backend == MNTKIT_BACKEND_MOUNTINFO && !mntkit__emul_unique_ids())
 		f.flags &= ~(MNTKIT_FEAT_UNIQUE_IDS | MNTKIT_FEAT_STATX_UNIQUE |
 			     MNTKIT_FEAT_HANDLE_UNIQUE);
@@ -567,15 +177,15 @@ int mntkit_get_features(struct mntkit_features *features)
 		f.flags |= MNTKIT_FEAT_STATMOUNT_BY_FD;
 	if (mntkit__kernel_listns())
 		f.flags |= MNTKIT_FEAT_LISTNS;
-	f.kernel_mask = probed_kernel_mask;
-	f.refused = refused_mask();
+	f.kernel_mask = mntkit__kernel_mask();
+	f.refused = mntkit__refused_mask();
 	f.supported_mask = f.backend == MNTKIT_BACKEND_NATIVE ?
-				   probed_kernel_mask | probed_hybrid_mask :
+				   mntkit__kernel_mask() | mntkit__hybrid_mask() :
 				   mntkit__emul_supported_mask();
 	/* the kernel may lack only what the emulation cannot know either */
-	if (f.backend == MNTKIT_BACKEND_NATIVE && probed_hybrid_mask) {
+	if (f.backend == MNTKIT_BACKEND_NATIVE && mntkit__hybrid_mask()) {
 		f.flags |= MNTKIT_FEAT_HYBRID;
-		f.emul_mask = probed_hybrid_mask;
+		f.emul_mask = mntkit__hybrid_mask();
 	}
 	n = features->size < sizeof(f) ? features->size : sizeof(f);
 	memcpy((char *)features + sizeof(f.size), (char *)&f + sizeof(f.size),
@@ -583,65 +193,14 @@ int mntkit_get_features(struct mntkit_features *features)
 	return 0;
 }
 
-/* ---- refusals ---- */
-
-static pthread_once_t lazy_once = PTHREAD_ONCE_INIT;
-static int epoll_errno, pidfd_errno;
-
-static int errno_of_fd(int fd)
+int mntkit_init(unsigned int flags)
 {
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
+	int ret;
 
-/* epoll and pidfd_open: probed at the first question (the watch needs
- * them, a query not) */
-static void probe_lazy(void)
-{
-	epoll_errno = errno_of_fd(epoll_create1(EPOLL_CLOEXEC));
-	pidfd_errno = errno_of_fd((int)syscall(SYS_pidfd_open, getpid(), 0));
-}
-
-static int lazy_errno(uint32_t call)
-{
-	pthread_once(&lazy_once, probe_lazy);
-	return call == MNTKIT_REFUSED_EPOLL ? epoll_errno : pidfd_errno;
-}
-
-static int refused_errno(unsigned int i)
-{
-	uint32_t call = 1U << i;
-
-	pthread_once(&probe_once, probe);
-	if (call == MNTKIT_REFUSED_STATX || call == MNTKIT_REFUSED_HANDLE)
-		return mntkit__native_refused(call);
-	if (call == MNTKIT_REFUSED_EPOLL || call == MNTKIT_REFUSED_PIDFD)
-		return lazy_errno(call);
-	return probed_refused_errno[i];
-}
-
-static uint32_t refused_mask(void)
-{
-	uint32_t m = 0;
-
-	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++)
-		if (refused_errno(i))
-			m |= 1U << i;
-	return m;
-}
-
-int mntkit_refused(uint32_t call, const char **name)
-{
-	for (unsigned int i = 0; i < MNTKIT_NR_REFUSALS; i++) {
-		if (call != 1U << i)
-			continue;
-		if (name)
-			*name = refused_names[i];
-		return refused_errno(i);
-	}
-	if (name)
-		*name = NULL;
-	return mntkit__fail(EINVAL);
+	if (flags)
+		return mntkit__fail(EINVAL);
+	mntkit__emul_unique_ids(); /* the emulation's probes */
+	ret = mntkit__proc_grab();
+	mntkit__ops(); /* the backend is chosen now too */
+	return ret ? mntkit__fail(-ret) : 0;
 }

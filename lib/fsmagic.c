@@ -15,7 +15,7 @@
  * Served filesystems (statfs_ok 0 here, or in served_only[]): a server or
  * daemon answers for them, so a lookup through them, or their statfs, can
  * block for as long as it does not answer. The emulation never resolves a
- * path through one (emul.c: mark_served_paths()).
+ * path through one (emul-ids.c: mntkit__emul_mark_served_paths()).
  */
 #include <string.h>
 

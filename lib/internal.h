@@ -74,20 +74,24 @@ void mntkit__pin_end(struct mntkit__pin *pin);
 			mntkit__pin_begin(ops)
 #define MNTKIT__PIN() MNTKIT__PIN_OPS(NULL)
 
-/* kernel feature bits (MNTKIT_FEAT_*), probed once */
+/* kernel feature bits (MNTKIT_FEAT_*), probed once (lib/features.c) */
 uint32_t mntkit__kernel_features(void);
 
-/* native path -> unique ID (statx, then name_to_handle_at) */
+/* native path -> unique ID (statx, then name_to_handle_at, then fdinfo:
+ * lib/native-ids.c) */
 int mntkit__native_path_id(int dirfd, const char *path, int at_flags,
 			   uint64_t *mnt_id);
 
 /* the errno statx (MNTKIT_REFUSED_STATX) or name_to_handle_at
- * (MNTKIT_REFUSED_HANDLE) is refused with, 0 if it is not */
+ * (MNTKIT_REFUSED_HANDLE) is refused with, 0 if it is not (lib/sys.c) */
 int mntkit__native_refused(uint32_t call);
 
-/* statx refused: the root's device, inode (stat) and old mount ID
- * (fdinfo), for the emulation; 0 or -errno */
-int mntkit__root_ident_nostatx(dev_t *dev, ino_t *ino, uint64_t *mnt);
+/* a path's unique mount ID by statx / name_to_handle_at alone (lib/sys.c);
+ * 0 or -errno (-EOPNOTSUPP: statx gives none) */
+int mntkit__statx_unique_id(int dirfd, const char *path, int at_flags,
+			    uint64_t *mnt_id);
+int mntkit__handle_unique_id(int dirfd, const char *path, int at_flags,
+			     uint64_t *mnt_id);
 
 /*
  * An O_PATH fd of @path as *at() resolve it with @at_flags
@@ -125,27 +129,59 @@ static inline int mntkit__path_flags_check(int at_flags)
 
 /*
  * An fd of the calling thread's mount namespace: /proc/thread-self/ns/mnt,
- * or without /proc, pidfd_open(2) and PIDFD_GET_MNT_NAMESPACE (6.11+).
+ * or without /proc, pidfd_open(2) and PIDFD_GET_MNT_NAMESPACE (6.11+)
+ * (lib/nsfs.c).
  * An fd or -errno.
  */
 int mntkit__own_ns_fd(void);
 
 /*
  * Open the procfs file @what of @pid (0: the calling thread, as
- * /proc/thread-self) through the emulation's /proc handle (held from the
- * first use, so that a chroot without /proc keeps procfs: lib/emul.c),
+ * /proc/thread-self) through the library's /proc handle (held from the
+ * first use, so that a chroot without /proc keeps procfs: lib/proc.c),
  * else under /proc. O_CLOEXEC is added. An fd or -errno.
  */
 int mntkit__proc_open(pid_t pid, const char *what, int flags);
 
-/* which of MNTKIT_FEAT_STATX_UNIQUE / _HANDLE_UNIQUE give unique IDs */
+/*
+ * The /proc handle (lib/proc.c). mntkit__proc_grab: take /proc as the
+ * handle unless one is held, 0 or -errno. mntkit__proc_handle: the handle,
+ * or -1 (none: the caller uses "/proc/..."). mntkit__proc_check: let the
+ * handle go (and take /proc again) when its fd number names another file
+ * now. mntkit__proc_path: the path of procfs file @what of @pid (0: the
+ * calling thread) in @out, and the dirfd it is relative to.
+ */
+int mntkit__proc_grab(void);
+int mntkit__proc_handle(void);
+void mntkit__proc_check(void);
+int mntkit__proc_path(char *out, size_t len, pid_t pid, const char *what);
+
+/*
+ * The one scan of /proc (lib/proc.c): @each gets every PID of the /proc
+ * handle (else of "/proc"), until it returns non-zero, which is returned;
+ * 0 at the end, -errno when /proc cannot be read. Open a process's files
+ * with mntkit__proc_open(), which goes through the same procfs.
+ */
+int mntkit__proc_each_pid(int (*each)(void *ctx, pid_t pid), void *ctx);
+
+/* which of MNTKIT_FEAT_STATX_UNIQUE / _HANDLE_UNIQUE give unique IDs
+ * (lib/sys.c) */
 uint32_t mntkit__native_id_source(void);
+
+/*
+ * The emulation's probes, once per process (lib/features.c): run them
+ * with mntkit__emul_caps(), then read the results.
+ */
+extern int mntkit__emul_have_unique;  /* statx STATX_MNT_ID_UNIQUE, and no knob */
+extern int mntkit__emul_have_ns_id;   /* ioctl NS_GET_MNTNS_ID */
+extern long mntkit__emul_page_size;   /* the kernel's limit of a request's size */
+void mntkit__emul_caps(void);
 
 /* the groups the mountinfo emulation can fill */
 uint64_t mntkit__emul_supported_mask(void);
 
 /* does the emulation name mounts by unique IDs? (not on kernels without
- * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/emul.c) */
+ * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/features.c) */
 int mntkit__emul_unique_ids(void);
 
 /*
@@ -160,7 +196,7 @@ void mntkit__emul_snapshot(int begin);
 /*
  * Is @id, which the emulation does not find, the parent of a mount of its
  * current table that mountinfo does not show (above the caller's root)?
- * 1, 0 (a mount gone, or renamed), or -errno (lib/emul.c; for snapshots)
+ * 1, 0 (a mount gone, or renamed), or -errno (lib/emul-ops.c; for snapshots)
  */
 int mntkit__emul_parent_outside(const struct mntkit_mnt_id_req *req,
 				uint64_t id);
@@ -169,7 +205,8 @@ int mntkit__emul_parent_outside(const struct mntkit_mnt_id_req *req,
  * statmount(2) with STATMOUNT_BY_FD where the kernel has it not (before
  * 7.0): the kernel's checks of the request, then the mount of the fd's
  * ID in @ops's ID space (its path_id), by ID in the caller's namespace.
- * Syscall convention. mntkit__kernel_by_fd: the kernel has the flag.
+ * Syscall convention (lib/by-fd.c). mntkit__kernel_by_fd: the kernel has
+ * the flag (lib/features.c).
  */
 int mntkit__stat_by_fd(const struct mntkit_backend_ops *ops,
 		       const struct mntkit_mnt_id_req *req,
@@ -180,11 +217,21 @@ int mntkit__kernel_by_fd(void);
 /*
  * Does the caller have CAP_SYS_ADMIN over the owner of the namespace of
  * @ns_fd (the kernel's check for a foreign namespace by ID)? 1, 0, -errno
+ * (lib/nsfs.c)
  */
 int mntkit__ns_admin(int ns_fd);
 
-/* listns(2) is there (6.19+) */
+/* listns(2) is there (6.19+; lib/features.c) */
 int mntkit__kernel_listns(void);
+
+/* mntkit_list_order() on the emulation (lib/emul-ops.c): @ids sorted in
+ * the listing's order of @req's table; 0 or -errno */
+int mntkit__emul_list_order(const struct mntkit_mnt_id_req *req,
+			    uint64_t *ids, size_t n);
+
+/* the errno of each refused call as a mask of MNTKIT_REFUSED_* bits
+ * (lib/features.c) */
+uint32_t mntkit__refused_mask(void);
 
 /* the mnt_id line of /proc/self/fdinfo/@fd (3.15+); 0 or -errno */
 int mntkit__fdinfo_mnt_id(int fd, uint64_t *id);
@@ -214,7 +261,8 @@ int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *req, uint64_t kmask,
 int mntkit__req_init(struct mntkit_mnt_id_req *req,
 		     const struct mntkit_opts *opts, int *fd_to_close);
 
-/* ---- shared by the conveniences (query.c) and snapshots (table.c) ---- */
+/* ---- lib/fetch.c: under the conveniences (query.c), snapshots (table.c)
+ * and watches (watch.c) ---- */
 
 /* statmount @mnt_id into *@buf, growing it on EOVERFLOW; 0 or -errno */
 int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
@@ -234,6 +282,10 @@ int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 
 /* climb from *@id to the namespace's true root */
 int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id);
+
+/* the caller's root, in its own namespace or in the one of @req (the top
+ * of that namespace's LSMT_ROOT listing: lib/table.c) */
+int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id);
 
 /*
  * A snapshot of @start and its subtree (@start = LSMT_ROOT: the caller's
@@ -257,11 +309,11 @@ size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
  * secure_getenv(3): none of them in a setuid/setgid program.
  *  MNTKIT_BACKEND=native|mountinfo|auto   the backend (as
  *                                        mntkit_set_backend(), lib/backend.c)
- *  MNTKIT_HYBRID=0                        no hybrid replies (lib/backend.c)
+ *  MNTKIT_HYBRID=0                        no hybrid replies (lib/features.c)
  *  MNTKIT_DEBUG=LEVEL                     the debug trace (lib/debug.c)
  *  MNTKIT_TEST_KERNEL_MASK=MASK           testing: a kernel with only these
- *                                        groups (lib/backend.c)
- *  MNTKIT_TEST_OLD_IDS=1                  testing: old IDs (lib/emul.c)
+ *                                        groups (lib/features.c)
+ *  MNTKIT_TEST_OLD_IDS=1                  testing: old IDs (lib/features.c)
  *  MNTKIT_TEST_SETTLE_ROUNDS=N            testing: re-reads of a snapshot
  *                                        (lib/table.c)
  */

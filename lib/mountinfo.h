@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to libmntkit: the /proc/<pid>/mountinfo parser and the mount ID
- * index the emulation is built on.
+ * Private to libmntkit: the /proc/<pid>/mountinfo parser (emul-mountinfo.c)
+ * and the mount ID index (emul-index.c) the emulation is built on.
  *
  * The parser works in place: the text is read into one buffer, the escaped
  * fields (root, mount point, type, source) are unescaped where they stand,
@@ -94,7 +94,7 @@ size_t mntkit__unescape(char *dst, const char *src, size_t len);
  */
 int mntkit__mi_read(int fd, char **buf, size_t *cap, size_t *len);
 
-/* ---- the ID index (mntindex.c) ---- */
+/* ---- the ID index (emul-index.c) ---- */
 
 /*
  * Over n entries with a 64-bit key each (the IDs the emulation hands out):

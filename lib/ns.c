@@ -65,104 +65,6 @@ int mntkit_ns_id_from_pid(pid_t pid, uint64_t *mnt_ns_id)
 	return ret;
 }
 
-int mntkit__own_ns_fd(void)
-{
-	int pidfd, fd;
-
-	fd = mntkit__proc_open(0, "ns/mnt", O_RDONLY);
-	if (fd != -ENOENT)
-		return fd;
-	/* no /proc (a chroot, a namespace where it is unmounted) */
-	pidfd = (int)syscall(SYS_pidfd_open, gettid(), O_EXCL); /* THREAD */
-	if (pidfd < 0)
-		pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	if (pidfd < 0)
-		return -ENOENT; /* what the open said */
-	fd = ioctl(pidfd, MNTKIT_PIDFD_GET_MNT_NAMESPACE, 0);
-	close(pidfd);
-	return fd >= 0 ? fd : -ENOENT;
-}
-
-/* ---- the kernel's ns_capable(owner of a namespace, CAP_SYS_ADMIN) ---- */
-
-#define NS_GET_USERNS    _IO(MNTKIT_NSIO, 0x1)
-#define NS_GET_PARENT    _IO(MNTKIT_NSIO, 0x2)
-#define NS_GET_OWNER_UID _IO(MNTKIT_NSIO, 0x4)
-
-/* CAP_SYS_ADMIN (21) in the effective set of the calling thread */
-static int cap_sys_admin(void)
-{
-	struct {
-		uint32_t version;
-		int pid;
-	} hdr = { 0x20080522, 0 }; /* _LINUX_CAPABILITY_VERSION_3 */
-	struct {
-		uint32_t effective, permitted, inheritable;
-	} data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	return !!(data[0].effective & (1U << 21));
-}
-
-static int same_file(int a, int b)
-{
-	struct stat sa, sb;
-
-	if (fstat(a, &sa) || fstat(b, &sb))
-		return -errno;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/*
- * Does the caller have CAP_SYS_ADMIN over the user namespace that owns
- * the namespace of @ns_fd? The kernel's rule: in its own user namespace,
- * when that capability is effective; in a descendant, when it has it in
- * its own, or when its euid owns the descendant's ancestor that is a
- * child of its own. 1, 0, or -errno.
- */
-int mntkit__ns_admin(int ns_fd)
-{
-	int own, cur, parent, ret;
-	uid_t owner;
-
-	own = open("/proc/thread-self/ns/user", O_RDONLY | O_CLOEXEC);
-	if (own < 0)
-		return -errno;
-	cur = ioctl(ns_fd, NS_GET_USERNS);
-	if (cur < 0) {
-		ret = -errno;
-		goto out_own;
-	}
-	for (;;) {
-		ret = same_file(cur, own);
-		if (ret) {
-			if (ret > 0)
-				ret = cap_sys_admin();
-			break;
-		}
-		if (ioctl(cur, NS_GET_OWNER_UID, &owner)) {
-			ret = -errno;
-			break;
-		}
-		/* EPERM: the parent is outside the caller's user namespace */
-		parent = ioctl(cur, NS_GET_PARENT);
-		if (parent < 0) {
-			ret = 0;
-			break;
-		}
-		close(cur);
-		cur = parent;
-		ret = same_file(cur, own);
-		if (ret > 0 && owner == geteuid())
-			break;
-	}
-	close(cur);
-out_own:
-	close(own);
-	return ret;
-}
-
 /* ---- finding namespaces by ID ---- */
 
 /* the calling thread's namespace: an fd and its ID; -errno */
@@ -212,41 +114,40 @@ static int ns_step(int fd, unsigned long req,
 	}
 }
 
+struct procs_ctx {
+	int (*each)(void *ctx, int fd, uint64_t id);
+	void *ctx;
+};
+
+static int procs_each(void *ctx, pid_t pid)
+{
+	struct procs_ctx *c = ctx;
+	uint64_t id;
+	int fd, ret;
+
+	fd = mntkit__proc_open(pid, "ns/mnt", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) != 0) {
+		close(fd);
+		return 0;
+	}
+	ret = c->each(c->ctx, fd, id);
+	if (ret != 1)
+		close(fd);
+	return ret;
+}
+
 /*
- * Every process's namespace, from /proc: @each gets an fd and its ID, and
- * returns as for ns_step(). Processes that vanish or cannot be looked at
- * are passed over.
+ * Every process's namespace, from /proc (mntkit__proc_each_pid()): @each
+ * gets an fd and its ID, and returns as for ns_step(). Processes that
+ * vanish or cannot be looked at are passed over.
  */
 static int ns_procs(int (*each)(void *ctx, int fd, uint64_t id), void *ctx)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int ret = 0;
+	struct procs_ctx c = { each, ctx };
 
-	if (!d)
-		return -errno;
-	while (!ret && (de = readdir(d))) {
-		char path[64], *end;
-		long pid = strtol(de->d_name, &end, 10);
-		uint64_t id;
-		int fd;
-
-		if (*end || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) != 0) {
-			close(fd);
-			continue;
-		}
-		ret = each(ctx, fd, id);
-		if (ret != 1)
-			close(fd);
-	}
-	closedir(d);
-	return ret;
+	return mntkit__proc_each_pid(procs_each, &c);
 }
 
 struct ns_find {
@@ -324,26 +225,6 @@ static int list_each(void *ctx, int fd, uint64_t id)
 {
 	(void)fd;
 	return ids_add(ctx, id);
-}
-
-static pthread_once_t listns_once = PTHREAD_ONCE_INIT;
-static int have_listns;
-
-static void probe_listns(void)
-{
-	struct mntkit_ns_id_req req = {
-		.size = MNTKIT_NS_ID_REQ_SIZE_VER0,
-		.ns_type = MNTKIT_CLONE_NEWNS,
-	};
-	uint64_t id;
-
-	have_listns = sys_listns(&req, &id, 1, 0) >= 0;
-}
-
-int mntkit__kernel_listns(void)
-{
-	pthread_once(&listns_once, probe_listns);
-	return have_listns;
 }
 
 /*

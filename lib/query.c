@@ -11,42 +11,6 @@
 
 #include "internal.h"
 
-/* first buffer of a reply with strings: most replies fit in it */
-#define STAT_FIRST_BUFSIZE 4096
-/* no reply is larger than this (the kernel's strings are page-bounded) */
-#define STAT_MAX_BUFSIZE (64U << 20)
-/* IDs asked per listmount call at first; doubles up to the kernel's max */
-#define LIST_FIRST_PAGE 1024
-
-int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
-		     uint64_t mask, struct mntkit_statmount **buf,
-		     size_t *bufsize)
-{
-	const struct mntkit_backend_ops *ops = mntkit__ops();
-	struct mntkit_mnt_id_req req = *base;
-	struct mntkit_statmount *nbuf;
-	size_t size = *bufsize;
-
-	req.mnt_id = mnt_id;
-	req.param = mask;
-	if (!*buf || size < MNTKIT_STATMOUNT_FIXED_SIZE)
-		size = STAT_FIRST_BUFSIZE;
-	for (;;) {
-		if (size != *bufsize || !*buf) {
-			nbuf = realloc(*buf, size);
-			if (!nbuf)
-				return -ENOMEM;
-			*buf = nbuf;
-			*bufsize = size;
-		}
-		if (ops->statmount(&req, *buf, size, 0) == 0)
-			return 0;
-		if (errno != EOVERFLOW || size >= STAT_MAX_BUFSIZE)
-			return -errno;
-		size *= 2;
-	}
-}
-
 int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 		    const struct mntkit_opts *opts,
 		    struct mntkit_statmount **buf, size_t *bufsize)
@@ -129,51 +93,6 @@ int mntkit_stat_path(int dirfd, const char *path, int at_flags,
 }
 
 /* ---- listing ---- */
-
-int mntkit__idvec_reserve(struct mntkit_idvec *iv, size_t want)
-{
-	uint64_t *nv;
-	size_t cap;
-
-	if (iv->cap - iv->n >= want)
-		return 0;
-	cap = iv->cap ? iv->cap : LIST_FIRST_PAGE;
-	while (cap - iv->n < want)
-		cap *= 2;
-	nv = realloc(iv->v, cap * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	iv->v = nv;
-	iv->cap = cap;
-	return 0;
-}
-
-int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
-		      unsigned int lflags, struct mntkit_idvec *iv)
-{
-	const struct mntkit_backend_ops *ops = mntkit__ops();
-	struct mntkit_mnt_id_req req = *base;
-	size_t page = LIST_FIRST_PAGE;
-	ssize_t got;
-	int ret;
-
-	req.mnt_id = mnt_id;
-	req.param = 0;
-	for (;;) {
-		ret = mntkit__idvec_reserve(iv, page);
-		if (ret)
-			return ret;
-		got = ops->listmount(&req, iv->v + iv->n, page, lflags);
-		if (got < 0)
-			return -errno;
-		iv->n += (size_t)got;
-		if ((size_t)got < page)
-			return 0;
-		req.param = iv->v[iv->n - 1];
-		if (page < MNTKIT_LISTMOUNT_MAX_NR / 2)
-			page *= 2;
-	}
-}
 
 /* how a listing takes a root of its snapshot */
 enum shaped_root {
@@ -310,65 +229,6 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 
 /* ---- the root mount ---- */
 
-/* the parent of @id (itself for a namespace's root) */
-static int parent_of(const struct mntkit_mnt_id_req *base, uint64_t id,
-		     uint64_t *parent)
-{
-	struct mntkit_mnt_id_req req = *base;
-	struct mntkit_statmount sm;
-
-	req.mnt_id = id;
-	req.param = MNTKIT_STATMOUNT_MNT_BASIC;
-	if (mntkit__ops()->statmount(&req, &sm, sizeof(sm), 0) != 0)
-		return -errno;
-	*parent = sm.mnt_parent_id;
-	return 0;
-}
-
-/* the caller's root, in its own namespace or in the one of @req */
-static int reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
-{
-	struct mntkit_table *t;
-	ssize_t root;
-	int ret;
-
-	if (!req->mnt_ns_id && !req->mnt_ns_fd)
-		return mntkit__ops()->path_id(AT_FDCWD, "/", 0, id);
-	/* another namespace: the top of its LSMT_ROOT listing */
-	ret = mntkit__table_build(req, MNTKIT_LSMT_ROOT,
-				  MNTKIT_STATMOUNT_MNT_BASIC, &t);
-	if (ret)
-		return ret;
-	root = mntkit_table_first_root(t);
-	if (root >= 0)
-		*id = mntkit_table_get(t, (size_t)root)->mnt_id;
-	mntkit_table_free(t);
-	return root >= 0 ? 0 : -ENOENT;
-}
-
-/*
- * No climb up the parents is longer than this: a namespace holds fewer
- * mounts (fs.mount-max), and each step is a fresh statmount, so only mounts
- * that keep swapping places under the climb could make it go round.
- */
-#define CLIMB_MAX MNTKIT_LISTMOUNT_MAX_NR
-
-/* the namespace's true root: climb from @id to the mount that is its own
- * parent (CAP_SYS_ADMIN past a chroot, else -EPERM; -ELOOP: see CLIMB_MAX) */
-int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
-{
-	uint64_t parent;
-	int ret;
-
-	for (size_t steps = 0; steps < CLIMB_MAX; steps++) {
-		ret = parent_of(req, *id, &parent);
-		if (ret || parent == *id)
-			return ret;
-		*id = parent;
-	}
-	return -ELOOP;
-}
-
 int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id)
 {
@@ -382,7 +242,7 @@ int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
-	ret = reachable_root(&req, &id);
+	ret = mntkit__reachable_root(&req, &id);
 	if (!ret && unreachable)
 		ret = mntkit__true_root(&req, &id);
 	if (fd >= 0)
@@ -391,4 +251,34 @@ int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 		return mntkit__fail(-ret);
 	*mnt_id = id;
 	return 0;
+}
+
+/* ---- the listing order ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts)
+{
+	struct mntkit_mnt_id_req req;
+	int ret, fd = -1;
+
+	if (!ids && n)
+		return mntkit__fail(EINVAL);
+	if (mntkit__ops() != &mntkit_mountinfo_ops) {
+		if (n)
+			qsort(ids, n, sizeof(*ids), cmp_u64);
+		return 0;
+	}
+	ret = mntkit__req_init(&req, opts, &fd);
+	if (ret)
+		return mntkit__fail(-ret);
+	ret = mntkit__emul_list_order(&req, ids, n);
+	if (fd >= 0)
+		close(fd);
+	return ret ? mntkit__fail(-ret) : 0;
 }

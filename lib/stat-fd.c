@@ -2,7 +2,7 @@
 /*
  * mntkit_stat_fd(): the mount an fd is on, as statmount(2) with
  * STATMOUNT_BY_FD (7.0) describes it, on every kernel (the emulation of
- * the flag is mntkit__stat_by_fd() in lib/native.c).
+ * the flag is mntkit__stat_by_fd() in lib/by-fd.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -90,6 +90,10 @@ static inline ssize_t sys_listns(const struct mntkit_ns_id_req *req,
 
 /* nsfs ioctls (_IO/_IOR(0xb7, ...)) */
 #define MNTKIT_NSIO 0xb7
+#define MNTKIT_NS_GET_USERNS    _IO(MNTKIT_NSIO, 0x1)
+#define MNTKIT_NS_GET_PARENT    _IO(MNTKIT_NSIO, 0x2)
+#define MNTKIT_NS_GET_NSTYPE    _IO(MNTKIT_NSIO, 0x3)
+#define MNTKIT_NS_GET_OWNER_UID _IO(MNTKIT_NSIO, 0x4)
 #define MNTKIT_NS_GET_MNTNS_ID _IOR(MNTKIT_NSIO, 0x5, uint64_t)
 
 /* NS_MNT_GET_INFO/NEXT/PREV (6.12+) fill this */
@@ -116,5 +120,14 @@ struct mntkit_mnt_ns_info {
 #define SYS_pidfd_open 434
 #endif
 #define MNTKIT_PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
+
+/* statfs f_type of the filesystems the library tells apart by magic
+ * (the others: lib/fsmagic.c's table) */
+#define MNTKIT_PROC_SUPER_MAGIC 0x9fa0
+#define MNTKIT_PIPEFS_MAGIC     0x50495045
+#define MNTKIT_SOCKFS_MAGIC     0x534f434b
+#define MNTKIT_NSFS_MAGIC       0x6e736673
+#define MNTKIT_ANON_INODE_FS_MAGIC 0x09041934
+#define MNTKIT_PID_FS_MAGIC     0x50494446
 
 #endif

@@ -46,15 +46,6 @@ const char *mntkit_tab_format_name(enum mntkit_tab_format format)
 	return NULL;
 }
 
-void mntkit__tab_free(struct mntkit__tab *x)
-{
-	if (!x)
-		return;
-	free(x->rec);
-	free(x->pool);
-	free(x);
-}
-
 /* ---- growing buffers ---- */
 
 struct buf {

@@ -18,6 +18,7 @@
  * its name between two reads (its old ID while hidden, its unique ID
  * otherwise): renamed(), by_id() and parent_outside() see to that.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,8 +464,8 @@ static int cmp_id_off(const void *a, const void *b)
  * The records at @off (*@n of them) by ascending mnt_id, each ID once.
  * They come in the order of the IDs asked, and so sorted, but for the
  * emulation's snapshot batch, which answers a mount listed under its other
- * name with its reply under the name it has now (see emul.c,
- * renamed_entry()): such a record may be out of order, or there twice.
+ * name with its reply under the name it has now (see emul-ids.c,
+ * mntkit__emul_renamed_entry()): such a record may be out of order, or there twice.
  */
 static int by_id(struct mntkit_table *t, size_t *off, size_t *n)
 {
@@ -962,6 +963,27 @@ fail:
 	return ret;
 }
 
+/* the caller's root, in its own namespace or in the one of @req */
+int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
+{
+	struct mntkit_table *t;
+	ssize_t root;
+	int ret;
+
+	if (!req->mnt_ns_id && !req->mnt_ns_fd)
+		return mntkit__ops()->path_id(AT_FDCWD, "/", 0, id);
+	/* another namespace: the top of its LSMT_ROOT listing */
+	ret = mntkit__table_build(req, MNTKIT_LSMT_ROOT,
+				  MNTKIT_STATMOUNT_MNT_BASIC, &t);
+	if (ret)
+		return ret;
+	root = mntkit_table_first_root(t);
+	if (root >= 0)
+		*id = mntkit_table_get(t, (size_t)root)->mnt_id;
+	mntkit_table_free(t);
+	return root >= 0 ? 0 : -ENOENT;
+}
+
 int mntkit_table_new(uint64_t mask, unsigned int flags,
 		     const struct mntkit_opts *opts, struct mntkit_table **out)
 {
@@ -979,8 +1001,9 @@ int mntkit_table_new(uint64_t mask, unsigned int flags,
 	if (ret)
 		return mntkit__fail(-ret);
 	if (flags & MNTKIT_TABLE_UNREACHABLE) {
-		ret = mntkit_root_id(1, opts, &start);
-		ret = ret < 0 ? -errno : 0;
+		ret = mntkit__reachable_root(&req, &start);
+		if (!ret)
+			ret = mntkit__true_root(&req, &start);
 	}
 	if (!ret)
 		ret = mntkit__table_build(&req, start, mask, out);

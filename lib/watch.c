@@ -25,13 +25,23 @@
  *    is DETACHed with the mounts below it. A mount gone before it could
  *    be stat'ed is reported with MNTKIT_EVENT_F_GONE and a record of its
  *    ID only (its DETACH follows). Changes fanotify does not report
- *    (remount, mount_setattr) still make /proc/PID/mountinfo poll POLLPRI: a
- *    POLLPRI with no fanotify event in the same read is a change fanotify
- *    did not report, and is diffed at once; a POLLPRI together with
- *    fanotify events may hide one, and is checked by a diff once the
- *    namespace has been quiet for VERIFY_QUIET_NS (at the latest
- *    VERIFY_MAX_NS, or 50 diffs' time, after the first one), so a burst
- *    of mounts costs a few diffs, not one per mount.
+ *    (remount, mount_setattr) still make /proc/PID/mountinfo poll POLLPRI.
+ *    The kernel bumps the namespace's event count (POLLPRI) before it
+ *    sends a mount's fanotify event (at namespace_unlock), so a POLLPRI
+ *    read alone is most often a mount whose event is on its way: it is
+ *    diffed only if no fanotify event follows within VERIFY_PURE_NS. A
+ *    POLLPRI that came with (or was followed by) fanotify events may hide
+ *    a change fanotify does not report, and cannot be told from one that
+ *    does not (POLLPRI is one bit, not a count): it is checked by a diff
+ *    once the namespace has been quiet for VERIFY_QUIET_NS, no sooner
+ *    than SYNC_GAP_FACTOR times the last diff's cost after it, at the
+ *    latest VERIFY_MAX_NS or 50 diffs' time after the first signal (see
+ *    verify_when()). A burst of mounts thus costs one diff (O(mounts))
+ *    at its end, and one more per VERIFY_MAX_NS or 50 diffs' time that
+ *    it lasts: at most 2% of a CPU, and no diff per event; the price is
+ *    that a remount hidden among mounts is reported up to that late.
+ *    Nothing is lost: a check that is owed always comes (the timer), and
+ *    it diffs the whole of mountinfo.
  *  - poll: POLLPRI on /proc/PID/mountinfo, then a diff of a fresh
  *    snapshot against the view: one snapshot serves every change
  *    signalled before it; on the emulation it is one read of mountinfo
@@ -40,8 +50,9 @@
  * Both: mount(2) MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE changes
  * signal nothing at all (checked on 6.18: no POLLPRI, no fanotify event;
  * mount_setattr(2) propagation changes do signal POLLPRI). They are found
- * by a rescan every rescan_ms while nothing else happens, or at once with
- * mntkit_watch_rescan().
+ * by a rescan every rescan_ms while nothing else happens (a change signal
+ * postpones it: the diff that follows sees every changed mountinfo line,
+ * propagation included), or at once with mntkit_watch_rescan().
  *
  * No silent loss: a fanotify queue overflow, a failed read, a statmount
  * that fails other than with ENOENT, or no memory for an event, make the
@@ -85,6 +96,15 @@
 #define MS_NS 1000000LL
 #define RESCAN_DEFAULT_MS 1000
 #define RESCAN_COST_FACTOR 100 /* a rescan costs at most 1% of the time */
+/*
+ * The check of a change signal fanotify may not explain (fanotify source):
+ * VERIFY_PURE_NS after a signal no fanotify event followed (a mount's
+ * signal comes before its fanotify event), else once the namespace has
+ * been quiet for VERIFY_QUIET_NS; never sooner than SYNC_GAP_FACTOR times
+ * the last diff's CPU time after it, never later than VERIFY_MAX_NS or
+ * VERIFY_COST_FACTOR diffs' time after the first signal.
+ */
+#define VERIFY_PURE_NS (5 * MS_NS)
 #define VERIFY_QUIET_NS (50 * MS_NS)
 #define VERIFY_MAX_NS (1000 * MS_NS)
 #define VERIFY_COST_FACTOR 50
@@ -96,7 +116,7 @@
  * a CPU, and each diff serves every change signalled meanwhile.
  */
 #define SYNC_GAP_FACTOR 10
-#define SYNC_GAP_MAX_NS (250 * MS_NS)
+#define SYNC_GAP_MAX_NS (1000 * MS_NS)
 
 #define FAN_BUFSIZE (64 * 1024)
 #define FAN_READS_PER_CALL 64 /* bounded work per mntkit_watch_read() */
@@ -421,7 +441,13 @@ struct mntkit_watch {
 	int need_resync;
 	int64_t verify_first, verify_due, rescan_due;
 	int64_t sync_after; /* a signalled diff waits until then */
-	int64_t diff_cost;
+	int64_t check_after; /* a check of fanotify's signals, until then */
+	int64_t last_activity; /* the last signal or fanotify event */
+	int64_t armed; /* what the timer is set to (-1: unknown) */
+	int64_t diff_cost; /* CPU time of the last diff */
+	int64_t rescan_cost; /* of the last whole diff */
+	uint64_t fan_events; /* fanotify mount events handled so far */
+	uint64_t fan_at_first; /* fan_events before verify_first's signal */
 	struct mntkit_statmount *buf; /* statmount replies */
 	size_t bufsize;
 	struct mntkit_statmount *pbuf; /* MNT_POINT alone (reach checks) */
@@ -483,11 +509,14 @@ static void arm_timer(struct mntkit_watch *w)
 
 	if (w->rescan_due && (!due || w->rescan_due < due))
 		due = w->rescan_due;
+	if (due == w->armed) /* a system call less per wakeup */
+		return;
 	if (due) {
 		its.it_value.tv_sec = due / 1000000000LL;
 		its.it_value.tv_nsec = due % 1000000000LL;
 	}
-	timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+	w->armed = timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its,
+				   NULL) ? -1 : due;
 }
 
 static void schedule_rescan(struct mntkit_watch *w, int64_t now)
@@ -499,8 +528,8 @@ static void schedule_rescan(struct mntkit_watch *w, int64_t now)
 		return;
 	every = (int64_t)(w->rescan_ms ? w->rescan_ms : RESCAN_DEFAULT_MS) *
 		MS_NS;
-	if (every < RESCAN_COST_FACTOR * w->diff_cost)
-		every = RESCAN_COST_FACTOR * w->diff_cost;
+	if (every < RESCAN_COST_FACTOR * w->rescan_cost)
+		every = RESCAN_COST_FACTOR * w->rescan_cost;
 	w->rescan_due = now + every;
 }
 
@@ -765,14 +794,19 @@ static void lines_keep(struct mntkit_watch *w, struct lines *l, int ok)
 		lines_free(l);
 }
 
-static void synced(struct mntkit_watch *w, int ret, int64_t t0)
+static void synced(struct mntkit_watch *w, int ret, int64_t t0,
+		   const char *what)
 {
 	int64_t now, gap;
 
 	w->diff_cost = cpu_ns() - t0;
+	mntkit__debug(MNTKIT_PRINT_DEBUG, "watch: %s diff, %lld us CPU%s",
+		      what, (long long)(w->diff_cost / 1000),
+		      ret ? ", failed" : "");
 	now = now_ns();
 	gap = SYNC_GAP_FACTOR * w->diff_cost;
 	w->sync_after = now + (gap < SYNC_GAP_MAX_NS ? gap : SYNC_GAP_MAX_NS);
+	w->check_after = now + gap;
 	w->verify_first = w->verify_due = 0;
 	if (ret) { /* part of the diff may be queued: finish it soon */
 		w->need_resync = 1;
@@ -810,7 +844,8 @@ static int sync_table(struct mntkit_watch *w, int resync)
 		w->q.v[resync_at].ev.resync_end = w->q.seq;
 	mntkit_table_free(t);
 	lines_keep(w, &l, !ret);
-	synced(w, ret, t0);
+	w->rescan_cost = cpu_ns() - t0;
+	synced(w, ret, t0, resync ? "resync" : "whole");
 	return ret;
 }
 
@@ -884,7 +919,7 @@ static int sync_lines(struct mntkit_watch *w)
 	lines_keep(w, &l, !ret);
 	if (ret) /* the whole diff, now */
 		return sync_table(w, 0);
-	synced(w, 0, t0);
+	synced(w, 0, t0, "lines");
 	return 0;
 }
 
@@ -1065,8 +1100,10 @@ static void fan_parse(struct mntkit_watch *w, const char *buf, size_t len)
 			w->need_resync = 1;
 		id = fan_mnt_id(buf, m.event_len, m.metadata_len);
 		if (!w->need_resync && id &&
-		    (m.mask & (WATCH_FAN_MNT_ATTACH | WATCH_FAN_MNT_DETACH)))
+		    (m.mask & (WATCH_FAN_MNT_ATTACH | WATCH_FAN_MNT_DETACH))) {
+			w->fan_events++;
 			fan_event(w, id, m.mask);
+		}
 		buf += m.event_len;
 		len -= m.event_len;
 	}
@@ -1089,6 +1126,9 @@ static void fan_drain(struct mntkit_watch *w, int *got)
 			return;
 		*got = 1;
 		fan_parse(w, w->fanbuf, (size_t)len);
+		/* a read far from full had all there was (epoll tells more) */
+		if ((size_t)len <= FAN_BUFSIZE / 2)
+			return;
 	}
 }
 
@@ -1101,24 +1141,71 @@ static int mi_signalled(struct mntkit_watch *w)
 	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
 }
 
+/*
+ * When to check the signals of the fanotify source (VERIFY_*). A signal
+ * with no fanotify event after it is most likely a change fanotify does
+ * not report (remount, mount_setattr); one that came with fanotify events
+ * may hide such a change, and is checked once the namespace is quiet: a
+ * burst of mounts costs one diff at its end (more only when it lasts
+ * longer than the cap), never a diff per event.
+ */
+static int64_t verify_when(const struct mntkit_watch *w)
+{
+	int64_t due, most = VERIFY_COST_FACTOR * w->diff_cost;
+
+	if (most < VERIFY_MAX_NS)
+		most = VERIFY_MAX_NS;
+	if (w->fan_events == w->fan_at_first)
+		due = w->verify_first + VERIFY_PURE_NS;
+	else
+		due = w->last_activity + VERIFY_QUIET_NS;
+	if (due < w->check_after)
+		due = w->check_after;
+	if (due > w->verify_first + most)
+		due = w->verify_first + most;
+	return due;
+}
+
 static int process(struct mntkit_watch *w)
 {
 	struct epoll_event evs[4];
-	uint64_t ticks;
-	int got = 0, pri;
-	int64_t now, most;
+	uint64_t ticks, fan_before = w->fan_events;
+	int got = 0, pri, n, timer = 0, fan = 0;
+	int64_t now;
 
-	/* clears the wakeup file's POLLPRI; what is ready is read below */
-	(void)epoll_wait(w->epfd, evs, MNTKIT_ARRAY_SIZE(evs), 0);
-	if (read(w->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		w->need_resync = 1;
-	if (w->fan_fd >= 0)
+	/*
+	 * Clears the wakeup file's POLLPRI (the private file says what was
+	 * signalled); and tells which of the timer and fanotify have
+	 * something to read (level-triggered: what is left is told again).
+	 */
+	n = epoll_wait(w->epfd, evs, MNTKIT_ARRAY_SIZE(evs), 0);
+	for (int i = 0; i < n; i++) {
+		timer |= evs[i].data.fd == w->timer_fd;
+		fan |= evs[i].data.fd == w->fan_fd;
+	}
+	if (n < 0) /* cannot tell: read both */
+		timer = fan = 1;
+	if (timer) {
+		w->armed = -1; /* it went off, or may have */
+		if (read(w->timer_fd, &ticks, sizeof(ticks)) < 0 &&
+		    errno != EAGAIN)
+			w->need_resync = 1;
+	}
+	if (fan && w->fan_fd >= 0)
 		fan_drain(w, &got);
 	pri = mi_signalled(w);
 	if (w->need_resync)
 		return sync_table(w, 1);
 	now = now_ns();
-	if (pri && (w->source == MNTKIT_WATCH_POLL || !got)) {
+	/*
+	 * A signal postpones the rescan: a diff follows it (below), which
+	 * sees what a rescan would (a lines diff sees every line that
+	 * changed, propagation included), and a rescan during a burst of
+	 * mounts would pay for every mount the burst added.
+	 */
+	if (pri)
+		schedule_rescan(w, now);
+	if (pri && w->source == MNTKIT_WATCH_POLL) {
 		if (now >= w->sync_after)
 			return sync_signalled(w);
 		/* coalesce: one diff, soon, for this and what follows */
@@ -1127,16 +1214,14 @@ static int process(struct mntkit_watch *w)
 		arm_timer(w);
 		return 0;
 	}
-	if (pri) { /* fanotify events came with it: check once quiet */
-		if (!w->verify_first)
-			w->verify_first = now;
-		most = VERIFY_COST_FACTOR * w->diff_cost;
-		if (most < VERIFY_MAX_NS)
-			most = VERIFY_MAX_NS;
-		w->verify_due = now + VERIFY_QUIET_NS;
-		if (w->verify_due > w->verify_first + most)
-			w->verify_due = w->verify_first + most;
+	if (pri && !w->verify_first) {
+		w->verify_first = now;
+		w->fan_at_first = fan_before;
 	}
+	if (pri || got)
+		w->last_activity = now;
+	if (w->verify_first)
+		w->verify_due = verify_when(w);
 	if (w->rescan_due && now >= w->rescan_due)
 		return sync_table(w, 0);
 	if (w->verify_due && now >= w->verify_due)
@@ -1471,7 +1556,7 @@ static int first_view(struct mntkit_watch *w, unsigned int flags)
 		lines_free(&l);
 		return ret;
 	}
-	w->diff_cost = cpu_ns() - t0;
+	w->diff_cost = w->rescan_cost = cpu_ns() - t0;
 	ret = apply_table(w, t);
 	mntkit_table_free(t);
 	lines_keep(w, &l, !ret);
@@ -1543,6 +1628,7 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 	if (!w)
 		return mntkit__fail(ENOMEM);
 	w->epfd = w->fan_fd = w->wake_fd = w->mi_fd = w->timer_fd = -1;
+	w->armed = -1;
 	w->ops = mntkit__ops(); /* pinned above: this call's backend */
 	w->mask = (wo.mask ? wo.mask : DEFAULT_MASK) |
 		  MNTKIT_STATMOUNT_MNT_BASIC;

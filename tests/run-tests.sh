@@ -72,7 +72,7 @@ run_prog() {
 	# the qemu matrix bounds its own guests (tests/qemu/run.sh): boots
 	# under software emulation, two at a time, take longer than a program
 	limit=$timeout_s
-	[ "$name" = cli/qemu.sh ] && [ "$limit" -lt 1200 ] && limit=1200
+	[ "$name" = cli/qemu.sh ] && [ "$limit" -lt 1800 ] && limit=1800
 	nprog=$((nprog + 1))
 	out=$tmp/out
 	err=$tmp/err

@@ -853,7 +853,7 @@ T_CASE(table_chroot_mountinfo)
 
 /*
  * A chroot without /proc, after the library's first use: the emulation
- * reads procfs through the /proc handle it took then (lib/emul.c), and the
+ * reads procfs through the /proc handle it took then (lib/proc.c), and the
  * snapshot is the chroot's view, as the kernel's (where it has statmount).
  * A process that never saw /proc: tests/emul/test-emul-chroot.c.
  */

@@ -3,8 +3,12 @@
  * lsmnt.h - what the parts of lsmnt share: the columns, the rows to print
  * and the printers.
  *
- *   lsmnt.c        command line, namespaces, filters, the rows to print
+ *   lsmnt.c        the main work: snapshots, rows, usage, tags, --poll's glue
+ *   lsmnt-opts.c, lsmnt-filter.c, lsmnt-rows.c, lsmnt-ns.c
+ *                  command line, filters, the rows to print, namespaces
+ *                  (what they share: lsmnt-parts.h)
  *   lsmnt-cols.c   the columns: names, flags, the value of a cell
+ *   lsmnt-dev.c    the devices: a source's tags, -c, -e, libblkid and udev
  *   lsmnt-print.c  the printers: JSON, raw, pairs, list and tree (linear,
  *                  findmnt's bytes), and libsmartcols for a terminal
  *   lsmnt-poll.c   --poll: findmnt's actions from libmntkit's watch events

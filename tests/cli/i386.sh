@@ -50,7 +50,7 @@ if ! gcc -m32 -pthread -o "$tmp/t" "$tmp/t.c" >"$tmp/cc.log" 2>&1; then
 	skip "gcc -m32 cannot link (gcc-multilib missing?): $(tail -n 1 "$tmp/cc.log")"
 fi
 if ! "$tmp/t" >/dev/null 2>&1; then
-	skip "this kernel does not run i386 programs (no IA32 emulation)"
+	skip "this kernel does not run i386 programs (no IA32 emulation): tests/cli/qemu.sh runs them in the newest guest (qemu-VERSION/i386/PROG)"
 fi
 
 if [ ! -f "$OUT/build.ninja" ]; then

@@ -2,7 +2,7 @@
 /*
  * The emulation as on a kernel without unique mount IDs (< 6.8), on this
  * one: each check runs in a child that sets the testing knob
- * MNTKIT_TEST_OLD_IDS=1 (lib/emul.c) before its first library call, so
+ * MNTKIT_TEST_OLD_IDS=1 (lib/features.c) before its first library call, so
  * that the emulation takes the kernel's path for old kernels (have_unique
  * 0). Its answers are checked against sources that do not go through it:
  *

@@ -24,7 +24,10 @@
  * The console gets the same @@BEGIN/@@END markers, so that the host can
  * show a failed program's stderr. A program that runs longer than
  * QEMU_PROG_TIMEOUT seconds (kernel command line qemu_prog_timeout=N) is
- * killed. At the end the guest powers off.
+ * killed. With qemu_i386=1 on the kernel command line the programs of
+ * /tests-i386.list (the same tests built as i386 programs) run after
+ * them, on the kernel's compat system calls. At the end the guest powers
+ * off.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +40,8 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <dirent.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -94,6 +99,40 @@ static void try_mount(const char *src, const char *tgt, const char *type,
 		    tgt, strerror(errno));
 }
 
+/*
+ * Load the modules run.sh put in /modules/RELEASE/ (fuse, overlay, loop,
+ * squashfs: what the tests mount, where the kernel has them as modules),
+ * so that /dev/fuse, overlayfs and loop images exist on every kernel. A
+ * module that does not load is said on the console; its tests then SKIP.
+ */
+static void load_modules(void)
+{
+	char dir[512], path[1024];
+	struct utsname u;
+	struct dirent *e;
+	DIR *d;
+
+	if (uname(&u))
+		return;
+	snprintf(dir, sizeof(dir), "/modules/%s", u.release);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd;
+
+		if (!strstr(e->d_name, ".ko"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+			put(con_fd, "init: load %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	closedir(d);
+}
+
 static void power_off(void)
 {
 	if (res_fd >= 0)
@@ -110,12 +149,13 @@ static void on_alarm(int sig)
 	alarmed = 1;
 }
 
-static unsigned int prog_timeout(void)
+/* the value of NAME=N on the kernel command line, or @dflt */
+static unsigned int cmdline_uint(const char *name, unsigned int dflt)
 {
-	char buf[4096], *p;
+	char buf[4096], key[64], *p;
 	ssize_t n;
 	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	unsigned int t = DEFAULT_PROG_TIMEOUT;
+	unsigned int t = dflt;
 
 	if (fd < 0)
 		return t;
@@ -124,9 +164,10 @@ static unsigned int prog_timeout(void)
 	if (n <= 0)
 		return t;
 	buf[n] = 0;
-	p = strstr(buf, "qemu_prog_timeout=");
-	if (p && atoi(p + 18) > 0)
-		t = (unsigned int)atoi(p + 18);
+	snprintf(key, sizeof(key), "%s=", name);
+	p = strstr(buf, key);
+	if (p && atoi(p + strlen(key)) >= 0)
+		t = (unsigned int)atoi(p + strlen(key));
 	return t;
 }
 
@@ -245,7 +286,8 @@ static void setup_mounts(void)
 	try_mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL);
 	try_mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755");
-	try_mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+	/* not nosuid: test-backend runs a setuid copy of itself from /tmp */
+	try_mount("tmpfs", "/tmp", "tmpfs", MS_NODEV, "mode=1777");
 	try_mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL);
 	/* variety for the emulation: other types, options, flags */
@@ -265,15 +307,48 @@ static void setup_mounts(void)
 		put(con_fd, "init: make / rshared: %s\n", strerror(errno));
 }
 
-int main(void)
+/* run the programs of list file @path; false if it cannot be read */
+static int run_list(const char *path, unsigned int timeout)
 {
 	static char list[16384];
-	struct termios tio;
-	struct utsname u;
-	unsigned int timeout;
 	char *line, *save = NULL;
 	ssize_t n;
 	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, list, sizeof(list) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return 0;
+	list[n] = 0;
+	for (line = strtok_r(list, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *argv[MAX_ARGS + 1], *name, *sv = NULL, *w;
+		int argc = 0;
+
+		if (line[0] == '#')
+			continue;
+		name = strtok_r(line, " \t", &sv);
+		if (!name)
+			continue;
+		while ((w = strtok_r(NULL, " \t", &sv)) && argc < MAX_ARGS)
+			argv[argc++] = w;
+		argv[argc] = NULL;
+		if (!argc) {
+			both("@@BEGIN %s\n@@END %s no-path\n", name, name);
+			continue;
+		}
+		run_prog(name, argv, timeout);
+	}
+	return 1;
+}
+
+int main(void)
+{
+	struct termios tio;
+	struct utsname u;
+	unsigned int timeout;
 
 	if (getpid() != 1) {
 		fprintf(stderr, "init: not PID 1, refusing to run\n");
@@ -282,6 +357,7 @@ int main(void)
 	/* the kernel opened /dev/console as 0, 1 and 2 */
 	con_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	setup_mounts();
+	load_modules();
 	res_fd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	if (res_fd < 0) {
 		put(con_fd, "init: open /dev/ttyS1: %s\n", strerror(errno));
@@ -303,37 +379,17 @@ int main(void)
 	/* qemu's software emulation: tests/harness.h t_slow_machine() */
 	setenv("MNTKIT_TEST_SLOW", "1", 0);
 	uname(&u);
-	timeout = prog_timeout();
+	timeout = cmdline_uint("qemu_prog_timeout", DEFAULT_PROG_TIMEOUT);
+	if (!timeout)
+		timeout = DEFAULT_PROG_TIMEOUT;
 	both("@@START %s\n", u.release);
 
-	fd = open("/tests.list", O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, list, sizeof(list) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n < 0) {
+	if (!run_list("/tests.list", timeout)) {
 		both("@@ERROR cannot read /tests.list\n");
 		power_off();
 	}
-	list[n] = 0;
-	for (line = strtok_r(list, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *argv[MAX_ARGS + 1], *name, *sv = NULL, *w;
-		int argc = 0;
-
-		if (line[0] == '#')
-			continue;
-		name = strtok_r(line, " \t", &sv);
-		if (!name)
-			continue;
-		while ((w = strtok_r(NULL, " \t", &sv)) && argc < MAX_ARGS)
-			argv[argc++] = w;
-		argv[argc] = NULL;
-		if (!argc) {
-			both("@@BEGIN %s\n@@END %s no-path\n", name, name);
-			continue;
-		}
-		run_prog(name, argv, timeout);
-	}
+	if (cmdline_uint("qemu_i386", 0) && !run_list("/tests-i386.list", timeout))
+		both("@@ERROR cannot read /tests-i386.list\n");
 	both("@@DONE\n");
 	power_off();
 	return 0;

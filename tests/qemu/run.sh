@@ -23,10 +23,17 @@
 #  3. builds, statically, the guest's /init (tests/qemu/init.c), the
 #     library, every test program of tests/ and tests/emul/, the guest's
 #     own tests (tests/qemu/test-*.c) and the tools statmnt and mntwatch;
+#     each kernel's modules fuse, overlay, loop and squashfs (where it has
+#     them as modules; decompressed), which the guest's /init loads;
 #     lsmnt is linked to the static library too, but Debian ships no
 #     libsmartcols.a, so it goes in with its shared libraries; all into
 #     one newc initramfs (BUILDDIR/qemu/, rebuilt only when a source
 #     changed);
+#     and, where this host cannot run i386 programs (tests/cli/i386.sh
+#     says SKIP: no IA32 emulation), the library and every test program
+#     of tests/ and tests/emul/ again as static i386 programs (gcc -m32),
+#     which the newest guest runs after the others, on its compat system
+#     calls: lines `PASS qemu-7.2/i386/PROG/CASE`;
 #  4. boots every kernel under qemu's software emulation (TCG; /dev/kvm
 #     is not used), MNTKIT_QEMU_JOBS guests at a time, with the console on
 #     the first serial port and the results on the second;
@@ -61,6 +68,9 @@
 #   MNTKIT_QEMU_APPEND=ARGS   more kernel command line arguments
 #   MNTKIT_QEMU_CPU=MODEL     qemu's -cpu (default qemu64,-cx16: see boot)
 #   MNTKIT_QEMU_LOGS=DIR      keep each guest's console as DIR/NAME.console
+#   MNTKIT_QEMU_I386=LABEL|none  the guest that runs the i386 programs
+#                             (default: sid where the host cannot run
+#                             them itself, else none)
 
 set -u
 
@@ -267,6 +277,74 @@ fetch_kernel() {
 		return 1
 	fi
 	echo "${deb##*/}" >"$dir/kernel-package"
+	# the modules are in the same package, but sid's (linux-modules-V)
+	[ "$bin" = "$pkg" ] && extract_modules "$deb" "$dir"
+	rm -rf "$tmp"
+	return 0
+}
+
+# the modules the tests mount with, where a kernel has them as modules
+MODULES="fuse overlay loop squashfs"
+
+# extract_modules DEB DIR: DIR/modules/RELEASE/NAME.ko of $MODULES that DEB
+# has (decompressed: the guest's finit_module gets plain files); DIR/
+# modules.done says it was done, whatever DEB had
+extract_modules() {
+	local deb=$1 dir=$2 x m f rel
+	x=$(mktemp -d "$CACHE/mods.XXXXXX") || return 1
+	dpkg-deb --fsys-tarfile "$deb" 2>>"$apt_log" |
+		tar -x -C "$x" --wildcards './lib/modules/*' './usr/lib/modules/*' \
+			>>"$apt_log" 2>&1
+	rm -rf "$dir/modules"
+	for m in $MODULES; do
+		for f in "$x"/lib/modules/*/kernel/*/"$m".ko* \
+			"$x"/lib/modules/*/kernel/*/*/"$m".ko* \
+			"$x"/usr/lib/modules/*/kernel/*/"$m".ko* \
+			"$x"/usr/lib/modules/*/kernel/*/*/"$m".ko*; do
+			[ -f "$f" ] || continue
+			rel=${f#"$x"/}
+			rel=${rel#usr/}
+			rel=${rel#lib/modules/}
+			rel=${rel%%/*}
+			mkdir -p "$dir/modules/$rel" || break
+			case $f in
+			*.ko.xz) xz -dc "$f" >"$dir/modules/$rel/$m.ko" ;;
+			*.ko.zst) zstd -qdc "$f" >"$dir/modules/$rel/$m.ko" ;;
+			*.ko.gz) gzip -dc "$f" >"$dir/modules/$rel/$m.ko" ;;
+			*.ko) cp "$f" "$dir/modules/$rel/$m.ko" ;;
+			esac || rm -f "$dir/modules/$rel/$m.ko"
+			break
+		done
+	done
+	rm -rf "$x"
+	touch "$dir/modules.done"
+}
+
+# fetch_modules SUITE: the modules of a cached kernel (a cache made before
+# the guests loaded modules, or sid's separate linux-modules-V package);
+# without them the tests that need them say SKIP in the guest
+fetch_modules() {
+	local suite=$1 dir=$CACHE/$1 file pkg ver tmp opts debs
+	[ -f "$dir/modules.done" ] && return 0
+	[ "$(id -u)" = 0 ] || return 0
+	file=$(cat "$dir/kernel-package")
+	pkg=${file%%_*}
+	ver=${file#*_}
+	ver=${ver%_*}
+	ver=${ver//%3a/:}
+	case $pkg in
+	linux-binary-*) pkg=linux-modules-${pkg#linux-binary-} ;;
+	esac
+	opts=$(apt_opts "$suite")
+	tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || return 0
+	log "downloading $pkg ($suite) for its modules"
+	# shellcheck disable=SC2086 # a list of options
+	if (cd "$tmp" && apt-get $opts download -q "$pkg=$ver") >>"$apt_log" 2>&1; then
+		debs=("$tmp"/*.deb)
+		[ -f "${debs[0]}" ] && extract_modules "${debs[0]}" "$dir"
+	else
+		log "cannot download $pkg=$ver: $(apt_reason); the tests that need its modules SKIP"
+	fi
 	rm -rf "$tmp"
 	return 0
 }
@@ -282,9 +360,11 @@ kernel_name() {
 
 # GUESTS: "NAME KERNEL" of each guest to boot
 GUESTS=()
+GUEST_LABELS=()	# the matrix's label of each guest ("-" for MNTKIT_QEMU_KERNEL)
 if [ -n "${MNTKIT_QEMU_KERNEL:-}" ]; then
 	[ -s "$MNTKIT_QEMU_KERNEL" ] || { echo "$0: no kernel $MNTKIT_QEMU_KERNEL" >&2; exit 2; }
 	GUESTS+=("- $MNTKIT_QEMU_KERNEL")
+	GUEST_LABELS+=("-")
 else
 	for k in "${MATRIX[@]}"; do
 		read -r label suite <<<"$k"
@@ -295,12 +375,39 @@ else
 			esac
 		fi
 		fetch_kernel "$label" "$suite" || continue
+		fetch_modules "$suite"
 		name=$(kernel_name "$CACHE/$suite")
 		log "$name: $(cat "$CACHE/$suite/kernel-package")"
 		GUESTS+=("$name $CACHE/$suite/vmlinuz")
+		GUEST_LABELS+=("$label")
 	done
 fi
 [ "${#GUESTS[@]}" -gt 0 ] || exit 0
+
+# The i386 programs: on this host when it can run them (tests/cli/i386.sh),
+# else in one guest (the newest kernel's), when gcc -m32 links statically.
+I386_LABEL=${MNTKIT_QEMU_I386:-}
+I386_WHY=
+if [ -z "$I386_LABEL" ]; then
+	I386_LABEL=none
+	t32=$(mktemp "${TMPDIR:-/tmp}/mntkit-qemu-i386.XXXXXX") || exit 2
+	if echo 'int main(void){return 0;}' |
+		gcc -m32 -static -x c -o "$t32" - >/dev/null 2>&1; then
+		"$t32" 2>/dev/null || I386_LABEL=sid
+	else
+		I386_WHY="gcc -m32 cannot link statically (gcc-multilib missing?)"
+	fi
+	rm -f "$t32"
+fi
+I386_GUEST=
+if [ "$I386_LABEL" != none ]; then
+	for k in "${!GUEST_LABELS[@]}"; do
+		[ "${GUEST_LABELS[$k]}" = "$I386_LABEL" ] && I386_GUEST=$k
+	done
+	[ -z "$I386_GUEST" ] && I386_WHY="no guest $I386_LABEL in this run"
+fi
+# where they should run in a guest and cannot, one SKIP says why
+[ -n "$I386_WHY" ] && echo "SKIP qemu-i386: $I386_WHY"
 
 # ---- 3. the guest's programs and initramfs ----
 
@@ -352,6 +459,12 @@ inputs_stamp() {
 	{
 		gcc --version | head -n 1
 		echo "${CFLAGS[*]}" "${MNTKIT_QEMU_PROGS:-}" "$PKGCONF_LIBS"
+		echo "i386: $I386_GUEST"
+		for g in "${GUESTS[@]}"; do
+			g=${g#* }
+			g=${g%/*}
+			[ -d "$g/modules" ] && (cd "$g" && ls -lR modules)
+		done
 		for p in "${PROGS[@]}"; do echo "$p"; done
 		cd "$SRCDIR" && cat lib/*.c lib/*.h include/*.h tests/*.h \
 			tests/emul/*.h tools/*.c tools/*.h tests/qemu/*.c \
@@ -388,20 +501,70 @@ copy_libs() {
 	done
 }
 
+# build_i386 STAGE: the library and the test programs of tests/ and
+# tests/emul/ as static i386 programs in STAGE/i386/tests, listed in
+# STAGE/tests-i386.list (the guest's programs of tests/qemu/ are not: they
+# drive the 64-bit tools; there is no STAGE/i386/tools, so the tests'
+# cases of the tools SKIP, as in the host's i386 build: a 64-bit tool
+# under an i386 test's seccomp filter, which refuses every call of
+# another architecture, could not even load)
+build_i386() {
+	local stage=$1 obj32=$OUTDIR/obj32 cfile f p name srcs out
+	mkdir -p "$obj32" "$stage/i386/tests/emul" || return 1
+	for cfile in "$SRCDIR"/lib/*.c; do
+		f=${cfile##*/}
+		bg2 gcc -m32 "${CFLAGS[@]}" -c -o "$obj32/${f%.c}.o" "$cfile"
+	done
+	bgwait || return 1
+	rm -f "$obj32/libmntkit.a"
+	ar rcs "$obj32/libmntkit.a" "$obj32"/*.o || return 1
+	: >"$stage/tests-i386.list"
+	for p in "${PROGS[@]}"; do
+		read -r name srcs <<<"$p"
+		selected "$name" || continue
+		# where the build tree has them: BUILD/tests/NAME and
+		# BUILD/tests/emul/NAME (the tests look for BUILD/tools/)
+		case $srcs in
+		tests/qemu/*) continue ;;
+		tests/emul/*) out=i386/tests/emul/$name ;;
+		*) out=i386/tests/$name ;;
+		esac
+		# shellcheck disable=SC2086 # srcs is a list
+		# shellcheck disable=SC2016 # the inner shell's arguments
+		bg2 sh -c 'cd "$1" && shift && exec "$@"' sh "$SRCDIR" \
+			gcc -m32 "${CFLAGS[@]}" -static \
+			-o "$stage/$out" $srcs "$obj32/libmntkit.a"
+		echo "i386/$name /$out" >>"$stage/tests-i386.list"
+	done
+	bgwait
+}
+
 build_initramfs() {
 	local obj tobj stage srcs p name f cfile T
 	obj=$OUTDIR/obj
 	tobj=$OUTDIR/obj/tools
 	stage=$OUTDIR/stage
-	rm -rf "$obj" "$stage" "$OUTDIR/build.log"
+	rm -rf "$obj" "$OUTDIR/obj32" "$stage" "$OUTDIR/build.log"
 	mkdir -p "$tobj" "$stage/bin" "$stage/tests" "$stage/proc" \
 		"$stage/sys" "$stage/dev" "$stage/tmp" "$stage/run" || return 1
+	# the tests find the tools next to their own directory (/tests ->
+	# /tools), as in the build tree
+	ln -s bin "$stage/tools" || return 1
+	for g in "${GUESTS[@]}"; do
+		g=${g#* }
+		g=${g%/*}
+		if [ -d "$g/modules" ]; then
+			mkdir -p "$stage/modules" &&
+				cp -R "$g/modules/." "$stage/modules/" || return 1
+		fi
+	done
 	JOBS_OK=1
 	for cfile in "$SRCDIR"/lib/*.c; do
 		f=${cfile##*/}
 		bg2 gcc "${CFLAGS[@]}" -c -o "$obj/${f%.c}.o" "$cfile"
 	done
-	for f in output cli record lsmnt-cols lsmnt-print lsmnt-poll; do
+	for f in output cli record lsmnt-opts lsmnt-filter lsmnt-rows lsmnt-ns \
+		lsmnt-cols lsmnt-dev lsmnt-print lsmnt-poll lsmnt-verify; do
 		# shellcheck disable=SC2086 # pkg-config's flags
 		bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -c -o "$tobj/$f.o" \
 			"$SRCDIR/tools/$f.c"
@@ -421,8 +584,10 @@ build_initramfs() {
 		"$SRCDIR/tools/mntwatch.c" $T "$obj/libmntkit.a"
 	# shellcheck disable=SC2086
 	bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -o "$stage/bin/lsmnt" \
-		"$SRCDIR/tools/lsmnt.c" "$tobj/lsmnt-cols.o" \
-		"$tobj/lsmnt-print.o" "$tobj/lsmnt-poll.o" $T \
+		"$SRCDIR/tools/lsmnt.c" "$tobj/lsmnt-opts.o" \
+		"$tobj/lsmnt-filter.o" "$tobj/lsmnt-rows.o" "$tobj/lsmnt-ns.o" \
+		"$tobj/lsmnt-cols.o" "$tobj/lsmnt-dev.o" "$tobj/lsmnt-print.o" \
+		"$tobj/lsmnt-poll.o" "$tobj/lsmnt-verify.o" $T \
 		"$obj/libmntkit.a" $PKGCONF_LIBS
 	: >"$stage/tests.list"
 	for p in "${PROGS[@]}"; do
@@ -436,9 +601,13 @@ build_initramfs() {
 		echo "$name /tests/$name" >>"$stage/tests.list"
 	done
 	bgwait || return 1
+	if [ -n "$I386_GUEST" ]; then
+		build_i386 "$stage" || return 1
+	fi
 	copy_libs "$stage" "$stage/bin/lsmnt" >>"$OUTDIR/build.log" 2>&1 ||
 		return 1
-	strip "$stage/init" "$stage"/bin/* "$stage"/tests/* 2>/dev/null
+	strip "$stage/init" "$stage"/bin/* "$stage"/tests/* \
+		"$stage"/i386/tests/test-* "$stage"/i386/tests/emul/* 2>/dev/null
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc --quiet -R 0:0) >"$OUTDIR/initramfs.cpio.new" ||
 		return 1
@@ -476,32 +645,44 @@ cpu=${MNTKIT_QEMU_CPU:-qemu64,-cx16}
 
 # boot I KERNEL: the guest's console, results and status in $WORK/I/
 boot() {
-	local d=$WORK/$1 t0 qrc
+	local d=$WORK/$1 t0 qrc extra=
+	# the guest of the i386 programs runs twice the programs
+	local limit=$timeout_s
+	if [ "$1" = "$I386_GUEST" ]; then
+		extra=qemu_i386=1
+		limit=$((timeout_s * 2))
+	fi
 	mkdir -p "$d"
 	t0=$(date +%s)
-	timeout -k 5 "$timeout_s" "$QEMU" -accel tcg -cpu "$cpu" -m 512 -nodefaults \
+	timeout -k 5 "$limit" "$QEMU" -accel tcg -cpu "$cpu" -m 512 -nodefaults \
 		-no-user-config -display none -no-reboot \
 		-serial "file:$d/console.log" -serial "file:$d/results.log" \
 		-kernel "$2" -initrd "$OUTDIR/initramfs.cpio" \
-		-append "console=ttyS0 panic=-1 quiet qemu_prog_timeout=$prog_timeout ${MNTKIT_QEMU_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 quiet qemu_prog_timeout=$prog_timeout $extra ${MNTKIT_QEMU_APPEND:-}" \
 		</dev/null >"$d/qemu.out" 2>&1
 	qrc=$?
 	echo "$qrc $(($(date +%s) - t0))" >"$d/status"
 }
 
 t0=$(date +%s)
-pids=()
-i=0
-for g in "${GUESTS[@]}"; do
-	boot "$i" "${g#* }" &
-	pids+=($!)
-	i=$((i + 1))
-	if [ "${#pids[@]}" -ge "$jobs" ]; then
-		wait "${pids[0]}"
-		pids=("${pids[@]:1}")
-	fi
+# the longest guest (the one of the i386 programs) first; a new guest as
+# soon as any one ends
+order=()
+[ -n "$I386_GUEST" ] && order+=("$I386_GUEST")
+for i in "${!GUESTS[@]}"; do
+	[ "$i" = "$I386_GUEST" ] || order+=("$i")
 done
-for p in "${pids[@]}"; do wait "$p"; done
+running=0
+for i in "${order[@]}"; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	g=${GUESTS[$i]}
+	boot "$i" "${g#* }" &
+	running=$((running + 1))
+done
+wait
 log "${#GUESTS[@]} guests ran in $(($(date +%s) - t0)) s"
 
 # ---- 5. the results ----

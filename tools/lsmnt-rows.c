@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lsmnt's rows to print: the printed forest, -U's drops, list and tree
+ * order, the submounts of -R (lsmnt-parts.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/nsfs.h>
+#include <locale.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lsmnt.h"
+#include "lsmnt-parts.h"
+
+/* ---- the rows to print ---- */
+
+static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
+			  ssize_t parent)
+{
+	struct fnode *node;
+	ssize_t *first, *last;
+
+	if (fo->n == fo->cap) {
+		size_t ncap = fo->cap ? fo->cap * 2 : 256;
+		struct fnode *nv = realloc(fo->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		fo->v = nv;
+		fo->cap = ncap;
+	}
+	node = &fo->v[fo->n];
+	node->sm = sm;
+	node->moved_from = NULL;
+	node->tid = 0;
+	node->first_child = node->last_child = node->next = -1;
+	first = parent < 0 ? &fo->first_root : &fo->v[parent].first_child;
+	last = parent < 0 ? &fo->last_root : &fo->v[parent].last_child;
+	if (*last >= 0)
+		fo->v[*last].next = (ssize_t)fo->n;
+	else
+		*first = (ssize_t)fo->n;
+	*last = (ssize_t)fo->n;
+	return (ssize_t)fo->n++;
+}
+
+/* pre-order of the forest into rows, iteratively (a chain may be deep) */
+int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
+{
+	ssize_t *up = NULL, cur = fo->first_root;
+	size_t upcap = 0, depth = 0, k = 0;
+	struct row *r;
+
+	*rows = NULL;
+	*n = 0;
+	if (!fo->n)
+		return 0;
+	r = malloc(fo->n * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	while (cur >= 0) {
+		const struct fnode *node = &fo->v[cur];
+
+		memset(&r[k], 0, sizeof(r[k]));
+		r[k].sm = node->sm;
+		r[k].depth = (unsigned int)depth;
+		r[k].last = node->next < 0;
+		r[k].tid = node->tid;
+		if (node->moved_from) {
+			/* libmount gives it the dropped mount's parent */
+			r[k].moved = true;
+			r[k].parent_old = node->moved_from->mnt_parent_id_old;
+			r[k].parent_uniq = node->moved_from->mnt_parent_id;
+		}
+		k++;
+		if (node->first_child >= 0) {
+			if (depth + 1 > upcap) {
+				size_t ncap = upcap ? upcap * 2 : 64;
+				ssize_t *nv = realloc(up, ncap * sizeof(*nv));
+
+				if (!nv) {
+					free(up);
+					free(r);
+					return -ENOMEM;
+				}
+				up = nv;
+				upcap = ncap;
+			}
+			up[depth++] = cur;
+			cur = node->first_child;
+			continue;
+		}
+		while (fo->v[cur].next < 0 && depth)
+			cur = up[--depth];
+		cur = fo->v[cur].next;
+	}
+	free(up);
+	*rows = r;
+	*n = k;
+	return 0;
+}
+
+static const struct mntkit_table *kids_table; /* for the comparison */
+
+static int cmp_old_id(const void *a, const void *b)
+{
+	const struct mntkit_statmount *x =
+		mntkit_table_get(kids_table, *(const size_t *)a);
+	const struct mntkit_statmount *y =
+		mntkit_table_get(kids_table, *(const size_t *)b);
+
+	if (x->mnt_id_old != y->mnt_id_old)
+		return x->mnt_id_old < y->mnt_id_old ? -1 : 1;
+	return x->mnt_id < y->mnt_id ? -1 : x->mnt_id > y->mnt_id;
+}
+
+static void kids_free(struct kids *k)
+{
+	free(k->start);
+	free(k->v);
+	k->start = NULL;
+	k->v = NULL;
+}
+
+void uniq_free(struct uniq *u)
+{
+	free(u->gone);
+	free(u->parent);
+	free(u->moved_from);
+	free(u->up);
+	free(u->top);
+	memset(u, 0, sizeof(*u));
+}
+
+static const struct mntkit_table *uniq_table; /* for the comparison */
+
+static const char *point_of(const struct mntkit_table *t, size_t i)
+{
+	const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+	const char *point;
+
+	if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0)
+		return NULL;
+	return point;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(point_of(uniq_table, x), point_of(uniq_table, y));
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* which mounts go: sort by target, all but the last of each run */
+static int uniq_mark(const struct mntkit_table *t, struct uniq *u, size_t n)
+{
+	size_t *v = malloc((n ? n : 1) * sizeof(*v)), k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (point_of(t, i))
+			v[k++] = i; /* no target (unreachable): no duplicate */
+	uniq_table = t;
+	qsort(v, k, sizeof(*v), cmp_target);
+	for (size_t j = 0; j + 1 < k; j++)
+		if (!strcmp(point_of(t, v[j]), point_of(t, v[j + 1])))
+			u->gone[v[j]] = 1;
+	free(v);
+	return 0;
+}
+
+/*
+ * Where the chains of dropped mounts end: for a dropped @g, the nearest
+ * mount above it that stays (up) and the topmost dropped one on the way
+ * (top), each chain walked once: O(n) however deep the stacks are.
+ */
+static int uniq_chains(const struct mntkit_table *t, struct uniq *u, size_t n)
+{
+	ssize_t *stack = malloc((n ? n : 1) * sizeof(*stack));
+
+	if (!stack)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		u->top[i] = -1;
+	for (size_t g = 0; g < n; g++) {
+		ssize_t p = (ssize_t)g, end, top = -1;
+		size_t len = 0;
+
+		if (!u->gone[g] || u->top[g] >= 0)
+			continue;
+		while (p >= 0 && u->gone[p] && u->top[p] == -1) {
+			u->top[p] = -2; /* on this walk (guards a cycle) */
+			stack[len++] = p;
+			p = mntkit_table_parent(t, (size_t)p);
+		}
+		if (p >= 0 && u->gone[p] && u->top[p] >= 0) {
+			end = u->up[p];
+			top = u->top[p];
+		} else {
+			end = p >= 0 && u->gone[p] ? -1 : p;
+		}
+		while (len--) {
+			if (top < 0)
+				top = stack[len];
+			u->up[stack[len]] = end;
+			u->top[stack[len]] = top;
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+int uniq_build(const struct mntkit_table *t, struct uniq *u)
+{
+	size_t n = mntkit_table_count(t), sz = n ? n : 1;
+	int r;
+
+	u->gone = calloc(sz, 1);
+	u->parent = malloc(sz * sizeof(*u->parent));
+	u->moved_from = malloc(sz * sizeof(*u->moved_from));
+	u->up = malloc(sz * sizeof(*u->up));
+	u->top = malloc(sz * sizeof(*u->top));
+	if (!u->gone || !u->parent || !u->moved_from || !u->up || !u->top)
+		r = -ENOMEM;
+	else
+		r = uniq_mark(t, u, n);
+	if (!r)
+		r = uniq_chains(t, u, n);
+	for (size_t i = 0; !r && i < n; i++) {
+		ssize_t p = mntkit_table_parent(t, i);
+
+		if (p < 0) /* -ENOENT: a root */
+			p = -1;
+		u->moved_from[i] = -1;
+		u->parent[i] = p;
+		if (p >= 0 && u->gone[p]) {
+			u->parent[i] = u->up[p];
+			u->moved_from[i] = u->top[p];
+		}
+	}
+	if (r)
+		uniq_free(u);
+	return r;
+}
+
+/* the parent of @i in the tree findmnt walks (-1: a root, -2: dropped) */
+static ssize_t tree_parent(const struct mntkit_table *t, const struct uniq *u,
+			   size_t i)
+{
+	ssize_t p;
+
+	if (!u) {
+		p = mntkit_table_parent(t, i);
+		return p < 0 ? -1 : p;
+	}
+	return u->gone[i] ? -2 : u->parent[i];
+}
+
+static int kids_build(const struct mntkit_table *t, const struct uniq *u,
+		      struct kids *k)
+{
+	size_t n = mntkit_table_count(t), *pos;
+
+	k->start = calloc(n + 2, sizeof(*k->start));
+	k->v = malloc((n ? n : 1) * sizeof(*k->v));
+	pos = malloc((n + 1) * sizeof(*pos));
+	if (!k->start || !k->v || !pos) {
+		free(pos);
+		kids_free(k);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ssize_t p = tree_parent(t, u, i);
+
+		if (p >= 0)
+			k->start[p + 1]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		k->start[i + 1] += k->start[i];
+	memcpy(pos, k->start, (n + 1) * sizeof(*pos));
+	for (size_t i = 0; i < n; i++) {
+		ssize_t p = tree_parent(t, u, i);
+
+		if (p >= 0)
+			k->v[pos[p]++] = i;
+	}
+	free(pos);
+	kids_table = t;
+	for (size_t i = 0; i < n; i++)
+		if (k->start[i + 1] - k->start[i] > 1)
+			qsort(k->v + k->start[i], k->start[i + 1] - k->start[i],
+			      sizeof(*k->v), cmp_old_id);
+	return 0;
+}
+
+static int frame(struct build *b, size_t sp, size_t node, ssize_t anc)
+{
+	if (sp >= b->cap) {
+		size_t ncap = sp * 2 + 64;
+		size_t *nn = realloc(b->node, ncap * sizeof(*nn));
+		size_t *nc;
+		ssize_t *na;
+
+		if (!nn)
+			return -ENOMEM;
+		b->node = nn;
+		nc = realloc(b->cur, ncap * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		b->cur = nc;
+		na = realloc(b->anc, ncap * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		b->anc = na;
+		b->cap = ncap;
+	}
+	b->node[sp] = node;
+	b->cur[sp] = b->k.start[node];
+	b->anc[sp] = anc;
+	return 0;
+}
+
+/* add mount @i of @t under the node @parent, with what -U changed */
+static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
+			ssize_t parent)
+{
+	ssize_t me = forest_add(b->fo, mntkit_table_get(t, i), parent);
+
+	if (me >= 0)
+		b->fo->v[me].tid = b->tid;
+	if (me >= 0 && b->u && b->u->moved_from[i] >= 0)
+		b->fo->v[me].moved_from =
+			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
+	return me;
+}
+
+/* visit @i under the printed node @above: its printed node (or @above) */
+static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
+			      size_t i, ssize_t above)
+{
+	if (!matches(b->m, mntkit_table_get(t, i)))
+		return above;
+	return add_node(b, t, i, above);
+}
+
+/*
+ * The roots of the tree, in table order; with -U also the mounts whose
+ * parents all went (libmount prints them as further trees).
+ */
+static ssize_t next_root(const struct build *b, const struct mntkit_table *t,
+			 ssize_t prev)
+{
+	size_t n = mntkit_table_count(t);
+	ssize_t first;
+
+	if (!b->u)
+		return prev < 0 ? mntkit_table_first_root(t)
+				: mntkit_table_next_sibling(t, (size_t)prev);
+	/* the table's first root first (a file's: libmount's root) */
+	first = mntkit_table_first_root(t);
+	if (prev < 0 && first >= 0 && tree_parent(t, b->u, (size_t)first) == -1)
+		return first;
+	if (prev == first)
+		prev = -1;
+	for (size_t i = (size_t)(prev + 1); i < n; i++)
+		if ((ssize_t)i != first && tree_parent(t, b->u, i) == -1)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* the list order of the list and of -R, -d backward reversed */
+static size_t nth(const struct build *b, size_t n, size_t k)
+{
+	size_t j = b->backward ? n - 1 - k : k;
+
+	return b->order ? b->order[j] : j;
+}
+
+/*
+ * The list order of @t (-l, -f, -D, -R): findmnt's is mountinfo's, the
+ * kernel's listing order. A snapshot is in ID order, which is that order
+ * but on the mountinfo backend, whose hidden mounts are named by their old
+ * IDs (mntkit_list_order()). Table indices, or NULL for the table's order.
+ */
+size_t *list_order(const struct cmdline *cl,
+		   const struct mntkit_table *t)
+{
+	size_t n = mntkit_table_count(t), *order = NULL;
+	const struct mntkit_opts *opts = cl->ns;
+	MNTKIT_OPTS(o);
+	uint64_t *ids;
+
+	if (mntkit_get_backend() != MNTKIT_BACKEND_MOUNTINFO || !n ||
+	    cl->ntabfiles)
+		return NULL; /* a file's table is in file order */
+	if (cl->all_ns) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, 0);
+
+		if (!(sm->mask & MNTKIT_STATMOUNT_MNT_NS_ID))
+			return NULL;
+		o.mnt_ns_id = sm->mnt_ns_id;
+		opts = &o;
+	}
+	ids = malloc(n * sizeof(*ids));
+	if (ids)
+		order = malloc(n * sizeof(*order));
+	for (size_t i = 0; order && i < n; i++)
+		ids[i] = mntkit_table_get(t, i)->mnt_id;
+	if (order && mntkit_list_order(ids, n, opts) < 0) {
+		free(order);
+		order = NULL;
+	}
+	for (size_t k = 0; order && k < n; k++) {
+		ssize_t i = mntkit_table_find(t, ids[k]);
+
+		if (i < 0) { /* cannot be: the IDs are the table's */
+			free(order);
+			order = NULL;
+			break;
+		}
+		order[k] = (size_t)i;
+	}
+	free(ids);
+	return order;
+}
+
+/*
+ * The whole tree, filtered: a matching mount hangs under its nearest
+ * matching ancestor (findmnt's tree with -t, -O, ...). Pre-order, without
+ * recursion (a stack of mounts can be deep).
+ */
+int build_tree(struct build *b, const struct mntkit_table *t)
+{
+	int r = kids_build(t, b->u, &b->k);
+
+	for (ssize_t root = next_root(b, t, -1); !r && root >= 0;
+	     root = next_root(b, t, root)) {
+		ssize_t me = visit_filtered(b, t, (size_t)root, -1);
+		size_t sp = 1;
+
+		if (me < -1 || frame(b, 0, (size_t)root, me) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		while (sp && !r) {
+			size_t f = sp - 1, c;
+
+			if (b->cur[f] == b->k.start[b->node[f] + 1]) {
+				sp--;
+				continue;
+			}
+			c = b->k.v[b->cur[f]++];
+			me = visit_filtered(b, t, c, b->anc[f]);
+			if (me < -1 || frame(b, sp++, c, me) < 0)
+				r = -ENOMEM;
+		}
+	}
+	kids_free(&b->k);
+	return r;
+}
+
+/* the matching mounts in table (ID) order, flat */
+int build_list(struct build *b, const struct mntkit_table *t)
+{
+	size_t n = mntkit_table_count(t);
+
+	for (size_t k = 0; k < n; k++) {
+		size_t i = nth(b, n, k);
+
+		if (b->u && b->u->gone[i])
+			continue;
+		if (!b->all && !matches(b->m, mntkit_table_get(t, i)))
+			continue;
+		if (add_node(b, t, i, -1) < 0)
+			return -ENOMEM;
+		if (b->first)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * -R: each matching mount not printed yet, in table order, with all the
+ * mounts below it (those printed already are left out with their
+ * subtrees, as findmnt does).
+ */
+static int add_one(struct build *b, const struct mntkit_table *t, size_t i,
+		   ssize_t parent)
+{
+	ssize_t me = add_node(b, t, i, b->tree ? parent : -1);
+
+	if (me < 0)
+		return (int)me;
+	b->done[i] = 1;
+	b->node_of[i] = me;
+	return 0;
+}
+
+static int add_subtree(struct build *b, const struct mntkit_table *t,
+		       size_t top)
+{
+	size_t sp = 1;
+	int r = add_one(b, t, top, -1);
+
+	if (!r)
+		r = frame(b, 0, top, b->node_of[top]);
+	while (sp && !r) {
+		size_t f = sp - 1, c;
+
+		if (b->cur[f] == b->k.start[b->node[f] + 1]) {
+			sp--;
+			continue;
+		}
+		c = b->k.v[b->cur[f]++];
+		if (b->done[c])
+			continue; /* printed already, with its subtree */
+		r = add_one(b, t, c, b->node_of[b->node[f]]);
+		if (!r)
+			r = frame(b, sp++, c, b->node_of[c]);
+	}
+	return r;
+}
+
+int build_submounts(struct build *b, const struct mntkit_table *t)
+{
+	size_t n = mntkit_table_count(t);
+	int r = 0;
+
+	b->done = calloc(n ? n : 1, 1);
+	b->node_of = malloc((n ? n : 1) * sizeof(*b->node_of));
+	if (!b->done || !b->node_of)
+		r = -ENOMEM;
+	if (!r)
+		r = kids_build(t, b->u, &b->k);
+	for (size_t k = 0; k < n && !r; k++) {
+		size_t i = nth(b, n, k);
+
+		if (b->done[i] || (b->u && b->u->gone[i]) ||
+		    !matches(b->m, mntkit_table_get(t, i)))
+			continue;
+		r = add_subtree(b, t, i);
+		if (b->first)
+			break;
+	}
+	kids_free(&b->k);
+	free(b->done);
+	free(b->node_of);
+	b->done = NULL;
+	b->node_of = NULL;
+	return r;
+}
