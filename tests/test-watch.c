@@ -303,6 +303,19 @@ static size_t drain_now(struct mntkit_watch *w, struct model *m)
 	return n;
 }
 
+/*
+ * How long a watch may hold back a change it was signalled (mntkit_watch(3)):
+ * a coalesced diff waits up to 10x the last diff's CPU time, at most 1 s on
+ * the poll source; a check of fanotify's signals comes at the latest 1 s or
+ * 50 diffs' time after the first. A case that compares with a snapshot
+ * waits longer than that, with room for a slow machine's diffs (qemu's
+ * TCG: tens of ms each).
+ */
+static int settle_ms(void)
+{
+	return t_slow_machine() ? 4000 : 1300;
+}
+
 /* read until the watch has been idle for @quiet_ms */
 static void drain_quiet(struct mntkit_watch *w, struct model *m, int quiet_ms)
 {
@@ -493,7 +506,7 @@ static void random_ops(enum mntkit_watch_source src)
 
 	/* 1: every change signalled (no mount(2) propagation changes) */
 	run_ops(&wd, w, &m, 2500);
-	drain_quiet(w, &m, 300);
+	drain_quiet(w, &m, settle_ms());
 	check_against_snapshot(&m);
 	t_log("%s phase 1: %zu/%zu ops ok; %zu attach %zu detach %zu move "
 	      "%zu change %zu resync %zu gone\n",
@@ -505,7 +518,7 @@ static void random_ops(enum mntkit_watch_source src)
 	/* 2: with unsignalled propagation changes, then a rescan */
 	wd.with_mount2_propagation = 1;
 	run_ops(&wd, w, &m, 1000);
-	drain_quiet(w, &m, 300);
+	drain_quiet(w, &m, settle_ms());
 	T_ASSERT(mntkit_watch_rescan(w) == 0);
 	drain_now(w, &m);
 	check_against_snapshot(&m);
@@ -792,7 +805,7 @@ T_CASE(overflow_resync)
 		t_umount(d);
 	}
 	t_tmpfs(keep, 0, NULL); /* one that stays, after the overflow */
-	drain_quiet(w, &m, 300);
+	drain_quiet(w, &m, settle_ms());
 	T_EQ_U(m.resync, 1);
 	check_against_snapshot(&m);
 	mntkit_watch_free(w);
@@ -1386,7 +1399,7 @@ static void watch_scale(long n, int old_ids)
 	t_wait_child(pid, "churn");
 	/* a signalled diff waits up to 10x the last one's CPU time, at
 	 * most 1 s (mntkit_watch(3)): idle longer than that */
-	churn_quiet(w, &m, &cs, 1300);
+	churn_quiet(w, &m, &cs, settle_ms());
 	check_against_snapshot(&m);
 	for (int k = 0; k < CHURN; k++) {
 		int must = churn_must_see(sh, k);
