@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "mntkit.h"
+
 /* a run of bytes of the parse buffer */
 struct mntkit_mi_span {
 	uint32_t off;
@@ -78,6 +80,20 @@ static inline const char *mntkit__mi_str(const struct mntkit_mi_table *t,
 					 struct mntkit_mi_span s)
 {
 	return t->buf + s.off;
+}
+
+/* statmount's mnt_propagation of a line: its peer group, master, unbindable */
+static inline uint64_t mntkit__mi_propagation(const struct mntkit_mi *m)
+{
+	uint64_t p = 0;
+
+	if (m->shared)
+		p |= MNTKIT_MS_SHARED;
+	if (m->master)
+		p |= MNTKIT_MS_SLAVE;
+	if (m->unbindable)
+		p |= MNTKIT_MS_UNBINDABLE;
+	return p ? p : MNTKIT_MS_PRIVATE;
 }
 
 /*

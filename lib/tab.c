@@ -623,14 +623,7 @@ static int mountinfo_record(struct reader *rd, const struct mntkit_mi_table *t,
 	sm->mnt_id_old = m->id;
 	sm->mnt_parent_id_old = m->parent;
 	sm->mnt_attr = m->attr;
-	if (m->shared)
-		sm->mnt_propagation |= MNTKIT_MS_SHARED;
-	if (m->master)
-		sm->mnt_propagation |= MNTKIT_MS_SLAVE;
-	if (m->unbindable)
-		sm->mnt_propagation |= MNTKIT_MS_UNBINDABLE;
-	if (!sm->mnt_propagation)
-		sm->mnt_propagation = MNTKIT_MS_PRIVATE;
+	sm->mnt_propagation = mntkit__mi_propagation(m);
 	sm->mnt_peer_group = m->shared;
 	sm->mnt_master = m->master;
 	sm->propagate_from = m->propagate_from;
