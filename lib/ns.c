@@ -73,6 +73,7 @@ static int own_ns(uint64_t *id)
 	int fd = mntkit__own_ns_fd();
 	int ret;
 
+	*id = 0; /* gcc -O3 cannot see that a success sets it */
 	if (fd < 0)
 		return fd;
 	ret = mntkit_ns_id_from_fd(fd, id);
