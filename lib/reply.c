@@ -2,8 +2,9 @@
 /*
  * Reading the strings of a statmount reply without trusting it: every
  * offset, count and terminator is checked against the reply's size and the
- * number of bytes the caller says are valid.
+ * number of bytes the caller says are valid. And the one copy of a reply.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "groups.h"
@@ -113,4 +114,31 @@ ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 		pos += (size_t)l + 1;
 	}
 	return (ssize_t)num;
+}
+
+/* ---- copies ---- */
+
+size_t mntkit__sm_size(const struct mntkit_statmount *sm)
+{
+	return sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
+		       MNTKIT_STATMOUNT_FIXED_SIZE :
+		       sm->size;
+}
+
+void mntkit__sm_copy(void *dst, const struct mntkit_statmount *sm)
+{
+	size_t size = mntkit__sm_size(sm);
+
+	memcpy(dst, sm, sm->size < size ? sm->size : size);
+	if (sm->size < size) /* a truncated fixed part reads as zeros */
+		memset((char *)dst + sm->size, 0, size - sm->size);
+}
+
+struct mntkit_statmount *mntkit__sm_dup(const struct mntkit_statmount *sm)
+{
+	struct mntkit_statmount *c = malloc(mntkit__sm_size(sm));
+
+	if (c)
+		mntkit__sm_copy(c, sm);
+	return c;
 }
