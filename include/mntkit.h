@@ -848,6 +848,16 @@ int mntkit_ns_open_id(uint64_t ns_id);
  */
 ssize_t mntkit_ns_list(uint64_t **ids);
 
+/*
+ * mntkit_ns_list_pids - mntkit_ns_list(), and in *@pids a malloc'd array
+ * of as many PIDs (free(3) it; NULL when 0): (*@pids)[i] is the lowest
+ * process in /proc whose mount namespace is (*@ids)[i], 0 when none is
+ * (a namespace kept by an fd or a bind mount, or whose processes the
+ * caller cannot look at). One scan of /proc serves both. PIDs are those
+ * of the PID namespace of the library's /proc (mntkit_init()).
+ */
+ssize_t mntkit_ns_list_pids(uint64_t **ids, pid_t **pids);
+
 /* ---- Reading a reply ---- */
 
 /* the string and string-array fields of struct mntkit_statmount */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groups.h"
 #include "internal.h"
 
 /* an snprintf-like writer of comma-separated words */
@@ -107,19 +108,11 @@ int mntkit_propagation_str(uint64_t mnt_propagation, unsigned int flags,
 	return words_end(&w);
 }
 
-static const char *const group_names[] = {
-	"sb_basic",   "mnt_basic",  "propagate_from", "mnt_root",
-	"mnt_point",  "fs_type",    "mnt_ns_id",      "mnt_opts",
-	"fs_subtype", "sb_source",  "opt_array",      "opt_sec_array",
-	"supported_mask", "mnt_uidmap", "mnt_gidmap",
-};
-
 const char *mntkit_mask_name(uint64_t bit)
 {
-	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(group_names); i++)
-		if (bit == 1ULL << i)
-			return group_names[i];
-	return NULL;
+	const struct mntkit__group *g = mntkit__group(bit);
+
+	return g ? g->name : NULL;
 }
 
 /* one name of a list: a group, "all", or a number */
@@ -132,10 +125,11 @@ static int mask_word(const char *s, size_t n, uint64_t *bits)
 		*bits = MNTKIT_STATMOUNT_ALL;
 		return 0;
 	}
-	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(group_names); i++) {
-		if (strlen(group_names[i]) == n &&
-		    !strncmp(s, group_names[i], n)) {
-			*bits = 1ULL << i;
+	for (size_t i = 0; i < MNTKIT__NGROUPS; i++) {
+		const struct mntkit__group *g = &mntkit__groups[i];
+
+		if (strlen(g->name) == n && !strncmp(s, g->name, n)) {
+			*bits = g->flag;
 			return 0;
 		}
 	}

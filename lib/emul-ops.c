@@ -63,7 +63,8 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	if (pre && i < 0)
 		return mntkit__emul_issued_has(req.mnt_id) ? -ENOENT : -EINVAL;
 	want = req.param;
-	if ((want & STRING_REQ) && bufsize == MNTKIT_STATMOUNT_FIXED_SIZE)
+	if ((want & MNTKIT__STRING_GROUPS) &&
+	    bufsize == MNTKIT_STATMOUNT_FIXED_SIZE)
 		return -EOVERFLOW;
 	if (i < 0)
 		return -ENOENT;

@@ -130,30 +130,6 @@ static int str_opt_array(struct reply *r, const char *p, size_t n,
 	return ret;
 }
 
-/* the string groups, in the order the kernel writes them */
-static const struct str_group {
-	uint64_t flag;
-	size_t off;     /* offsetof the [str] field */
-	size_t num_off; /* offsetof the count of a [strv] field; 0: a string */
-} str_groups[] = {
-#define SG(flag, field) { MNTKIT_STATMOUNT_##flag, offsetof(struct mntkit_statmount, field), 0 }
-#define SGV(flag, field, num)                                                 \
-	{ MNTKIT_STATMOUNT_##flag, offsetof(struct mntkit_statmount, field),   \
-	  offsetof(struct mntkit_statmount, num) }
-	SG(FS_TYPE, fs_type),
-	SG(MNT_ROOT, mnt_root),
-	SG(MNT_POINT, mnt_point),
-	SG(MNT_OPTS, mnt_opts),
-	SGV(OPT_ARRAY, opt_array, opt_num),
-	SGV(OPT_SEC_ARRAY, opt_sec_array, opt_sec_num),
-	SG(FS_SUBTYPE, fs_subtype),
-	SG(SB_SOURCE, sb_source),
-	SGV(MNT_UIDMAP, mnt_uidmap, mnt_uidmap_num),
-	SGV(MNT_GIDMAP, mnt_gidmap, mnt_gidmap_num),
-#undef SG
-#undef SGV
-};
-
 static uint32_t *sm_u32(struct mntkit_statmount *sm, size_t off)
 {
 	return (uint32_t *)((char *)sm + off);
@@ -161,7 +137,7 @@ static uint32_t *sm_u32(struct mntkit_statmount *sm, size_t off)
 
 /* one string group of entry @i of the table */
 static int emul_string(struct reply *r, const struct table *t, size_t i,
-		       const struct str_group *g)
+		       const struct mntkit__group *g)
 {
 	const struct mntkit_mi *m = &t->mi.v[i];
 	const char *opts = mntkit__mi_str(&t->mi, m->opts);
@@ -204,7 +180,7 @@ static int emul_string(struct reply *r, const struct table *t, size_t i,
  * bytes): what the kernel wrote, or nothing when it wrote nothing.
  */
 static int native_string(struct reply *r, const struct mntkit_statmount *nat,
-			 const struct str_group *g)
+			 const struct mntkit__group *g)
 {
 	size_t area, off, n = 0, start;
 	uint32_t num = 1;
@@ -254,8 +230,8 @@ static int fill_strings(struct reply *r, const struct table *t, size_t i,
 	size_t start;
 	int ret = 0;
 
-	for (size_t k = 0; !ret && k < MNTKIT_ARRAY_SIZE(str_groups); k++) {
-		const struct str_group *g = &str_groups[k];
+	for (size_t k = 0; !ret && k < MNTKIT__NSTR_GROUPS; k++) {
+		const struct mntkit__group *g = mntkit__str_groups[k];
 
 		if (!(want & g->flag))
 			continue;
@@ -384,25 +360,6 @@ static void fill_fixed(struct reply *r, struct table *t, size_t i,
 	}
 }
 
-/* the fixed fields of each fixed-size group */
-static const struct {
-	uint64_t flag;
-	size_t off, len;
-} fixed_groups[] = {
-	{ MNTKIT_STATMOUNT_SB_BASIC, offsetof(struct mntkit_statmount, sb_dev_major),
-	  offsetof(struct mntkit_statmount, fs_type) -
-		  offsetof(struct mntkit_statmount, sb_dev_major) },
-	{ MNTKIT_STATMOUNT_MNT_BASIC, offsetof(struct mntkit_statmount, mnt_id),
-	  offsetof(struct mntkit_statmount, propagate_from) -
-		  offsetof(struct mntkit_statmount, mnt_id) },
-	{ MNTKIT_STATMOUNT_PROPAGATE_FROM,
-	  offsetof(struct mntkit_statmount, propagate_from), sizeof(uint64_t) },
-	{ MNTKIT_STATMOUNT_MNT_NS_ID, offsetof(struct mntkit_statmount, mnt_ns_id),
-	  sizeof(uint64_t) },
-	{ MNTKIT_STATMOUNT_SUPPORTED_MASK,
-	  offsetof(struct mntkit_statmount, supported_mask), sizeof(uint64_t) },
-};
-
 /*
  * A whole reply for @want: the groups of @kmask from the kernel's reply
  * @nat (when not NULL), the others from entry @i of @t (nothing when @t is
@@ -415,15 +372,16 @@ int mntkit__emul_fill_reply(struct reply *r, struct table *t, size_t i,
 	uint64_t emul = nat ? want & ~kmask : want;
 
 	memset(r->sm, 0, MNTKIT_STATMOUNT_FIXED_SIZE);
-	for (size_t k = 0; nat && k < MNTKIT_ARRAY_SIZE(fixed_groups); k++) {
-		uint64_t flag = fixed_groups[k].flag;
+	/* the kernel's fixed groups */
+	for (size_t k = 0; nat && k < MNTKIT__NGROUPS; k++) {
+		const struct mntkit__group *g = &mntkit__groups[k];
 
-		if (!(want & kmask & flag) || !(nat->mask & flag))
+		if (!g->len || !(want & kmask & g->flag) ||
+		    !(nat->mask & g->flag))
 			continue;
-		memcpy((char *)r->sm + fixed_groups[k].off,
-		       (const char *)nat + fixed_groups[k].off,
-		       fixed_groups[k].len);
-		r->sm->mask |= flag;
+		memcpy((char *)r->sm + g->off, (const char *)nat + g->off,
+		       g->len);
+		r->sm->mask |= g->flag;
 	}
 	if (t) {
 		fill_fixed(r, t, i, emul);

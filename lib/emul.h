@@ -97,16 +97,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "groups.h"
 #include "internal.h"
 #include "mountinfo.h"
-
-/* the groups that need the string area (the kernel's STATMOUNT_STRING_REQ) */
-#define STRING_REQ                                                             \
-	(MNTKIT_STATMOUNT_MNT_ROOT | MNTKIT_STATMOUNT_MNT_POINT |              \
-	 MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_MNT_OPTS |                \
-	 MNTKIT_STATMOUNT_FS_SUBTYPE | MNTKIT_STATMOUNT_SB_SOURCE |            \
-	 MNTKIT_STATMOUNT_OPT_ARRAY | MNTKIT_STATMOUNT_OPT_SEC_ARRAY |         \
-	 MNTKIT_STATMOUNT_MNT_UIDMAP | MNTKIT_STATMOUNT_MNT_GIDMAP)
 
 /* re-reads of a table that keeps changing while it is read */
 #define LOAD_TRIES 16

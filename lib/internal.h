@@ -233,6 +233,16 @@ int mntkit__emul_list_order(const struct mntkit_mnt_id_req *req,
  * (lib/features.c) */
 uint32_t mntkit__refused_mask(void);
 
+/*
+ * A reply's copies (lib/reply.c). mntkit__sm_size: the bytes it takes,
+ * its size but never less than the fixed part. mntkit__sm_copy: it into
+ * @dst (mntkit__sm_size() bytes), a short fixed part padded with zeros.
+ * mntkit__sm_dup: the same into a malloc'd copy, or NULL.
+ */
+size_t mntkit__sm_size(const struct mntkit_statmount *sm);
+void mntkit__sm_copy(void *dst, const struct mntkit_statmount *sm);
+struct mntkit_statmount *mntkit__sm_dup(const struct mntkit_statmount *sm);
+
 /* the mnt_id line of /proc/self/fdinfo/@fd (3.15+); 0 or -errno */
 int mntkit__fdinfo_mnt_id(int fd, uint64_t *id);
 

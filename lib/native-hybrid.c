@@ -146,7 +146,7 @@ int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *ureq, uint64_t kmask,
 	r.cap = mntkit__emul_scratch.cap;
 	/* the table only when the emulation has something to add */
 	ret = hybrid_match(&kreq, !!(want & ~kmask & supported), &t, &i);
-	if ((ret >= 0 || ret == -ENOENT) && (want & STRING_REQ) &&
+	if ((ret >= 0 || ret == -ENOENT) && (want & MNTKIT__STRING_GROUPS) &&
 	    bufsize == MNTKIT_STATMOUNT_FIXED_SIZE)
 		ret = -EOVERFLOW;
 	if (ret >= 0) {

@@ -10,25 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groups.h"
 #include "internal.h"
 #include "syscall.h"
-
-/* the [str] and [strv] offsets of a reply, and their groups */
-static const struct {
-	uint64_t flag;
-	size_t off;
-} str_fields[] = {
-	{ MNTKIT_STATMOUNT_MNT_OPTS, offsetof(struct mntkit_statmount, mnt_opts) },
-	{ MNTKIT_STATMOUNT_FS_TYPE, offsetof(struct mntkit_statmount, fs_type) },
-	{ MNTKIT_STATMOUNT_MNT_ROOT, offsetof(struct mntkit_statmount, mnt_root) },
-	{ MNTKIT_STATMOUNT_MNT_POINT, offsetof(struct mntkit_statmount, mnt_point) },
-	{ MNTKIT_STATMOUNT_FS_SUBTYPE, offsetof(struct mntkit_statmount, fs_subtype) },
-	{ MNTKIT_STATMOUNT_SB_SOURCE, offsetof(struct mntkit_statmount, sb_source) },
-	{ MNTKIT_STATMOUNT_OPT_ARRAY, offsetof(struct mntkit_statmount, opt_array) },
-	{ MNTKIT_STATMOUNT_OPT_SEC_ARRAY, offsetof(struct mntkit_statmount, opt_sec_array) },
-	{ MNTKIT_STATMOUNT_MNT_UIDMAP, offsetof(struct mntkit_statmount, mnt_uidmap) },
-	{ MNTKIT_STATMOUNT_MNT_GIDMAP, offsetof(struct mntkit_statmount, mnt_gidmap) },
-};
 
 /* the groups an older kernel answers with an empty string, where 6.18
  * leaves them out */
@@ -50,25 +34,26 @@ static size_t cut_empty(struct mntkit_statmount *sm)
 {
 	size_t cut = 0;
 
-	for (size_t k = 0; k < MNTKIT_ARRAY_SIZE(str_fields); k++) {
-		uint64_t flag = str_fields[k].flag;
+	for (size_t k = 0; k < MNTKIT__NSTR_GROUPS; k++) {
+		const struct mntkit__group *g = mntkit__str_groups[k];
 		size_t area = sm->size - MNTKIT_STATMOUNT_FIXED_SIZE;
 		uint32_t off;
 
-		if (!(flag & EMPTY_CUT) || !(sm->mask & flag))
+		if (!(g->flag & EMPTY_CUT) || !(sm->mask & g->flag))
 			continue;
-		off = *field_u32(sm, str_fields[k].off);
+		off = *field_u32(sm, g->off);
 		if (off >= area || sm->str[off])
 			continue;
 		memmove(sm->str + off, sm->str + off + 1, area - off - 1);
 		sm->str[area - 1] = '\0';
 		sm->size--;
-		sm->mask &= ~flag;
-		*field_u32(sm, str_fields[k].off) = 0;
-		for (size_t j = 0; j < MNTKIT_ARRAY_SIZE(str_fields); j++) {
-			uint32_t *o = field_u32(sm, str_fields[j].off);
+		sm->mask &= ~g->flag;
+		*field_u32(sm, g->off) = 0;
+		for (size_t j = 0; j < MNTKIT__NSTR_GROUPS; j++) {
+			const struct mntkit__group *h = mntkit__str_groups[j];
+			uint32_t *o = field_u32(sm, h->off);
 
-			if ((sm->mask & str_fields[j].flag) && *o > off)
+			if ((sm->mask & h->flag) && *o > off)
 				(*o)--;
 		}
 		cut++;

@@ -88,12 +88,13 @@ static int own_ns(uint64_t *id)
  * Step from namespace @fd with NS_MNT_GET_NEXT (@req; ascending IDs) or
  * NS_MNT_GET_PREV (6.12+: the namespaces whose owning user namespace the
  * caller has CAP_SYS_ADMIN over), calling @each with an fd and the ID of
- * every one, until @each returns non-zero (which is returned) or the end
- * (0). @each returns 1 to keep the fd it got; any other fd is closed here.
- * @fd stays the caller's.
+ * every one (and a PID of 0), until @each returns non-zero (which is
+ * returned) or the end (0). @each returns 1 to keep the fd it got; any
+ * other fd is closed here. @fd stays the caller's.
  */
 static int ns_step(int fd, unsigned long req,
-		   int (*each)(void *ctx, int fd, uint64_t id), void *ctx)
+		   int (*each)(void *ctx, int fd, uint64_t id, pid_t pid),
+		   void *ctx)
 {
 	int cur = fd;
 
@@ -105,7 +106,7 @@ static int ns_step(int fd, unsigned long req,
 			close(cur);
 		if (next < 0)
 			return 0;
-		ret = each(ctx, next, info.mnt_ns_id);
+		ret = each(ctx, next, info.mnt_ns_id, 0);
 		if (ret) {
 			if (ret != 1)
 				close(next);
@@ -116,7 +117,7 @@ static int ns_step(int fd, unsigned long req,
 }
 
 struct procs_ctx {
-	int (*each)(void *ctx, int fd, uint64_t id);
+	int (*each)(void *ctx, int fd, uint64_t id, pid_t pid);
 	void *ctx;
 };
 
@@ -133,7 +134,7 @@ static int procs_each(void *ctx, pid_t pid)
 		close(fd);
 		return 0;
 	}
-	ret = c->each(c->ctx, fd, id);
+	ret = c->each(c->ctx, fd, id, pid);
 	if (ret != 1)
 		close(fd);
 	return ret;
@@ -141,10 +142,11 @@ static int procs_each(void *ctx, pid_t pid)
 
 /*
  * Every process's namespace, from /proc (mntkit__proc_each_pid()): @each
- * gets an fd and its ID, and returns as for ns_step(). Processes that
- * vanish or cannot be looked at are passed over.
+ * gets an fd, its ID and the process, and returns as for ns_step().
+ * Processes that vanish or cannot be looked at are passed over.
  */
-static int ns_procs(int (*each)(void *ctx, int fd, uint64_t id), void *ctx)
+static int ns_procs(int (*each)(void *ctx, int fd, uint64_t id, pid_t pid),
+		    void *ctx)
 {
 	struct procs_ctx c = { each, ctx };
 
@@ -157,15 +159,15 @@ struct ns_find {
 	unsigned long req; /* the walk's direction; 0: /proc */
 };
 
-static int find_each(void *ctx, int fd, uint64_t id)
+static int find_each(void *ctx, int fd, uint64_t id, pid_t pid)
 {
 	struct ns_find *f = ctx;
 
+	(void)pid;
 	if (id == f->id) {
 		f->fd = fd;
 		return 1;
 	}
-	(void)fd;
 	if (f->req == MNTKIT_NS_MNT_GET_NEXT ? id > f->id :
 	    f->req == MNTKIT_NS_MNT_GET_PREV ? id < f->id : 0)
 		return 2; /* the IDs only grow (shrink) from here */
@@ -199,17 +201,23 @@ int mntkit_ns_open_id(uint64_t ns_id)
 	return mntkit__fail(ret < 0 ? -ret : ENOENT);
 }
 
-struct ns_ids {
-	uint64_t *v;
+/* a namespace found, and a process in it (0: found without one) */
+struct ns_ent {
+	uint64_t id;
+	pid_t pid;
+};
+
+struct ns_ents {
+	struct ns_ent *v;
 	size_t n, cap;
 	int err;
 };
 
-static int ids_add(struct ns_ids *l, uint64_t id)
+static int ents_add(struct ns_ents *l, uint64_t id, pid_t pid)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
-		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+		struct ns_ent *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v) {
 			l->err = -ENOMEM;
@@ -218,14 +226,16 @@ static int ids_add(struct ns_ids *l, uint64_t id)
 		l->v = v;
 		l->cap = cap;
 	}
-	l->v[l->n++] = id;
+	l->v[l->n].id = id;
+	l->v[l->n].pid = pid;
+	l->n++;
 	return 0;
 }
 
-static int list_each(void *ctx, int fd, uint64_t id)
+static int list_each(void *ctx, int fd, uint64_t id, pid_t pid)
 {
 	(void)fd;
-	return ids_add(ctx, id);
+	return ents_add(ctx, id, pid);
 }
 
 /*
@@ -233,7 +243,7 @@ static int list_each(void *ctx, int fd, uint64_t id)
  * owner it has CAP_SYS_ADMIN over, and its own), by pages. 0, 1 when
  * there is no listns, or -errno.
  */
-static int ns_listns(struct ns_ids *l)
+static int ns_listns(struct ns_ents *l)
 {
 	struct mntkit_ns_id_req req = {
 		.size = MNTKIT_NS_ID_REQ_SIZE_VER0,
@@ -249,7 +259,7 @@ static int ns_listns(struct ns_ids *l)
 		if (n < 0)
 			return -errno;
 		for (ssize_t i = 0; i < n; i++)
-			if (ids_add(l, page[i]))
+			if (ents_add(l, page[i], 0))
 				return l->err;
 		if (n > 0)
 			req.ns_id = page[n - 1];
@@ -257,27 +267,34 @@ static int ns_listns(struct ns_ids *l)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* by ID, then by PID with "none" (0) last */
+static int cmp_ent(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct ns_ent *x = a, *y = b;
+	uint32_t px = (uint32_t)x->pid - 1, py = (uint32_t)y->pid - 1;
 
-	return x < y ? -1 : x > y;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return px < py ? -1 : px > py;
 }
 
-ssize_t mntkit_ns_list(uint64_t **ids)
+/*
+ * Every namespace the caller can find (see mntkit_ns_list()) with the
+ * lowest process found in it: sorted by ID, each once, in *@out (NULL
+ * when none); their number or -errno.
+ */
+static ssize_t ns_collect(struct ns_ent **out)
 {
-	struct ns_ids l = { 0 };
+	struct ns_ents l = { 0 };
 	uint64_t own;
 	size_t k = 0;
 	int fd, ret;
 
-	if (!ids)
-		return mntkit__fail(EINVAL);
-	*ids = NULL;
+	*out = NULL;
 	fd = own_ns(&own);
 	if (fd < 0)
-		return mntkit__fail(-fd);
-	ret = ids_add(&l, own) ? l.err : ns_listns(&l);
+		return fd;
+	ret = ents_add(&l, own, 0) ? l.err : ns_listns(&l);
 	if (ret < 0 && !l.err)
 		l.err = ret;
 	/* no listns: the walk (which stops at the first namespace the
@@ -295,14 +312,68 @@ ssize_t mntkit_ns_list(uint64_t **ids)
 	}
 	if (l.err) {
 		free(l.v);
-		return mntkit__fail(-l.err);
+		return l.err;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), cmp_u64);
+	/* the first of each ID has its lowest process, if any */
+	qsort(l.v, l.n, sizeof(*l.v), cmp_ent);
 	for (size_t i = 0; i < l.n; i++)
-		if (!k || l.v[i] != l.v[k - 1])
+		if (!k || l.v[i].id != l.v[k - 1].id)
 			l.v[k++] = l.v[i];
-	*ids = l.v;
+	*out = l.v;
 	return (ssize_t)k;
+}
+
+/* mntkit_ns_list() and mntkit_ns_list_pids(); @pids NULL for the first */
+static ssize_t ns_list(uint64_t **ids, pid_t **pids)
+{
+	struct ns_ent *v;
+	uint64_t *iv;
+	pid_t *pv = NULL;
+	ssize_t n;
+
+	*ids = NULL;
+	if (pids)
+		*pids = NULL;
+	n = ns_collect(&v);
+	if (n < 0)
+		return mntkit__fail((int)-n);
+	if (!n) {
+		free(v);
+		return 0;
+	}
+	iv = malloc((size_t)n * sizeof(*iv));
+	if (pids)
+		pv = malloc((size_t)n * sizeof(*pv));
+	if (!iv || (pids && !pv)) {
+		free(iv);
+		free(pv);
+		free(v);
+		return mntkit__fail(ENOMEM);
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		iv[i] = v[i].id;
+		if (pv)
+			pv[i] = v[i].pid;
+	}
+	free(v);
+	*ids = iv;
+	if (pids)
+		*pids = pv;
+	return n;
+}
+
+ssize_t mntkit_ns_list(uint64_t **ids)
+{
+	if (!ids)
+		return mntkit__fail(EINVAL);
+	return ns_list(ids, NULL);
+}
+
+ssize_t mntkit_ns_list_pids(uint64_t **ids, pid_t **pids)
+{
+	if (!ids || !pids)
+		return mntkit__fail(EINVAL);
+	return ns_list(ids, pids);
 }
 
 /*

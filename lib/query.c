@@ -33,12 +33,8 @@ int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 /* shrink a reply to its size (never below the fixed part) */
 static struct mntkit_statmount *fit(struct mntkit_statmount *sm)
 {
-	size_t size = sm->size;
-	struct mntkit_statmount *n;
+	struct mntkit_statmount *n = realloc(sm, mntkit__sm_size(sm));
 
-	if (size < MNTKIT_STATMOUNT_FIXED_SIZE)
-		size = MNTKIT_STATMOUNT_FIXED_SIZE;
-	n = realloc(sm, size);
 	return n ? n : sm;
 }
 

@@ -2,62 +2,17 @@
 /*
  * Reading the strings of a statmount reply without trusting it: every
  * offset, count and terminator is checked against the reply's size and the
- * number of bytes the caller says are valid.
+ * number of bytes the caller says are valid. And the one copy of a reply.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "groups.h"
 #include "internal.h"
-
-struct field_desc {
-	const char *name;
-	uint64_t group;
-	size_t off;     /* offset of the u32 string offset */
-	size_t num_off; /* offset of the u32 count, 0 for a single string */
-};
-
-#define SM_OFF(f) offsetof(struct mntkit_statmount, f)
-
-static const struct field_desc fields[] = {
-	[MNTKIT_FIELD_FS_TYPE] = { "fs_type", MNTKIT_STATMOUNT_FS_TYPE,
-				   SM_OFF(fs_type), 0 },
-	[MNTKIT_FIELD_MNT_ROOT] = { "mnt_root", MNTKIT_STATMOUNT_MNT_ROOT,
-				    SM_OFF(mnt_root), 0 },
-	[MNTKIT_FIELD_MNT_POINT] = { "mnt_point", MNTKIT_STATMOUNT_MNT_POINT,
-				     SM_OFF(mnt_point), 0 },
-	[MNTKIT_FIELD_MNT_OPTS] = { "mnt_opts", MNTKIT_STATMOUNT_MNT_OPTS,
-				    SM_OFF(mnt_opts), 0 },
-	[MNTKIT_FIELD_FS_SUBTYPE] = { "fs_subtype",
-				      MNTKIT_STATMOUNT_FS_SUBTYPE,
-				      SM_OFF(fs_subtype), 0 },
-	[MNTKIT_FIELD_SB_SOURCE] = { "sb_source", MNTKIT_STATMOUNT_SB_SOURCE,
-				     SM_OFF(sb_source), 0 },
-	[MNTKIT_FIELD_OPT_ARRAY] = { "opt_array", MNTKIT_STATMOUNT_OPT_ARRAY,
-				     SM_OFF(opt_array), SM_OFF(opt_num) },
-	[MNTKIT_FIELD_OPT_SEC_ARRAY] = { "opt_sec_array",
-					 MNTKIT_STATMOUNT_OPT_SEC_ARRAY,
-					 SM_OFF(opt_sec_array),
-					 SM_OFF(opt_sec_num) },
-	[MNTKIT_FIELD_MNT_UIDMAP] = { "mnt_uidmap",
-				      MNTKIT_STATMOUNT_MNT_UIDMAP,
-				      SM_OFF(mnt_uidmap),
-				      SM_OFF(mnt_uidmap_num) },
-	[MNTKIT_FIELD_MNT_GIDMAP] = { "mnt_gidmap",
-				      MNTKIT_STATMOUNT_MNT_GIDMAP,
-				      SM_OFF(mnt_gidmap),
-				      SM_OFF(mnt_gidmap_num) },
-};
-
-static const struct field_desc *field_desc(enum mntkit_field field)
-{
-	if ((unsigned int)field >= MNTKIT_ARRAY_SIZE(fields) ||
-	    !fields[field].name)
-		return NULL;
-	return &fields[field];
-}
 
 const char *mntkit_field_name(enum mntkit_field field)
 {
-	const struct field_desc *d = field_desc(field);
+	const struct mntkit__group *d = mntkit__field_group(field);
 
 	return d ? d->name : NULL;
 }
@@ -75,14 +30,14 @@ static uint32_t u32_at(const struct mntkit_statmount *sm, size_t off)
  * string area, *@area_len its length and *@start the field's offset in it.
  */
 static int locate(const struct mntkit_statmount *sm, size_t len,
-		  const struct field_desc *d, const char **area,
+		  const struct mntkit__group *d, const char **area,
 		  size_t *area_len, uint32_t *start)
 {
 	if (!sm)
 		return -EINVAL;
 	if (len < MNTKIT_STATMOUNT_FIXED_SIZE)
 		return -EBADMSG;
-	if (!(sm->mask & d->group))
+	if (!(sm->mask & d->flag))
 		return -ENODATA;
 	if (sm->size < MNTKIT_STATMOUNT_FIXED_SIZE || sm->size > len)
 		return -EBADMSG;
@@ -105,7 +60,7 @@ static ssize_t str_len(const char *area, size_t area_len, size_t off)
 int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
 		  enum mntkit_field field, const char **out)
 {
-	const struct field_desc *d = field_desc(field);
+	const struct mntkit__group *d = mntkit__field_group(field);
 	const char *area;
 	size_t area_len;
 	uint32_t start;
@@ -127,7 +82,7 @@ int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
 ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 		       enum mntkit_field field, const char **vec, size_t nvec)
 {
-	const struct field_desc *d = field_desc(field);
+	const struct mntkit__group *d = mntkit__field_group(field);
 	const char *area;
 	size_t area_len = 0, pos;
 	uint32_t start = 0, num;
@@ -159,4 +114,31 @@ ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 		pos += (size_t)l + 1;
 	}
 	return (ssize_t)num;
+}
+
+/* ---- copies ---- */
+
+size_t mntkit__sm_size(const struct mntkit_statmount *sm)
+{
+	return sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
+		       MNTKIT_STATMOUNT_FIXED_SIZE :
+		       sm->size;
+}
+
+void mntkit__sm_copy(void *dst, const struct mntkit_statmount *sm)
+{
+	size_t size = mntkit__sm_size(sm);
+
+	memcpy(dst, sm, sm->size < size ? sm->size : size);
+	if (sm->size < size) /* a truncated fixed part reads as zeros */
+		memset((char *)dst + sm->size, 0, size - sm->size);
+}
+
+struct mntkit_statmount *mntkit__sm_dup(const struct mntkit_statmount *sm)
+{
+	struct mntkit_statmount *c = malloc(mntkit__sm_size(sm));
+
+	if (c)
+		mntkit__sm_copy(c, sm);
+	return c;
 }

@@ -44,9 +44,7 @@ int mntkit_stat_fd(int fd, uint64_t mask, struct mntkit_statmount **out)
 		size *= 2;
 	}
 	/* no larger than the reply (never below the fixed part) */
-	size = sm->size > MNTKIT_STATMOUNT_FIXED_SIZE ?
-		       sm->size : MNTKIT_STATMOUNT_FIXED_SIZE;
-	n = realloc(sm, size);
+	n = realloc(sm, mntkit__sm_size(sm));
 	*out = n ? n : sm;
 	return 0;
 fail:

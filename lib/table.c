@@ -187,10 +187,7 @@ static struct mntkit_statmount *rec_at(struct mntkit_table *t, size_t off)
 static int arena_put(struct mntkit_table *t, uint64_t id,
 		     const struct mntkit_statmount *sm, size_t *off)
 {
-	size_t size = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
-			      MNTKIT_STATMOUNT_FIXED_SIZE :
-			      sm->size;
-	size_t need = (size + 7) & ~(size_t)7;
+	size_t need = (mntkit__sm_size(sm) + 7) & ~(size_t)7;
 	struct mntkit_statmount *r;
 	char *na;
 
@@ -205,9 +202,7 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 		t->arena = na;
 		t->cap = ncap;
 	}
-	memcpy(t->arena + t->used, sm, sm->size < size ? sm->size : size);
-	if (sm->size < size) /* a truncated fixed part reads as zeros */
-		memset(t->arena + t->used + sm->size, 0, size - sm->size);
+	mntkit__sm_copy(t->arena + t->used, sm);
 	r = rec_at(t, t->used);
 	if (!(r->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
 		r->mnt_id = id;

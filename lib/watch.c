@@ -477,19 +477,6 @@ static int64_t cpu_ns(void)
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-/* a copy of a reply, at least the fixed part (zeros past a short one) */
-static struct mntkit_statmount *sm_dup(const struct mntkit_statmount *sm)
-{
-	size_t size = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
-			      MNTKIT_STATMOUNT_FIXED_SIZE :
-			      sm->size;
-	struct mntkit_statmount *c = calloc(1, size);
-
-	if (c)
-		memcpy(c, sm, sm->size < size ? sm->size : size);
-	return c;
-}
-
 /* the record of a mount gone before it could be stat'ed: its ID only */
 static struct mntkit_statmount *sm_stub(uint64_t id)
 {
@@ -563,8 +550,8 @@ static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
 		if (!kind)
 			return 0;
 	}
-	c1 = sm_dup(sm);
-	c2 = sm_dup(sm);
+	c1 = mntkit__sm_dup(sm);
+	c2 = mntkit__sm_dup(sm);
 	if (!c1 || !c2) {
 		free(c1);
 		free(c2);
@@ -687,7 +674,7 @@ static int find_aliases(struct mntkit_watch *w, const struct mntkit_table *t,
 		    map_find(&w->view, sm->mnt_id) ||
 		    !(o = map_find(&byold, sm->mnt_id)) || !o->sm)
 			continue;
-		c = sm_dup(sm);
+		c = mntkit__sm_dup(sm);
 		if (!c) {
 			ret = -ENOMEM;
 			goto out;
@@ -714,7 +701,7 @@ out:
 static int refresh_as(struct mntkit_watch *w, const struct mntkit_statmount *sm,
 		      uint64_t id)
 {
-	struct mntkit_statmount *c = sm_dup(sm);
+	struct mntkit_statmount *c = mntkit__sm_dup(sm);
 	int ret;
 
 	if (!c)

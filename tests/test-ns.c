@@ -473,6 +473,53 @@ T_CASE(ns_open_id_own_and_errors)
 }
 
 /*
+ * mntkit_ns_list_pids(): the namespaces with the lowest process of each,
+ * one that is in it; the child's namespace has the child (or a lower
+ * process of it), ours a process no higher than us.
+ */
+T_CASE(ns_list_pids)
+{
+	struct t_ns_tree c;
+	uint64_t *ids, id, own = t_ns_id(0);
+	pid_t *pids;
+	ssize_t n, i, mine = -1, child = -1;
+
+	start_child(&c);
+	n = mntkit_ns_list_pids(&ids, &pids);
+	T_ASSERTF(n > 0, "mntkit_ns_list_pids: %s", strerror((int)-n));
+	for (i = 0; i < n; i++) {
+		int r;
+
+		if (i)
+			T_ASSERTF(ids[i - 1] < ids[i], "not ascending at %zd", i);
+		if (ids[i] == own)
+			mine = i;
+		if (ids[i] == c.rep.ns_id)
+			child = i;
+		if (!pids[i])
+			continue;
+		/* a process may have gone since */
+		r = mntkit_ns_id_from_pid(pids[i], &id);
+		T_ASSERTF(r == 0 || r == -ENOENT || r == -ESRCH,
+			  "PID %d: %s", (int)pids[i], strerror(-r));
+		if (r == 0)
+			T_EQ_U(id, ids[i]);
+	}
+	T_ASSERTF(mine >= 0 && child >= 0, "own %zd, the child's %zd", mine,
+		  child);
+	T_ASSERTF(pids[mine] > 0 && pids[mine] <= getpid(), "own: PID %d",
+		  (int)pids[mine]);
+	T_ASSERTF(pids[child] > 0 && pids[child] <= c.ch.pid,
+		  "the child's: PID %d, the child %d", (int)pids[child],
+		  (int)c.ch.pid);
+	free(ids);
+	free(pids);
+	T_NEG(mntkit_ns_list_pids(NULL, &pids), EINVAL);
+	T_NEG(mntkit_ns_list_pids(&ids, NULL), EINVAL);
+	t_ns_tree_stop(&c);
+}
+
+/*
  * A namespace no process is in, kept alive by an fd only: found by its ID
  * (NS_MNT_GET_NEXT/PREV), listed, and the fd it gives reads its mounts.
  */
@@ -515,6 +562,19 @@ T_CASE(ns_open_id_without_process)
 		;
 	T_ASSERTF(k < n, "mntkit_ns_list lacks %#" PRIx64, c.rep.ns_id);
 	free(ids);
+	{
+		pid_t *pids;
+
+		n = mntkit_ns_list_pids(&ids, &pids);
+		T_ASSERT(n > 0);
+		for (k = 0; k < n && ids[k] != c.rep.ns_id; k++)
+			;
+		T_ASSERTF(k < n && pids[k] == 0,
+			  "mntkit_ns_list_pids: %zd of %zd, PID %d", k, n,
+			  k < n ? (int)pids[k] : -1);
+		free(ids);
+		free(pids);
+	}
 	close(fd);
 	close(c.ch.ns_fd);
 }

@@ -3,39 +3,17 @@
  * lsmnt's mount namespaces: -N, --all-namespaces and their order
  * (lsmnt-parts.h).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <linux/nsfs.h>
-#include <locale.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "lsmnt.h"
 #include "lsmnt-parts.h"
-
-/* nsfs ioctls of Linux 6.12+: walk the mount namespaces by ID */
-struct lsmnt_mnt_ns_info {
-	uint32_t size;
-	uint32_t nr_mounts;
-	uint64_t mnt_ns_id;
-};
-
-#define LSMNT_NS_MNT_GET_INFO _IOR(0xb7, 10, struct lsmnt_mnt_ns_info)
-#define LSMNT_NS_MNT_GET_NEXT _IOR(0xb7, 11, struct lsmnt_mnt_ns_info)
-#define LSMNT_NS_MNT_GET_PREV _IOR(0xb7, 12, struct lsmnt_mnt_ns_info)
 
 /* ---- mount namespaces ---- */
 
@@ -59,71 +37,14 @@ int self_tid(void)
 
 struct nsent {
 	uint64_t id;
-	pid_t pid;  /* the lowest process in it, 0 for none */
-	pid_t ppid; /* that process's parent */
+	pid_t pid; /* the lowest process in it, 0 for none */
 	ssize_t parent, first_child, last_child, next; /* --order tree */
 };
 
 struct nslist {
 	struct nsent *v;
-	size_t n, cap;
+	size_t n;
 };
-
-static struct nsent *ns_find(struct nslist *nl, uint64_t id)
-{
-	for (size_t i = 0; i < nl->n; i++)
-		if (nl->v[i].id == id)
-			return &nl->v[i];
-	return NULL;
-}
-
-static int ns_add(struct nslist *nl, uint64_t id, pid_t pid)
-{
-	struct nsent *e = ns_find(nl, id);
-
-	if (e) {
-		if (pid && (!e->pid || pid < e->pid))
-			e->pid = pid;
-		return 0;
-	}
-	if (nl->n == nl->cap) {
-		size_t ncap = nl->cap ? nl->cap * 2 : 16;
-		struct nsent *nv = realloc(nl->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		nl->v = nv;
-		nl->cap = ncap;
-	}
-	memset(&nl->v[nl->n], 0, sizeof(nl->v[nl->n]));
-	nl->v[nl->n].id = id;
-	nl->v[nl->n].pid = pid;
-	nl->n++;
-	return 0;
-}
-
-/* every namespace NS_MNT_GET_NEXT/PREV walk to from our own (6.12+) */
-static int ns_walk(struct nslist *nl, int self_fd, unsigned long req)
-{
-	int fd = self_fd, r = 0;
-
-	for (;;) {
-		struct lsmnt_mnt_ns_info info = {.size = sizeof(info)};
-		int nfd = ioctl(fd, req, &info);
-
-		if (fd != self_fd)
-			close(fd);
-		if (nfd < 0)
-			break;
-		r = ns_add(nl, info.mnt_ns_id, 0);
-		if (r < 0) {
-			close(nfd);
-			break;
-		}
-		fd = nfd;
-	}
-	return r;
-}
 
 static pid_t parent_pid(pid_t pid)
 {
@@ -144,36 +65,6 @@ static pid_t parent_pid(pid_t pid)
 	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
 		return 0;
 	return ppid;
-}
-
-/* the namespaces processes sit in (/proc/PID/ns/mnt), by ID */
-static int ns_from_procs(struct nslist *nl)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int r = 0;
-
-	if (!d)
-		return 0;
-	while (!r && (de = readdir(d))) {
-		uint64_t pid, id;
-
-		if (cli_parse_number_lax(de->d_name, &pid) != 1 || pid > INT_MAX ||
-		    !isdigit((unsigned char)de->d_name[0]))
-			continue;
-		if (mntkit_ns_id_from_pid((pid_t)pid, &id) < 0)
-			continue; /* gone, or not ours to see */
-		r = ns_add(nl, id, (pid_t)pid);
-	}
-	closedir(d);
-	return r;
-}
-
-static int cmp_ns_id(const void *a, const void *b)
-{
-	const struct nsent *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* the namespace a process is in, by the lowest process of each */
@@ -287,42 +178,81 @@ static int ns_pids(const struct nslist *nl, const uint64_t *ids, int n,
 	return 0;
 }
 
+/* why the namespaces could not be listed */
+static void ns_list_error(int err)
+{
+	if (err == EOPNOTSUPP)
+		cli_errmsg("--all-namespaces", "no mount namespace IDs (needs "
+					   "Linux 6.10 or later)");
+	else if (mntkit_refused(MNTKIT_REFUSED_NS_IOCTL, NULL) == err)
+		cli_errmsg("--all-namespaces", "%s",
+			   cli_ns_reason(CLI_NS_REFUSED, err));
+	else
+		cli_errmsg("--all-namespaces", "%s", strerror(err));
+}
+
+/*
+ * The namespaces, by ID (mntkit_ns_list_pids()), with the lowest process
+ * of each; lsmnt itself counts in its own.
+ */
+static int ns_collect(struct nslist *nl, uint64_t *self_id)
+{
+	uint64_t *ids;
+	pid_t *pids, me = getpid();
+	ssize_t n;
+	int self = mntkit_ns_open_pid(0);
+
+	if (self < 0) {
+		cli_errmsg("--all-namespaces", "/proc/self/ns/mnt: %s",
+			   strerror(-self));
+		return -1;
+	}
+	if (mntkit_ns_id_from_fd(self, self_id) < 0)
+		*self_id = 0;
+	close(self);
+	n = mntkit_ns_list_pids(&ids, &pids);
+	if (n < 0) {
+		ns_list_error((int)-n);
+		return -1;
+	}
+	nl->v = calloc(n ? (size_t)n : 1, sizeof(*nl->v));
+	if (!nl->v) {
+		free(ids);
+		free(pids);
+		cli_errmsg("--all-namespaces", "%s", strerror(ENOMEM));
+		return -1;
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		nl->v[i].id = ids[i];
+		nl->v[i].pid = pids[i];
+		if (ids[i] == *self_id && (!pids[i] || me < pids[i]))
+			nl->v[i].pid = me;
+	}
+	nl->n = (size_t)n;
+	free(ids);
+	free(pids);
+	return 0;
+}
+
 int list_namespaces(const struct cmdline *cl, uint64_t **ids,
 		    int **pids)
 {
 	struct nslist nl = {0};
-	int self = mntkit_ns_open_pid(0), r = 0;
 	uint64_t self_id = 0;
+	int r;
 
 	*ids = NULL;
 	if (pids)
 		*pids = NULL;
-	if (self < 0) {
-		cli_errmsg("--all-namespaces", "/proc/self/ns/mnt: %s",
-		       strerror(-self));
+	if (ns_collect(&nl, &self_id) < 0)
 		return -1;
-	}
-	if (mntkit_ns_id_from_fd(self, &self_id) == 0)
-		r = ns_add(&nl, self_id, getpid());
-	if (!r)
-		r = ns_walk(&nl, self, LSMNT_NS_MNT_GET_PREV);
-	if (!r)
-		r = ns_walk(&nl, self, LSMNT_NS_MNT_GET_NEXT);
-	close(self);
-	if (!r)
-		r = ns_from_procs(&nl);
-	if (r < 0) {
-		cli_errmsg("--all-namespaces", "%s", strerror(-r));
-		free(nl.v);
-		return -1;
-	}
 	if (!nl.n) {
 		cli_errmsg("--all-namespaces", "no mount namespace IDs (needs "
 					   "Linux 6.10 or later)");
 		free(nl.v);
 		return -1;
 	}
-	qsort(nl.v, nl.n, sizeof(*nl.v), cmp_ns_id);
+	/* mntkit_ns_list_pids() gives them by ID */
 	if (cl->order == ORDER_TREE) {
 		r = ns_order_tree(&nl, ids);
 		if (r < 0)

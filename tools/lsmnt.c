@@ -16,7 +16,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/nsfs.h>
 #include <locale.h>
 #include <sched.h>
 #include <stdio.h>
