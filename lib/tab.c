@@ -350,11 +350,18 @@ static const char *const vfs_words[] = {
 	"shared", "rshared", "slave", "rslave", "unbindable", "runbindable",
 };
 
-/* libmount's userspace map (a word, or a word with "=value") */
+/*
+ * libmount's userspace map: the words that take no value (with one,
+ * "noauto=1" is a fs option), and those that take one ("user" or
+ * "user=joe")
+ */
 static const char *const user_words[] = {
-	"auto", "noauto", "user", "nouser", "users", "nousers", "owner",
-	"noowner", "group", "nogroup", "_netdev", "comment", "nofail", "loop",
-	"offset", "sizelimit", "encryption", "helper", "uhelper",
+	"auto", "noauto", "nouser", "users", "nousers", "owner", "noowner",
+	"group", "nogroup", "_netdev", "nofail",
+};
+static const char *const user_value_words[] = {
+	"user", "comment", "loop", "offset", "sizelimit", "encryption",
+	"helper", "uhelper",
 };
 
 static int in_list(const char *const *v, size_t nv, const char *w, size_t n,
@@ -379,13 +386,16 @@ enum opt_kind { OPT_VFS, OPT_FS, OPT_USER, OPT_DROP };
 
 static enum opt_kind opt_kind(const char *w, size_t n)
 {
-	if (n == 8 && !memcmp(w, "defaults", 8))
+	/* libmount's "defaults" (with a value too: it has no NOVAL) */
+	if (n >= 8 && !memcmp(w, "defaults", 8) && (n == 8 || w[8] == '='))
 		return OPT_DROP;
 	if (in_list(vfs_words, MNTKIT_ARRAY_SIZE(vfs_words), w, n, 0))
 		return OPT_VFS;
 	if (n >= 2 && (w[0] == 'x' || w[0] == 'X') && w[1] == '-')
 		return OPT_USER;
-	if (in_list(user_words, MNTKIT_ARRAY_SIZE(user_words), w, n, 1))
+	if (in_list(user_words, MNTKIT_ARRAY_SIZE(user_words), w, n, 0) ||
+	    in_list(user_value_words, MNTKIT_ARRAY_SIZE(user_value_words), w,
+		    n, 1))
 		return OPT_USER;
 	return OPT_FS;
 }
@@ -439,9 +449,14 @@ static int split_opts(const char *opt, size_t n, struct buf part[3],
 		size_t b = i;
 		enum opt_kind kind;
 		struct buf *dst;
+		int quoted = 0;
 
-		while (i < n && opt[i] != ',')
+		/* a word ends at a comma outside double quotes (libmount) */
+		while (i < n && (quoted || opt[i] != ',')) {
+			if (opt[i] == '"')
+				quoted = !quoted;
 			i++;
+		}
 		if (i > b) {
 			kind = opt_kind(opt + b, i - b);
 			if (kind == OPT_VFS)

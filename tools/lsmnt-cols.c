@@ -247,6 +247,96 @@ static void put_vfs_all(struct outbuf *ob, const struct mntkit_statmount *sm)
 	}
 }
 
+/*
+ * --vfs-all's VFS-OPTIONS of a fstab-format entry, as libmount makes them:
+ * the flags of its options as written, word by word (a later word
+ * overrides an earlier one; user and users set noexec, nosuid and nodev,
+ * owner and group nosuid and nodev), then every option of libmount's Linux
+ * map as itself or its opposite, in the map's order. A word without an
+ * opposite is shown when any bit of its flags is set: rbind (MS_BIND |
+ * MS_REC) with bind, and rprivate's MS_REC shows rbind, runbindable,
+ * rslave and rshared too, as findmnt shows them.
+ */
+static void put_vfs_all_tab(struct outbuf *ob, const char *opts)
+{
+	enum { RO = 1u << 0, NOEXEC = 1u << 1, NOSUID = 1u << 2,
+	       NODEV = 1u << 3, BIND = 1u << 7, REC = 1u << 8,
+	       UNBINDABLE = 1u << 18, PRIVATE = 1u << 19, SLAVE = 1u << 20,
+	       SHARED = 1u << 21 };
+	static const struct {
+		const char *set, *unset;
+		unsigned int flag;
+	} map[] = {
+		{"ro", "rw", RO},
+		{"noexec", "exec", NOEXEC},
+		{"nosuid", "suid", NOSUID},
+		{"nodev", "dev", NODEV},
+		{"sync", "async", 1u << 4},
+		{"dirsync", NULL, 1u << 5},
+		{"remount", NULL, 1u << 6},
+		{"bind", NULL, BIND},
+		{"rbind", NULL, BIND | REC},
+		{"silent", "loud", 1u << 9},
+		{"mand", "nomand", 1u << 10},
+		{"noatime", "atime", 1u << 11},
+		{"iversion", "noiversion", 1u << 12},
+		{"nodiratime", "diratime", 1u << 13},
+		{"relatime", "norelatime", 1u << 14},
+		{"strictatime", "nostrictatime", 1u << 15},
+		{"lazytime", "nolazytime", 1u << 16},
+		{"unbindable", NULL, UNBINDABLE},
+		{"runbindable", NULL, UNBINDABLE | REC},
+		{"private", NULL, PRIVATE},
+		{"rprivate", NULL, PRIVATE | REC},
+		{"slave", NULL, SLAVE},
+		{"rslave", NULL, SLAVE | REC},
+		{"shared", NULL, SHARED},
+		{"rshared", NULL, SHARED | REC},
+		{"nosymfollow", "symfollow", 1u << 17},
+	};
+	enum { NMAP = sizeof(map) / sizeof(*map) };
+	unsigned int f = 0;
+	bool first = true;
+	const char *p = opts ? opts : "";
+
+	while (*p) {
+		size_t n = 0;
+		bool q = false;
+
+		/* a word ends at a comma outside double quotes */
+		while (p[n] && (q || p[n] != ',')) {
+			if (p[n] == '"')
+				q = !q;
+			n++;
+		}
+#define IS(w) (strlen(w) == n && !strncmp(p, (w), n))
+		if (IS("user") || IS("users"))
+			f |= NOEXEC | NOSUID | NODEV;
+		else if (IS("owner") || IS("group"))
+			f |= NOSUID | NODEV;
+		for (size_t i = 0; i < NMAP; i++) {
+			if (IS(map[i].set))
+				f |= map[i].flag;
+			else if (map[i].unset && IS(map[i].unset))
+				f &= ~map[i].flag;
+		}
+#undef IS
+		p += n;
+		if (*p)
+			p++;
+	}
+	for (size_t i = 0; i < NMAP; i++) {
+		const char *w = f & map[i].flag ? map[i].set : map[i].unset;
+
+		if (!w)
+			continue;
+		if (!first)
+			outbuf_putc(ob, ',');
+		outbuf_puts(ob, w);
+		first = false;
+	}
+}
+
 /* FS-OPTIONS: the superblock's ro/rw,sync,dirsync,lazytime, then the fs's */
 static void put_fs_options(struct outbuf *ob, const struct mntkit_statmount *sm)
 {
@@ -608,6 +698,11 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	bool tab = cell_ntabs && cell_tab_entry(sm, &e);
 	const char *tabv;
 
+	if (tab && col == COL_VFS_OPTIONS && cc->vfs_all) {
+		outbuf_reset(scratch);
+		put_vfs_all_tab(scratch, e.options);
+		return outbuf_cstr(scratch);
+	}
 	if (tab && cell_tab(col, &e, scratch, &tabv))
 		return tabv;
 	/* a fstab entry has what it has: no root, no tree */

@@ -113,12 +113,17 @@ static int read_tabfiles(struct cmdline *cl, struct mntkit_table ***tabs,
 	if (!*tabs)
 		return -ENOMEM;
 	cl->tab_mountinfo = true;
+	/*
+	 * findmnt: -s and -x read fstab format, -F guesses; libmount reads
+	 * every file into one table whose format is guessed once, from the
+	 * first entry line: the files after it are read in its format
+	 */
+	enum mntkit_tab_format fmt = cl->fstab || cl->verify
+					     ? MNTKIT_TAB_FSTAB
+					     : MNTKIT_TAB_AUTO;
 	for (size_t i = 0; i < cl->ntabfiles; i++) {
-		/* findmnt: -s and -x read fstab format, -F guesses */
 		MNTKIT_TAB_OPTS(o, .flags = MNTKIT_TAB_SKIP_BAD,
-				.format = cl->fstab || cl->verify
-						  ? MNTKIT_TAB_FSTAB
-						  : MNTKIT_TAB_AUTO);
+				.format = fmt);
 		const char *path = cl->tabfiles[i];
 		int r = mntkit_table_read_file(path, &o, &(*tabs)[i]);
 
@@ -137,6 +142,9 @@ static int read_tabfiles(struct cmdline *cl, struct mntkit_table ***tabs,
 				   o.nr_bad > 1 ? " (and more lines)" : "");
 		if (o.format != MNTKIT_TAB_MOUNTINFO)
 			cl->tab_mountinfo = false;
+		/* a file without an entry line (good or bad) tells nothing */
+		if (mntkit_table_count((*tabs)[i]) || o.nr_bad)
+			fmt = o.format;
 	}
 	cell_tabs = *tabs;
 	cell_ntabs = *ntabs;
@@ -702,8 +710,12 @@ static int run(struct cmdline *cl)
 	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;
-	/* findmnt: a tree only of a mountinfo file, and none with -m */
+	/*
+	 * findmnt: a tree only of a mountinfo file (not of several files,
+	 * even with --tree), and none with -m
+	 */
 	if ((cl->ntabfiles && !cl->tab_mountinfo) ||
+	    cl->ntabfiles > 1 ||
 	    (cl->mtab && !cl->ntabfiles && !cl->force_tree))
 		p.tree_mode = p.whole_tree = cl->pr.tree = false;
 	r = select_rows(cl, &p, tabs, ntabs, &fo);

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tests/golden/regen.sh - write tests/golden/expected/NAME for every case
+# of tests/golden/cases, from the reference findmnt: util-linux 2.38
+# (/usr/bin/findmnt, or $FINDMNT). Never from lsmnt: the committed files
+# are findmnt's output (its stdout, then "rc=N"), what lsmnt must print.
+#
+# Run by a maintainer when a case is added or changed (then commit the
+# new expected files with the case); the test itself
+# (tests/cli/golden.sh) needs neither findmnt nor root. It refuses to run
+# with another findmnt version. The cases of "x" lines (lsmnt differs)
+# get findmnt's output too; those of "h" lines (findmnt cannot write
+# them) are kept as they are. Expected files of cases no longer listed are
+# removed.
+#
+# Usage: bash tests/golden/regen.sh   (from any working directory)
+
+set -u
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FINDMNT=${FINDMNT:-/usr/bin/findmnt}
+ver=$("$FINDMNT" --version 2>/dev/null)
+case $ver in
+*" 2.38"|*" 2.38."*) ;;
+*)
+	echo "regen.sh: needs findmnt 2.38, $FINDMNT is: ${ver:-missing}" >&2
+	exit 2
+	;;
+esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mntkit-golden.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+GOLDEN_BLKID_FILE=$tmp/blkid.tab
+mkdir -p "$GOLDEN_EXPECTED"
+n=0
+names=" "
+
+c() {
+	local name=$1
+	shift
+	golden_run "$FINDMNT" "$GOLDEN_EXPECTED/$name" "$tmp/err" "$@"
+	n=$((n + 1))
+	names="$names$name "
+}
+
+x() {
+	local name=$1
+	shift 2
+	c "$name" "$@"
+}
+
+# written by hand: kept as they are
+h() {
+	names="$names$1 "
+}
+
+# shellcheck source-path=SCRIPTDIR source=cases
+. "$GOLDEN_DIR/cases"
+
+for f in "$GOLDEN_EXPECTED"/*; do
+	[ -e "$f" ] || continue
+	case $names in
+	*" ${f##*/} "*) ;;
+	*) echo "regen.sh: removing ${f##*/} (no such case)"; rm -f "$f" ;;
+	esac
+done
+echo "regen.sh: $n expected files written with $ver"
