@@ -532,6 +532,12 @@ static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 	else if (r == -EPERM && cl->source == MNTKIT_WATCH_FANOTIFY)
 		cli_errmsg("--source fanotify",
 		       "needs CAP_SYS_ADMIN over the namespace");
+	else if ((r == -EMFILE || r == -ENOSPC) &&
+		 cl->source == MNTKIT_WATCH_FANOTIFY)
+		cli_errmsg("--source fanotify",
+		       "%s: too many fanotify groups or marks for this "
+		       "user (fs.fanotify.max_user_groups, max_user_marks), "
+		       "or open files", strerror(-r));
 	else if (r == -ENOENT && cl->ns)
 		cli_errmsg(cl->ns_arg, "--ns: no such mount namespace");
 	else

@@ -160,8 +160,14 @@ c_refusal_errors() {
 		CLI_PROG=mntwatch expect_error fanotify_forced \
 			"--source fanotify: fanotify_init(2) is refused by the system (seccomp?): EPERM" - \
 			filtered fanotify_init=EPERM "$MNTWATCH" --source fanotify
+		# a limit (the user's fanotify groups) is no refusal: it is
+		# named as what it is; the auto source takes poll (test-seccomp)
+		CLI_PROG=mntwatch expect_error fanotify_group_limit \
+			"--source fanotify: Too many open files: too many fanotify groups or marks for this user (fs.fanotify.max_user_groups, max_user_marks), or open files" - \
+			filtered fanotify_init=EMFILE "$MNTWATCH" --source fanotify
 	else
 		skip fanotify_forced "needs root"
+		skip fanotify_group_limit "needs root"
 	fi
 	CLI_PROG=lsmnt expect_error backend_native_refused \
 		"MNTKIT_BACKEND: native: statmount(2) is refused by the system (seccomp?): EPERM" - \
