@@ -352,6 +352,28 @@ static bool event_matches(const struct cmdline *cl,
 
 /* ---- output ---- */
 
+/*
+ * The version of the JSON lines' schema (share/mntwatch-event.schema.json):
+ * raised when a key is removed or changes its type or meaning; keys may
+ * be added within a version.
+ */
+#define MNTWATCH_SCHEMA_VERSION 1
+
+/* CLOCK_REALTIME ns as RFC 3339 in UTC: 2026-12-04T20:25:01.123456789Z */
+static void event_rfc3339(uint64_t ns, char *buf, size_t len)
+{
+	time_t sec = (time_t)(ns / 1000000000U);
+	struct tm tm;
+	size_t n;
+
+	if (!gmtime_r(&sec, &tm) ||
+	    !(n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))) {
+		snprintf(buf, len, "1970-01-01T00:00:00.000000000Z");
+		return;
+	}
+	snprintf(buf + n, len - n, ".%09" PRIu64 "Z", ns % 1000000000U);
+}
+
 /* text: escaped, and a space as \040 so that fields stay apart */
 static void put_text_field(struct outbuf *ob, const char *s)
 {
@@ -385,8 +407,25 @@ static void put_words(struct outbuf *ob, mntkit_decoder fn, uint64_t v)
 }
 
 /*
+ * The event's identity, at the end of a text line:
+ * " seq=N time=RFC3339 mono=S.NNNNNNNNN", and for a RESYNC " resync_end=N"
+ */
+static void text_identity(struct outbuf *ob, const struct mntkit_event *ev)
+{
+	char when[64];
+
+	event_rfc3339(ev->realtime_ns, when, sizeof(when));
+	outbuf_printf(ob, " seq=%" PRIu64 " time=%s mono=%" PRIu64 ".%09" PRIu64,
+		      ev->seq, when, ev->monotonic_ns / 1000000000U,
+		      ev->monotonic_ns % 1000000000U);
+	if (ev->kind == MNTKIT_EVENT_RESYNC)
+		outbuf_printf(ob, " resync_end=%" PRIu64, ev->resync_end);
+}
+
+/*
  * KIND ID TARGET FSTYPE SOURCE ATTRS PROPAGATION [changed=LIST]
- * [from=OLD_TARGET]
+ * [from=OLD_TARGET] seq=N time=T mono=M
+ * resync seq=N time=T mono=M resync_end=N
  */
 static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 {
@@ -396,6 +435,7 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 
 	outbuf_puts(ob, mntkit_event_kind_name(ev->kind));
 	if (ev->kind == MNTKIT_EVENT_RESYNC) {
+		text_identity(ob, ev);
 		outbuf_putc(ob, '\n');
 		return;
 	}
@@ -429,6 +469,7 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 		put_text_field(ob, sm_field(ev->before,
 					    MNTKIT_FIELD_MNT_POINT));
 	}
+	text_identity(ob, ev);
 	outbuf_putc(ob, '\n');
 }
 
@@ -436,10 +477,19 @@ static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 {
 	const struct mntkit_statmount *sm = ev->after ? ev->after : ev->before;
 	struct json_writer jw;
+	char when[64];
 
 	json_init(&jw, ob, 0);
 	json_object_begin(&jw);
+	json_kv_u64(&jw, "version", MNTWATCH_SCHEMA_VERSION);
 	json_kv_string(&jw, "event", mntkit_event_kind_name(ev->kind));
+	json_kv_u64(&jw, "seq", ev->seq);
+	event_rfc3339(ev->realtime_ns, when, sizeof(when));
+	json_kv_string(&jw, "time", when);
+	json_kv_u64(&jw, "realtime_ns", ev->realtime_ns);
+	json_kv_u64(&jw, "monotonic_ns", ev->monotonic_ns);
+	if (ev->kind == MNTKIT_EVENT_RESYNC)
+		json_kv_u64(&jw, "resync_end", ev->resync_end);
 	if (sm) {
 		record_json(&jw, sm, sm->size, ev->mnt_id);
 		if (ev->flags & MNTKIT_EVENT_F_GONE)
