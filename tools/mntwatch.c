@@ -4,7 +4,7 @@
  * namespace as they happen, with libmntkit's watch (fanotify mount events
  * where the kernel has them, POLLPRI on mountinfo + diffs elsewhere).
  *
- *   mntwatch [--json] [-t TYPES] [-p PATH] [-e EVENTS] [--ns NS]
+ *   mntwatch [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS] [--ns NS]
  *            [-c N] [--timeout S] [--initial] [--source SRC]
  *
  * One line per event, written and flushed as it comes. SIGINT, SIGTERM,
@@ -29,13 +29,14 @@
 
 #include "mntkit.h"
 #include "cli.h"
+#include "mntwatch-journal.h"
 #include "output.h"
 #include "record.h"
 
 #define PROG "mntwatch"
 
 static const char usage_line[] =
-	"usage: " PROG " [--json] [-t TYPES] [-p PATH] [-e EVENTS] "
+	"usage: " PROG " [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS] "
 	"[--ns NS] [-c N] [--timeout S] [--initial] [--source SRC]";
 
 static const char *const help_text[] = {
@@ -56,7 +57,11 @@ static const char *const help_text[] = {
 	"                       events",
 	"      --source SRC     fanotify, poll or auto (default)",
 	"      --json           one JSON object per line (the keys of",
-	"                       statmnt --json, plus \"event\")",
+	"                       statmnt --json, plus \"event\", \"seq\", ...;",
+	"                       schema: share/mntkit/mntwatch-event.schema.json)",
+	"      --journal        send each event to the systemd journal as a",
+	"                       structured entry (MESSAGE, EVENT, MOUNT_ID,",
+	"                       MOUNT_POINT, ...) instead of printing it",
 	"  -h, --help           show this help",
 	"  -V, --version        show the version",
 	"",
@@ -66,6 +71,7 @@ static const char *const help_text[] = {
 
 struct cmdline {
 	bool json, initial;
+	bool journal; /* --journal: entries to journald, nothing on stdout */
 	char **types; /* NULL-terminated; NULL: all */
 	bool types_negated;
 	const char *prefix;
@@ -206,6 +212,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_INITIAL,
 	OPT_SOURCE,
+	OPT_JOURNAL,
 };
 
 static const struct option long_options[] = {
@@ -218,6 +225,7 @@ static const struct option long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "initial", no_argument, NULL, OPT_INITIAL },
 	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "journal", no_argument, NULL, OPT_JOURNAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -257,6 +265,9 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		return 0;
 	case OPT_SOURCE:
 		return parse_source(cl, optarg);
+	case OPT_JOURNAL:
+		cl->journal = true;
+		return 0;
 	default:
 		return cli_common_option(opt, argv, help_text,
 					 sizeof(help_text) / sizeof(*help_text));
@@ -276,6 +287,10 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	}
 	if (optind < argc) {
 		cli_usage_error(argv[optind], "unexpected argument");
+		return -1;
+	}
+	if (cl->json && cl->journal) {
+		cli_usage_error("--journal", "not together with --json");
 		return -1;
 	}
 	if (cl->ns_arg) {
@@ -427,7 +442,8 @@ static void text_identity(struct outbuf *ob, const struct mntkit_event *ev)
  * [from=OLD_TARGET] seq=N time=T mono=M
  * resync seq=N time=T mono=M resync_end=N
  */
-static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
+static void text_event(struct outbuf *ob, const struct mntkit_event *ev,
+		       bool identity)
 {
 	const struct mntkit_statmount *sm = ev->after ? ev->after : ev->before;
 	const char *type, *sub;
@@ -435,7 +451,8 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 
 	outbuf_puts(ob, mntkit_event_kind_name(ev->kind));
 	if (ev->kind == MNTKIT_EVENT_RESYNC) {
-		text_identity(ob, ev);
+		if (identity)
+			text_identity(ob, ev);
 		outbuf_putc(ob, '\n');
 		return;
 	}
@@ -469,7 +486,8 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 		put_text_field(ob, sm_field(ev->before,
 					    MNTKIT_FIELD_MNT_POINT));
 	}
-	text_identity(ob, ev);
+	if (identity)
+		text_identity(ob, ev);
 	outbuf_putc(ob, '\n');
 }
 
@@ -525,18 +543,77 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* --journal: where the entries go, and the watched namespace's ID */
+struct journal_out {
+	struct journal j;
+	uint64_t mnt_ns; /* 0: not known (no MOUNT_NS) */
+};
+
+static int journal_out_open(const struct cmdline *cl, struct journal_out *jo)
+{
+	const struct mntkit_opts *o = cl->ns;
+	int r;
+
+	r = journal_open(&jo->j, NULL);
+	if (r < 0) {
+		cli_errmsg("--journal", "%s: %s", JOURNAL_SOCKET,
+			   r == -ENOENT || r == -ECONNREFUSED ?
+				   "no journal listens there (is "
+				   "systemd-journald running?)" :
+				   strerror(-r));
+		journal_close(&jo->j);
+		return -1;
+	}
+	jo->mnt_ns = 0;
+	if (o && o->mnt_ns_id)
+		jo->mnt_ns = o->mnt_ns_id;
+	else if (o && o->mnt_ns_fd > 0)
+		mntkit_ns_id_from_fd(o->mnt_ns_fd, &jo->mnt_ns);
+	else
+		mntkit_ns_id_from_pid(o ? o->pid : 0, &jo->mnt_ns);
+	return 0;
+}
+
+/* the event as a journal entry, its text line (without identity) as MESSAGE */
+static int journal_event(struct journal_out *jo, struct outbuf *ob,
+			 const struct mntkit_event *ev)
+{
+	const char *msg;
+	int r;
+
+	text_event(ob, ev, false);
+	if (ob->len && ob->data[ob->len - 1] == '\n')
+		ob->len--;
+	msg = outbuf_cstr(ob);
+	r = msg ? mntwatch_journal_event(&jo->j, ev, msg, jo->mnt_ns) :
+		  -ENOMEM;
+	outbuf_reset(ob);
+	if (r < 0) {
+		cli_errmsg("--journal", "%s: %s", JOURNAL_SOCKET, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
 /* 1: print no more (count reached, stdout closed); 0 go on; -1 error */
 static int print_event(const struct cmdline *cl, struct outbuf *ob,
-		       const struct mntkit_event *ev, uint64_t *printed)
+		       struct journal_out *jo, const struct mntkit_event *ev,
+		       uint64_t *printed)
 {
 	int r;
 
 	if (!event_matches(cl, ev))
 		return 0;
+	if (jo) {
+		if (journal_event(jo, ob, ev) < 0)
+			return -1;
+		++*printed;
+		return cl->count && *printed >= cl->count;
+	}
 	if (cl->json)
 		json_event(ob, ev);
 	else
-		text_event(ob, ev);
+		text_event(ob, ev, true);
 	r = outbuf_flush(ob, stdout);
 	if (r == -EPIPE)
 		return 1;
@@ -594,6 +671,7 @@ static int run(const struct cmdline *cl)
 {
 	struct mntkit_watch *w = NULL;
 	struct outbuf ob = OUTBUF_INIT;
+	struct journal_out jout, *jo = NULL;
 	MNTKIT_EVENT(ev);
 	struct pollfd pfd[3];
 	uint64_t printed = 0;
@@ -613,19 +691,28 @@ static int run(const struct cmdline *cl)
 	}
 	if (cl->timeout >= 0)
 		deadline = mono_ms() + (int64_t)(cl->timeout * 1000.0 + 0.5);
+	if (cl->journal) {
+		if (journal_out_open(cl, &jout) < 0) {
+			close(sfd);
+			return -1;
+		}
+		jo = &jout;
+	}
 	if (open_watch(cl, &w) < 0) {
+		if (jo)
+			journal_close(&jo->j);
 		close(sfd);
 		return -1;
 	}
 	pfd[0] = (struct pollfd){ .fd = mntkit_watch_fd(w), .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	/* a pipe's write end reports POLLERR once its reader is gone */
-	pfd[2] = (struct pollfd){ .fd = STDOUT_FILENO, .events = 0 };
+	pfd[2] = (struct pollfd){ .fd = jo ? -1 : STDOUT_FILENO, .events = 0 };
 	for (;;) {
 		int wait_ms = -1, stop = 0, rr;
 
 		while ((rr = mntkit_watch_read(w, &ev)) == 1) {
-			stop = print_event(cl, &ob, &ev, &printed);
+			stop = print_event(cl, &ob, jo, &ev, &printed);
 			if (stop)
 				break;
 		}
@@ -655,6 +742,8 @@ static int run(const struct cmdline *cl)
 	}
 	mntkit_watch_free(w);
 	outbuf_free(&ob);
+	if (jo)
+		journal_close(&jo->j);
 	close(sfd);
 	return r < 0 ? -1 : 0;
 }
