@@ -117,7 +117,8 @@ PY
 # ---- cases that need no mounts ----
 
 c_help() {
-	expect_help help "$MNTWATCH" '^usage: mntwatch ' --source --initial
+	expect_help help "$MNTWATCH" '^usage: mntwatch ' --source --initial \
+		--journal mntwatch-event.schema.json
 }
 
 c_version() {
