@@ -7,7 +7,8 @@
  *   mntwatch [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS] [--ns NS]
  *            [-c N] [--timeout S] [--initial] [--source SRC]
  *
- * One line per event, written and flushed as it comes. SIGINT, SIGTERM,
+ * One line per event, written and flushed as it comes (--journal: one
+ * journal entry, mntwatch-journal.c). SIGINT, SIGTERM,
  * a closed stdout, --count and --timeout end it with status 0; errors
  * with one line on stderr and status 1.
  */
@@ -574,14 +575,26 @@ static int journal_out_open(const struct cmdline *cl, struct journal_out *jo)
 	return 0;
 }
 
-/* the event as a journal entry, its text line (without identity) as MESSAGE */
+/*
+ * The event as a journal entry. MESSAGE: its text line without the
+ * identity (the entry has SEQ and the clocks as fields), for a resync
+ * what it means.
+ */
 static int journal_event(struct journal_out *jo, struct outbuf *ob,
 			 const struct mntkit_event *ev)
 {
 	const char *msg;
 	int r;
 
-	text_event(ob, ev, false);
+	if (ev->kind == MNTKIT_EVENT_RESYNC && ev->resync_end > ev->seq)
+		outbuf_printf(ob, "resync: mount events may have been lost; "
+				  "events %" PRIu64 "..%" PRIu64 " replace them",
+			      ev->seq + 1, ev->resync_end);
+	else if (ev->kind == MNTKIT_EVENT_RESYNC)
+		outbuf_puts(ob, "resync: mount events may have been lost; "
+				"none changed the table");
+	else
+		text_event(ob, ev, false);
 	if (ob->len && ob->data[ob->len - 1] == '\n')
 		ob->len--;
 	msg = outbuf_cstr(ob);

@@ -29,7 +29,7 @@ done
 
 mkdir -p "$CLI_TMP/py"
 cat >"$CLI_TMP/py/jcli.py" <<'PY'
-import json, os, signal, subprocess, time
+import ctypes, json, os, signal, subprocess, time
 from mntcli import *
 
 EXE = os.environ["MNTWATCH"]
@@ -38,6 +38,18 @@ MESSAGE_ID = "7d5e998938e3438caaf2b433cb16734d"
 
 def sh(*cmd):
     subprocess.run(cmd, check=True)
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def churn(target, pairs):
+    """pairs mounts and unmounts of a tmpfs at target, quickly"""
+    for _ in range(pairs):
+        if libc.mount(b"churn", target.encode(), b"tmpfs", 0, None) or \
+           libc.umount2(target.encode(), 0):
+            e = ctypes.get_errno()
+            raise OSError(e, "churn at %s: %s" % (target, os.strerror(e)))
 
 
 def entries(pid):
@@ -249,12 +261,61 @@ except OSError as ex:
 PY
 }
 
+# a resync (a stopped mntwatch's fanotify queue overflowed, as in
+# mntwatch-schema.sh): PRIORITY 4, RESYNC_END, and the attach only its
+# diff could report inside its range
+c_journal_resync() {
+	local max
+	need_journald journal_resync || return
+	max=$(cat /proc/sys/fs/fanotify/max_queued_events 2>/dev/null)
+	if ! "$MNTWATCH" --source fanotify --timeout 0 -p /x 2>"$ERR"; then
+		skip journal_resync "$(cat "$ERR")"
+		return
+	elif [ -z "$max" ] || [ "$max" -gt 100000 ]; then
+		skip journal_resync "fanotify queue too long to overflow (${max:-unknown})"
+		return
+	fi
+	MAX_EVENTS=$max py_case journal_resync <<'PY'
+from jcli import *
+T = os.environ["T"]
+d, c = T + "/r", T + "/churn"
+os.makedirs(c)
+os.makedirs(d)
+sh("mount", "-t", "tmpfs", "ready", d)
+os.makedirs(d + "/keep")
+p = start("--initial", "--source", "fanotify", "-p", d)
+wait_entries(p.pid, lambda g: len(g) >= 1)
+p.send_signal(signal.SIGSTOP)
+try:
+    churn(c, int(os.environ["MAX_EVENTS"]) // 2 + 100)
+    sh("mount", "-t", "tmpfs", "kept", d + "/keep")
+finally:
+    p.send_signal(signal.SIGCONT)
+got = wait_entries(p.pid, lambda g: len(g) >= 3)
+stop(p)
+expect([e["EVENT"] for e in got] == ["attach", "resync", "attach"],
+       "events %r" % [e.get("MESSAGE") for e in got])
+seq = 0
+for e in got:
+    seq = common(e, p.pid, seq)
+rs, at = got[1], got[2]
+first, end = int(rs["SEQ"]) + 1, int(rs["RESYNC_END"])
+expect(rs["PRIORITY"] == "4" and "MOUNT_ID" not in rs and
+       rs["MESSAGE"] == "resync: mount events may have been lost; "
+                        "events %d..%d replace them" % (first, end),
+       "resync %r" % rs)
+expect(at["MOUNT_POINT"] == d + "/keep" and first <= int(at["SEQ"]) <= end,
+       "keep's attach %s outside %d..%d" % (at["SEQ"], first, end))
+PY
+}
+
 stop_journald() {
 	[ -n "$JPID" ] && stop_bg "$JPID"
 	JPID=
 }
 
-ns_cases="c_no_journal c_journal_events c_journal_memfd stop_journald"
+ns_cases="c_no_journal c_journal_events c_journal_memfd c_journal_resync
+	stop_journald"
 
 # ---- main ----
 
