@@ -20,11 +20,11 @@
 #define MFD_ALLOW_SEALING 0x0002U
 #endif
 #ifndef F_ADD_SEALS
-#define F_ADD_SEALS (1024 + 9)
-#define F_SEAL_SEAL 0x0001
+#define F_ADD_SEALS   (1024 + 9)
+#define F_SEAL_SEAL   0x0001
 #define F_SEAL_SHRINK 0x0002
-#define F_SEAL_GROW 0x0004
-#define F_SEAL_WRITE 0x0008
+#define F_SEAL_GROW   0x0004
+#define F_SEAL_WRITE  0x0008
 #endif
 
 static int journal_addr(const char *path, struct sockaddr_un *sa,
@@ -93,8 +93,8 @@ void journal_close(struct journal *j)
 	outbuf_free(&j->entry);
 }
 
-void journal_field_bytes(struct journal *j, const char *key,
-			 const void *value, size_t len)
+void journal_field_bytes(struct journal *j, const char *key, const void *value,
+			 size_t len)
 {
 	struct outbuf *ob = &j->entry;
 	unsigned char le[8];
@@ -159,8 +159,9 @@ static int send_memfd(struct journal *j)
 		off += (size_t)n;
 	}
 	/* journald takes a memfd only sealed: nobody can change it later */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-					   F_SEAL_SEAL) < 0) {
+	if (fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) <
+	    0) {
 		r = -errno;
 		goto out;
 	}

@@ -37,8 +37,8 @@ void journal_close(struct journal *j);
  * hold any byte but NUL (journal_field_bytes: any byte).
  */
 void journal_field(struct journal *j, const char *key, const char *value);
-void journal_field_bytes(struct journal *j, const char *key,
-			 const void *value, size_t len);
+void journal_field_bytes(struct journal *j, const char *key, const void *value,
+			 size_t len);
 void journal_field_u64(struct journal *j, const char *key, uint64_t v);
 
 /* journal_send - send the entry built and start a new one; 0 or -errno */

@@ -17,7 +17,7 @@
 
 /* syslog priorities: a mount event is news, a resync a warning */
 #define PRIO_WARNING 4
-#define PRIO_INFO 6
+#define PRIO_INFO    6
 
 static const char *field_str(const struct mntkit_statmount *sm,
 			     enum mntkit_field f)
@@ -73,8 +73,9 @@ static void put_record(struct journal *j, const struct mntkit_statmount *sm,
 	bool basic = sm->mask & MNTKIT_STATMOUNT_MNT_BASIC;
 
 	if (basic && WANT(MNTKIT_CHANGED_PARENT))
-		journal_field_u64(j, old ? "OLD_MOUNT_PARENT_ID" :
-					   "MOUNT_PARENT_ID", sm->mnt_parent_id);
+		journal_field_u64(
+			j, old ? "OLD_MOUNT_PARENT_ID" : "MOUNT_PARENT_ID",
+			sm->mnt_parent_id);
 	if (WANT(MNTKIT_CHANGED_MNT_POINT))
 		put_str(j, old ? "OLD_MOUNT_POINT" : "MOUNT_POINT", sm,
 			MNTKIT_FIELD_MNT_POINT);
@@ -89,7 +90,8 @@ static void put_record(struct journal *j, const struct mntkit_statmount *sm,
 		put_words(j, old ? "OLD_MOUNT_ATTR" : "MOUNT_ATTR",
 			  mntkit_attr_str, sm->mnt_attr);
 	if (basic && WANT(MNTKIT_CHANGED_PROPAGATION))
-		put_words(j, old ? "OLD_MOUNT_PROPAGATION" : "MOUNT_PROPAGATION",
+		put_words(j,
+			  old ? "OLD_MOUNT_PROPAGATION" : "MOUNT_PROPAGATION",
 			  mntkit_propagation_str, sm->mnt_propagation);
 	if (WANT(MNTKIT_CHANGED_OPTIONS))
 		put_str(j, old ? "OLD_MOUNT_OPTIONS" : "MOUNT_OPTIONS", sm,
@@ -123,7 +125,8 @@ int mntwatch_journal_event(struct journal *j, const struct mntkit_event *ev,
 		journal_field(j, "GONE", "1");
 	if (sm)
 		put_record(j, sm, false, 0);
-	if ((ev->kind == MNTKIT_EVENT_MOVE || ev->kind == MNTKIT_EVENT_CHANGE) &&
+	if ((ev->kind == MNTKIT_EVENT_MOVE ||
+	     ev->kind == MNTKIT_EVENT_CHANGE) &&
 	    ev->before) {
 		mntkit_changed_str(ev->changed, 0, buf, sizeof(buf));
 		journal_field(j, "CHANGED", buf);
