@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "journal.h"
@@ -200,6 +201,30 @@ static int reconnect(struct journal *j)
 	return 0;
 }
 
+/*
+ * The journald we were connected to is gone: wait for the one that
+ * replaces it (a restart: the socket is absent or not bound yet for a
+ * moment), at most RESTART_WAIT_MS, then send to it.
+ */
+#define RESTART_WAIT_MS 2000
+#define RESTART_STEP_MS 50
+
+static int send_again(struct journal *j)
+{
+	const struct timespec step = { 0, RESTART_STEP_MS * 1000000L };
+	int r = -ECONNREFUSED;
+
+	for (int ms = 0; ms <= RESTART_WAIT_MS; ms += RESTART_STEP_MS) {
+		r = reconnect(j);
+		if (!r)
+			return send_entry(j);
+		if (r != -ECONNREFUSED && r != -ENOENT)
+			return r;
+		nanosleep(&step, NULL);
+	}
+	return r;
+}
+
 int journal_send(struct journal *j)
 {
 	int r;
@@ -212,8 +237,8 @@ int journal_send(struct journal *j)
 	do
 		r = send_entry(j);
 	while (r == -EINTR);
-	if ((r == -ECONNREFUSED || r == -ENOTCONN) && !(r = reconnect(j)))
-		r = send_entry(j);
+	if (r == -ECONNREFUSED || r == -ENOTCONN)
+		r = send_again(j);
 	outbuf_reset(&j->entry);
 	return r;
 }

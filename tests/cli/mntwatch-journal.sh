@@ -142,6 +142,8 @@ start_journald() {
 		ReadKMsg=no
 		Audit=no
 	EOF
+	# a journald that ran before leaves its socket: wait for the new one
+	rm -f /run/systemd/journal/socket
 	"$JOURNALD" >"$CLI_TMP/journald.log" 2>&1 &
 	JPID=$!
 	for _ in $(seq 100); do
@@ -309,13 +311,65 @@ expect(at["MOUNT_POINT"] == d + "/keep" and first <= int(at["SEQ"]) <= end,
 PY
 }
 
+# the number of entries of process $1 whose MOUNT_SOURCE is $2
+jcount() {
+	journalctl -D /run/log/journal -o json --no-pager "_PID=$1" \
+		"MOUNT_SOURCE=$2" 2>/dev/null | grep -c .
+}
+
+# $1 entries of process $2 with MOUNT_SOURCE $3 within 10 s
+jwait() {
+	for _ in $(seq 100); do
+		[ "$(jcount "$2" "$3")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# journald restarted under a running mntwatch (a new socket at the same
+# path): the next event reaches the new journald
+c_journal_restart() {
+	local d=$T/restart mw rc
+	need_journald journal_restart || return
+	mkdir -p "$d" && mount -t tmpfs ready "$d" && mkdir "$d/a" "$d/b" ||
+		{ fail journal_restart "setup"; return; }
+	"$MNTWATCH" --journal --initial -p "$d" >"$OUT" 2>"$ERR" &
+	mw=$!
+	if ! jwait 1 "$mw" ready; then
+		stop_bg "$mw"
+		fail journal_restart "no entry of the initial attach: $(cat "$ERR")"
+		return
+	fi
+	stop_bg "$JPID"
+	JPID=
+	if ! start_journald; then
+		stop_bg "$mw"
+		fail journal_restart "systemd-journald did not start again"
+		return
+	fi
+	mount -t tmpfs after-restart "$d/b"
+	if ! jwait 1 "$mw" after-restart; then
+		stop_bg "$mw"
+		fail journal_restart "no entry after the restart: $(cat "$ERR")"
+		return
+	fi
+	kill -TERM "$mw"
+	wait "$mw"
+	rc=$?
+	if [ "$rc" != 0 ] || [ -s "$OUT" ] || [ -s "$ERR" ]; then
+		fail journal_restart "exit $rc, out $(head -c 200 "$OUT"), err $(cat "$ERR")"
+	else
+		pass journal_restart
+	fi
+}
+
 stop_journald() {
 	[ -n "$JPID" ] && stop_bg "$JPID"
 	JPID=
 }
 
 ns_cases="c_no_journal c_journal_events c_journal_memfd c_journal_resync
-	stop_journald"
+	c_journal_restart stop_journald"
 
 # ---- main ----
 
