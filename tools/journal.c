@@ -211,7 +211,7 @@ static int reconnect(struct journal *j)
 
 static int send_again(struct journal *j)
 {
-	const struct timespec step = { 0, RESTART_STEP_MS * 1000000L };
+	const struct timespec step = {0, RESTART_STEP_MS * 1000000L};
 	int r = -ECONNREFUSED;
 
 	for (int ms = 0; ms <= RESTART_WAIT_MS; ms += RESTART_STEP_MS) {
