@@ -482,6 +482,69 @@ static void mounts(enum mntkit_backend b)
 	T_EQ_I(mntkit_is_mountpoint(f2, 0), 0);
 }
 
+/*
+ * A FUSE mount whose daemon never answers (its fd held, never read): any
+ * lookup through it would wait for ever. The lookups answer without one,
+ * and an alarm fails the case should they block.
+ */
+static void served(enum mntkit_backend b)
+{
+	char opts[128], *d, *fuse, *c = NULL;
+	struct mntkit_table *t;
+	const struct mntkit_statmount *sm;
+	const char *type;
+	ssize_t i;
+	int fd;
+
+	t_private_ns();
+	use_backend(b);
+	d = real_tmpdir();
+	fuse = t_path("%s/fuse", d);
+	t_mkdir(fuse);
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		t_skip("no /dev/fuse: %s", strerror(errno));
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	if (mount("dead", fuse, "fuse.mntkitdead", MS_NOSUID, opts))
+		t_skip("cannot mount fuse: %s", strerror(errno));
+	alarm(20);
+	T_OK(mntkit_path_canon(t_path("%s/a/../b/./c/", fuse), 0, &c));
+	T_EQ_STR(c, t_path("%s/b/c", fuse));
+	free(c);
+	T_EQ_I(mntkit_is_mountpoint(fuse, 0), 1);
+	T_EQ_I(mntkit_is_mountpoint(t_path("%s/x", fuse), 0), 0);
+	T_EQ_I(mntkit_is_mountpoint(t_path("%s/x/..", fuse), 0), 1);
+	T_EQ_I(mntkit_is_mountpoint(d, 0), 0);
+	T_OK(mntkit_table_new(mask | MNTKIT_STATMOUNT_FS_TYPE, 0, NULL, &t));
+	i = mntkit_table_find_containing(t, t_path("%s/x/y", fuse),
+					 MNTKIT_LOOKUP_CANON);
+	T_EQ_STR(point_of(t, i), fuse);
+	sm = mntkit_table_get(t, (size_t)i);
+	T_OK(mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_FS_TYPE, &type));
+	T_EQ_STR(type, "fuse");
+	T_EQ_I(mntkit_table_find_target(t, t_path("%s/x/..", fuse),
+					MNTKIT_LOOKUP_CANON),
+	       i);
+	T_NEG(mntkit_table_find_source(t, t_path("%s/dev", fuse),
+				       MNTKIT_LOOKUP_CANON),
+	      ENOENT);
+	T_EQ_I(mntkit_table_find_source(t, "dead", 0), i);
+	mntkit_table_free(t);
+	alarm(0);
+	close(fd);
+}
+
+T_CASE(served_native)
+{
+	served(NATIVE);
+}
+
+T_CASE(served_mountinfo)
+{
+	served(MOUNTINFO);
+}
+
 T_CASE(mounts_native)
 {
 	mounts(NATIVE);
