@@ -405,8 +405,13 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 	r = build_rows(cl, p, tabs, ntabs, fo);
 	if (r < 0 || fo->n)
 		return r;
-	if (f->swap) {
-		/* one argument, no such source: maybe a mount point */
+	if (f->swap && (!f->target_arg || f->source_only)) {
+		/*
+		 * no such source: maybe a mount point (one argument; with -f,
+		 * findmnt's mnt_table_find_target() of it, even before a
+		 * second argument, which findmnt's -f lookup never reads)
+		 */
+		free(f->target);
 		f->target_arg = f->source;
 		f->target = canon_target(f, f->target_arg);
 		f->source = NULL;
