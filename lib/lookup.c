@@ -349,8 +349,9 @@ static ssize_t stack_top(const struct mntkit_table *t, size_t idx)
 			break;
 		for (ssize_t c = mntkit_table_first_child(t, idx); c >= 0;
 		     c = mntkit_table_next_sibling(t, (size_t)c)) {
-			const char *cp = sm_string(mntkit_table_get(t, (size_t)c),
-						   MNTKIT_FIELD_MNT_POINT);
+			const char *cp =
+				sm_string(mntkit_table_get(t, (size_t)c),
+					  MNTKIT_FIELD_MNT_POINT);
 
 			if (cp && same_path(cp, pt))
 				top = c;
@@ -419,10 +420,10 @@ ssize_t mntkit_table_find_target(const struct mntkit_table *table,
 static const struct {
 	const char *name, *dir;
 } tags[] = {
-	{ "LABEL", "/dev/disk/by-label/" },
-	{ "UUID", "/dev/disk/by-uuid/" },
-	{ "PARTLABEL", "/dev/disk/by-partlabel/" },
-	{ "PARTUUID", "/dev/disk/by-partuuid/" },
+	{"LABEL", "/dev/disk/by-label/"},
+	{"UUID", "/dev/disk/by-uuid/"},
+	{"PARTLABEL", "/dev/disk/by-partlabel/"},
+	{"PARTUUID", "/dev/disk/by-partuuid/"},
 };
 
 /* udev's encoding of a name in /dev/disk/by-*: \xHH but for safe bytes */
@@ -506,8 +507,7 @@ static bool source_is(const struct mntkit_statmount *sm, const void *arg)
 	return src && same_path(src, arg);
 }
 
-static bool source_canon_is(const struct mntkit_statmount *sm,
-			    const void *arg)
+static bool source_canon_is(const struct mntkit_statmount *sm, const void *arg)
 {
 	const char *src = sm_string(sm, MNTKIT_FIELD_SB_SOURCE);
 	char *canon;
