@@ -13,6 +13,7 @@
 #include <mntkit.h>
 
 #include "harness.h"
+#include "seccomp.h"
 
 #define NATIVE	  MNTKIT_BACKEND_NATIVE
 #define MOUNTINFO MNTKIT_BACKEND_MOUNTINFO
@@ -543,6 +544,56 @@ T_CASE(served_native)
 T_CASE(served_mountinfo)
 {
 	served(MOUNTINFO);
+}
+
+/*
+ * A filter refuses statx (and name_to_handle_at): no STATX_ATTR_MOUNT_ROOT,
+ * the mount IDs of the path and its parent (by the handle, or fdinfo)
+ */
+static void refused(const struct t_refusal *r, size_t n)
+{
+	char *d, *a, *bind, *f1, *f2;
+
+	t_private_ns();
+	d = real_tmpdir();
+	a = t_path("%s/a", d);
+	bind = t_path("%s/bind", d);
+	f1 = t_path("%s/f1", d);
+	f2 = t_path("%s/f2", d);
+	t_tmpfs(a, 0, NULL);
+	t_mkdir(t_path("%s/a/sub", d));
+	t_bind(t_path("%s/a/sub", d), bind, 0);
+	T_OK(close(open(f1, O_CREAT | O_WRONLY, 0644)));
+	T_OK(close(open(f2, O_CREAT | O_WRONLY, 0644)));
+	t_mount(f1, f2, NULL, MS_BIND, NULL);
+	if (t_seccomp_refuse(r, n) < 0) {
+		if (errno == ENOTSUP)
+			t_skip("no seccomp filter for this architecture");
+		t_fail("seccomp filter: %s", strerror(errno));
+	}
+	T_EQ_I(mntkit_is_mountpoint(a, 0), 1);
+	T_EQ_I(mntkit_is_mountpoint(bind, 0), 1);
+	T_EQ_I(mntkit_is_mountpoint(f2, 0), 1);
+	T_EQ_I(mntkit_is_mountpoint(f1, 0), 0);
+	T_EQ_I(mntkit_is_mountpoint(d, 0), 0);
+	T_EQ_I(mntkit_is_mountpoint(t_path("%s/a/sub", d), 0), 0);
+	T_EQ_I(mntkit_is_mountpoint("/", 0), 1);
+	T_NEG(mntkit_is_mountpoint(t_path("%s/none", d), 0), ENOENT);
+}
+
+T_CASE(mountpoint_statx_refused)
+{
+	struct t_refusal r[] = {{"statx", ENOSYS}};
+
+	refused(r, 1);
+}
+
+T_CASE(mountpoint_statx_handle_refused)
+{
+	struct t_refusal r[] = {{"statx", EPERM},
+				{"name_to_handle_at", EPERM}};
+
+	refused(r, 2);
 }
 
 T_CASE(mounts_native)
