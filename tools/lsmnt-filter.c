@@ -130,6 +130,23 @@ static bool match_options(const char *optstr, const char *pattern)
 }
 
 /*
+ * realpath(3) of an argument, but never through a served filesystem
+ * (NFS, FUSE, ...: findmnt hangs there on a dead server): a path that
+ * leads into one is canonical as far as the library resolves it without
+ * looking into it (mntkit_path_canon()); any other, realpath's answer.
+ */
+static char *real_path(const char *path)
+{
+	char *c = NULL;
+
+	if (mntkit_path_canon(path, 0, &c) == 0 &&
+	    mntkit_path_served(c) == 1)
+		return c;
+	free(c);
+	return realpath(path, NULL);
+}
+
+/*
  * The device a -S source names, canonical: a tag (LABEL=, UUID=, ...)
  * through libblkid as findmnt resolves it (udev's links, else its
  * cache and, as root, a scan), a path as realpath() gives it.
@@ -140,17 +157,17 @@ char *canon_source(const char *src)
 
 	if (source_is_tag(src)) {
 		dev = evaluate_tag(src);
-		real = dev ? realpath(dev, NULL) : NULL;
+		real = dev ? real_path(dev) : NULL;
 		free(dev);
 		return real;
 	}
-	return strchr(src, '/') ? realpath(src, NULL) : NULL;
+	return strchr(src, '/') ? real_path(src) : NULL;
 }
 
 /* -T, -M, a mount point argument: the path to compare (-C: as given) */
 char *canon_target(const struct filter *f, const char *path)
 {
-	return f->nocanon ? strdup(path) : realpath(path, NULL);
+	return f->nocanon ? strdup(path) : real_path(path);
 }
 
 /*
