@@ -814,6 +814,137 @@ int mntkit_table_tab_entry(const struct mntkit_table *table, size_t idx,
 /* mntkit_tab_format_name - "auto", "mountinfo", "fstab", "utab"; NULL */
 const char *mntkit_tab_format_name(enum mntkit_tab_format format);
 
+/* ---- Lookups: a mount by target, source, device; a path's mount ---- */
+
+/*
+ * The lookups of libmount's mnt_table_find_*(), moby/mountinfo's and
+ * Kubernetes' mount-utils' Mounted/IsMountPoint, over any table (a
+ * snapshot or a table read from a file). They never block on a
+ * filesystem's server: nothing is looked up through a served filesystem
+ * (nfs, cifs, fuse, ...: mntkit_path_served()).
+ *
+ * Paths are compared as libmount compares them: equal but for trailing
+ * slashes ("/mnt/" is "/mnt"). A record is read with mntkit_sm_str(sm,
+ * sm->size, ...): one without the group a lookup needs (MNT_POINT,
+ * SB_SOURCE, SB_BASIC) never matches. Records are those of the table,
+ * with their strings as the table has them (unescaped).
+ *
+ * Flags (each call says which it takes; any other: -EINVAL):
+ */
+#define MNTKIT_LOOKUP_FIRST    0x01U /* the first match in table order,
+					not the last (the visible one) */
+#define MNTKIT_LOOKUP_CANON    0x02U /* when nothing matches as given,
+					try the canonical form (below) */
+#define MNTKIT_LOOKUP_NOFOLLOW 0x04U /* a final symlink is not followed */
+
+/*
+ * mntkit_path_canon - the canonical form of @path, as realpath(3) gives
+ * it but without ever blocking: the path (relative to the working
+ * directory, or absolute) is resolved a component at a time in the
+ * caller's namespace and root, symlinks followed (at most 40: -ELOOP),
+ * "." and ".." taken off. A component that does not exist or cannot be
+ * looked at, and every component inside a served filesystem (its mount
+ * point crossed), is not looked up: it and the rest are taken as
+ * written, lexically ("a/../b" is "b"), so the result is always an
+ * absolute path without "//", "." or "..", and without a trailing slash
+ * (but "/"). MNTKIT_LOOKUP_NOFOLLOW: a final symlink is kept. On success
+ * 0 and *@out (malloc'd, free(3)); else a negative errno (-EINVAL: NULL
+ * or empty @path, NULL @out, a flag other than NOFOLLOW) and *@out NULL.
+ */
+int mntkit_path_canon(const char *path, unsigned int flags, char **out);
+
+/*
+ * mntkit_table_find_target - the mount whose mount point is @path.
+ * By default the visible one of those mounted there: the last in table
+ * order, then the mount on top of it (a child on the same mount point)
+ * up the stack; with MNTKIT_LOOKUP_FIRST the first in table order. With
+ * MNTKIT_LOOKUP_CANON, when no mount point is @path as given, the
+ * mounts are looked up again with mntkit_path_canon(@path). Returns the
+ * index, -ENOENT when none, -EINVAL (NULL argument, other flags).
+ */
+ssize_t mntkit_table_find_target(const struct mntkit_table *table,
+				 const char *path, unsigned int flags);
+
+/*
+ * mntkit_table_find_source - the mount whose source (SB_SOURCE) is
+ * @source: a path ("/dev/sda1"), any other string ("tmpfs",
+ * "server:/export"), or a tag LABEL=, UUID=, PARTLABEL=, PARTUUID= (value
+ * maybe in double quotes). The last match in table order, or the first
+ * with MNTKIT_LOOKUP_FIRST. As libmount, first the sources as given are
+ * compared, through the whole table; then, with MNTKIT_LOOKUP_CANON,
+ * the canonical forms: a tag is the device udev's link
+ * /dev/disk/by-{label,uuid,partlabel,partuuid}/VALUE names (the value
+ * escaped as udev escapes it), a path its mntkit_path_canon(); it
+ * matches a record whose source is that device as given, or whose
+ * source (a path, or a tag) has that canonical form. The library has no
+ * libblkid: a tag no udev link names (no udev: a container, an initrd)
+ * matches only a source written as that tag. Returns the index, -ENOENT
+ * when none, -EINVAL (NULL argument, other flags).
+ */
+ssize_t mntkit_table_find_source(const struct mntkit_table *table,
+				 const char *source, unsigned int flags);
+
+/*
+ * mntkit_table_find_devno - the mount whose superblock device
+ * (sb_dev_major:sb_dev_minor, SB_BASIC) is @devno: the last in table
+ * order, or the first with MNTKIT_LOOKUP_FIRST. 0 is a device number
+ * like others (not "none"). Of the tables read from a file only a
+ * mountinfo file's records have device numbers (fstab's and utab's never
+ * match). Returns the index, -ENOENT when
+ * none, -EINVAL (NULL table, other flags).
+ */
+ssize_t mntkit_table_find_devno(const struct mntkit_table *table, dev_t devno,
+				unsigned int flags);
+
+/*
+ * mntkit_table_find_containing - the mount that contains @path: the
+ * mount whose mount point is the longest prefix of @path (ending at a
+ * '/', or all of it), and of several there the visible one (as
+ * mntkit_table_find_target()). @path is made absolute (relative to the
+ * working directory) and taken lexically, without looking at the
+ * filesystem ("//", "." and trailing slashes dropped, ".." taking off
+ * the component before it), or with MNTKIT_LOOKUP_CANON through
+ * mntkit_path_canon(). Like findmnt -T and libmount's
+ * mnt_table_find_mountpoint(), a mount point hidden by a mount over one
+ * of its ancestors still counts (the kernel's own answer for a path:
+ * mntkit_path_id()). Returns the index, -ENOENT when no mount point is a
+ * prefix, -EINVAL (NULL argument, empty @path, other flags).
+ */
+ssize_t mntkit_table_find_containing(const struct mntkit_table *table,
+				     const char *path, unsigned int flags);
+
+/*
+ * mntkit_sm_match_target / mntkit_sm_match_source - does record @sm
+ * (@len valid bytes, as mntkit_sm_str()) have @path as its mount point,
+ * @source as its source, compared as given but for trailing slashes?
+ * libmount's mnt_fs_streq_target() and mnt_fs_streq_srcpath(), for a
+ * walk over a table (or a watch's records) that keeps every match:
+ * "for (i = 0; i < n; i++) if (mntkit_sm_match_target(...) == 1)".
+ * 1 or 0; a negative errno: -EINVAL (NULL argument, @flags not 0),
+ * -ENODATA (the record lacks the group), -EBADMSG (as mntkit_sm_str()).
+ */
+int mntkit_sm_match_target(const struct mntkit_statmount *sm, size_t len,
+			   const char *path, unsigned int flags);
+int mntkit_sm_match_source(const struct mntkit_statmount *sm, size_t len,
+			   const char *source, unsigned int flags);
+
+/*
+ * mntkit_is_mountpoint - is @path (relative to the working directory,
+ * or absolute) the root of a mount in the caller's namespace: a mount
+ * point, a bind-mounted file, the root "/" (when it is a mount's root,
+ * as outside a chroot)? Exact, as moby/mountinfo's Mounted() and
+ * mount-utils' IsMountPoint() are not: statx(2)'s
+ * STATX_ATTR_MOUNT_ROOT of the path (5.8+), else the mount IDs of the
+ * path and of its parent directory compared (mntkit_path_id()). A final
+ * symlink is followed, or with MNTKIT_LOOKUP_NOFOLLOW looked at itself.
+ * The path is resolved with mntkit_path_canon() first; when it crosses
+ * a served filesystem it is not looked at: the answer is then the
+ * caller's mount table's (1 when a mount's mount point is the canonical
+ * path). Returns 1 or 0, or a negative errno (-ENOENT: no such path,
+ * -EINVAL: NULL or empty @path, other flags; statx's).
+ */
+int mntkit_is_mountpoint(const char *path, unsigned int flags);
+
 /* ---- Mount namespaces ---- */
 
 /* mntkit_ns_open_pid - open /proc/PID/ns/mnt (O_RDONLY|O_CLOEXEC); 0 = self. */

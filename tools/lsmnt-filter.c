@@ -129,16 +129,21 @@ static bool match_options(const char *optstr, const char *pattern)
 	return true;
 }
 
-/* two paths equal but for trailing slashes */
-static bool same_path(const char *a, const char *b)
+/*
+ * realpath(3) of an argument, but never through a served filesystem
+ * (NFS, FUSE, ...: findmnt hangs there on a dead server): a path that
+ * leads into one is canonical as far as the library resolves it without
+ * looking into it (mntkit_path_canon()); any other, realpath's answer.
+ */
+static char *real_path(const char *path)
 {
-	size_t la = strlen(a), lb = strlen(b);
+	char *c = NULL;
 
-	while (la > 1 && a[la - 1] == '/')
-		la--;
-	while (lb > 1 && b[lb - 1] == '/')
-		lb--;
-	return la == lb && !strncmp(a, b, la);
+	if (mntkit_path_canon(path, 0, &c) == 0 &&
+	    mntkit_path_served(c) == 1)
+		return c;
+	free(c);
+	return realpath(path, NULL);
 }
 
 /*
@@ -152,17 +157,17 @@ char *canon_source(const char *src)
 
 	if (source_is_tag(src)) {
 		dev = evaluate_tag(src);
-		real = dev ? realpath(dev, NULL) : NULL;
+		real = dev ? real_path(dev) : NULL;
 		free(dev);
 		return real;
 	}
-	return strchr(src, '/') ? realpath(src, NULL) : NULL;
+	return strchr(src, '/') ? real_path(src) : NULL;
 }
 
 /* -T, -M, a mount point argument: the path to compare (-C: as given) */
 char *canon_target(const struct filter *f, const char *path)
 {
-	return f->nocanon ? strdup(path) : realpath(path, NULL);
+	return f->nocanon ? strdup(path) : real_path(path);
 }
 
 /*
@@ -173,7 +178,7 @@ char *canon_target(const struct filter *f, const char *path)
 static bool is_shadowed(const struct mntkit_table *t,
 			const struct mntkit_statmount *sm)
 {
-	const char *point, *cp;
+	const char *point;
 	ssize_t i = t ? mntkit_table_find(t, sm->mnt_id) : -1;
 
 	if (i < 0 ||
@@ -183,8 +188,7 @@ static bool is_shadowed(const struct mntkit_table *t,
 	     c = mntkit_table_next_sibling(t, (size_t)c)) {
 		const struct mntkit_statmount *ch = mntkit_table_get(t, (size_t)c);
 
-		if (mntkit_sm_str(ch, ch->size, MNTKIT_FIELD_MNT_POINT, &cp) == 0 &&
-		    !strcmp(cp, point))
+		if (mntkit_sm_match_target(ch, ch->size, point, 0) == 1)
 			return true;
 	}
 	return false;
@@ -199,7 +203,8 @@ static bool match_source(struct matcher *m, const struct mntkit_statmount *sm)
 
 	if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_SB_SOURCE, &src) < 0)
 		return false;
-	if (f->source_pass != 2 && same_path(src, f->source))
+	if (f->source_pass != 2 &&
+	    mntkit_sm_match_source(sm, sm->size, f->source, 0) == 1)
 		return true;
 	type = cell_fstype(sm, &m->s1);
 	if (!f->source_canon || fstype_is_pseudo(type) || f->nocanon ||
@@ -215,15 +220,13 @@ static bool match_source(struct matcher *m, const struct mntkit_statmount *sm)
 	return ok;
 }
 
+/* libmount's mnt_fs_match_target(): as given, then the canonical path */
 static bool match_target(const struct filter *f,
 			 const struct mntkit_statmount *sm)
 {
-	const char *point;
-
-	if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0)
-		return false;
-	return same_path(point, f->target_arg) ||
-	       (f->target && !strcmp(point, f->target));
+	return mntkit_sm_match_target(sm, sm->size, f->target_arg, 0) == 1 ||
+	       (f->target &&
+		mntkit_sm_match_target(sm, sm->size, f->target, 0) == 1);
 }
 
 /*
@@ -326,17 +329,33 @@ uint64_t filter_mask(const struct filter *f)
 /*
  * -T of a path that is no mount point: the mount point it is under, found
  * as findmnt does, by the path's canonical form with its last components
- * taken off one by one until a mount's target is left.
+ * taken off one by one until a mount's target is left. A path as the
+ * lookup takes it (absolute, no "//", ".", ".." or trailing '/') is the
+ * library's mntkit_table_find_containing() in every table, the longest
+ * mount point of them; another (-C) is walked as written.
  */
-void target_walk_up(struct filter *f, struct mntkit_table **tabs,
-		    size_t ntabs)
+static bool lexically_normal(const char *p)
 {
-	char *path = f->target;
-	size_t len;
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	for (const char *c = p; *c; c++) {
+		if (*c != '/')
+			continue;
+		if (c[1] == '/' || c[1] == '\0' ||
+		    (c[1] == '.' && (c[2] == '/' || c[2] == '\0')) ||
+		    (c[1] == '.' && c[2] == '.' && (c[3] == '/' || c[3] == '\0')))
+			return false;
+	}
+	return true;
+}
 
-	if (!path)
-		return;
-	len = strlen(path);
+static void walk_up_as_written(char *path, struct mntkit_table **tabs,
+			       size_t ntabs)
+{
+	size_t len = strlen(path);
+
 	for (;;) {
 		for (size_t t = 0; t < ntabs; t++) {
 			size_t n = mntkit_table_count(tabs[t]);
@@ -363,4 +382,37 @@ void target_walk_up(struct filter *f, struct mntkit_table **tabs,
 		if (len > 1)
 			len--;
 	}
+}
+
+void target_walk_up(struct filter *f, struct mntkit_table **tabs,
+		    size_t ntabs)
+{
+	size_t best = 0;
+
+	if (!f->target)
+		return;
+	if (!lexically_normal(f->target)) {
+		walk_up_as_written(f->target, tabs, ntabs);
+		return;
+	}
+	for (size_t t = 0; t < ntabs; t++) {
+		ssize_t i = mntkit_table_find_containing(tabs[t], f->target, 0);
+		const struct mntkit_statmount *sm;
+		const char *point;
+		size_t len;
+
+		if (i < 0)
+			continue;
+		sm = mntkit_table_get(tabs[t], (size_t)i);
+		if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT,
+				  &point) < 0)
+			continue;
+		len = strlen(point);
+		while (len > 1 && point[len - 1] == '/')
+			len--;
+		if (len > best)
+			best = len;
+	}
+	if (best)
+		f->target[best] = '\0';
 }

@@ -647,8 +647,11 @@ static int parse_args(struct cmdline *cl, int argc, char *argv[])
 	}
 	if (nargs >= 1 && !parse_devno(f, argv[optind])) {
 		f->source = argv[optind];
-		/* a lone argument may be a mount point, but not after -S */
-		f->swap = nargs == 1 && !f->source_devno;
+		/*
+		 * a positional source may be a mount point, never -S's: a
+		 * lone one, or with -f one before a target (select_rows())
+		 */
+		f->swap = !f->source_devno;
 	}
 	if (nargs == 2) {
 		/* SOURCE TARGET: TARGET must be the mount point itself (as -M) */

@@ -32,7 +32,12 @@ struct filter {
 	const char *target_arg;
 	char *target; /* the mount point to match (canonical) */
 	bool strict;  /* -M: no walk up to the mount point of a path */
-	bool swap;    /* one argument: source, else target */
+	/*
+	 * a positional source: else a target (one argument; with -f and no
+	 * -t, -O, --id, a second argument is ignored, as findmnt's
+	 * mount(8)-compatible lookup ignores it)
+	 */
+	bool swap;
 	bool has_id;  /* --id */
 	uint32_t id;
 	bool has_uniq; /* --uniq-id */

@@ -35,6 +35,9 @@
 
 /* ---- main work ---- */
 
+/* -m: the tables utab merges into (-F takes at most as many files) */
+#define MTAB_MAX 8
+
 /*
  * What the snapshot must hold: the shown columns' groups and whatever the
  * filters and -U compare, whether or not a column shows it.
@@ -156,21 +159,26 @@ static int read_tabfiles(struct cmdline *cl, struct mntkit_table ***tabs,
  * utab (LIBMOUNT_UTAB, else /run/mount/utab) appended to OPTIONS. Each
  * utab entry, from the last, goes to the last mount of the table (in list
  * order) not merged yet whose root, mount point and source are the
- * entry's (libmount's mnt_table_merge_user_fs()).
+ * entry's (libmount's mnt_table_merge_user_fs()). With -F the files are
+ * the kernel's table, as findmnt -m -F reads them (each file's table
+ * merged on its own).
  */
 static struct {
-	const struct mntkit_table *t;
-	const char **user; /* per table index */
+	const struct mntkit_table *t[MTAB_MAX];
+	const char **user[MTAB_MAX]; /* per table index */
+	size_t n;
 	struct mntkit_table *utab;
 } mtab;
 
 static const char *mtab_user_options(const struct mntkit_statmount *sm)
 {
-	ssize_t i = mntkit_table_find(mtab.t, sm->mnt_id);
+	for (size_t k = 0; k < mtab.n; k++) {
+		ssize_t i = mntkit_table_find(mtab.t[k], sm->mnt_id);
 
-	return i >= 0 && mntkit_table_get(mtab.t, (size_t)i) == sm
-		       ? mtab.user[i]
-		       : NULL;
+		if (i >= 0 && mntkit_table_get(mtab.t[k], (size_t)i) == sm)
+			return mtab.user[k][i];
+	}
+	return NULL;
 }
 
 static bool str_same(const char *a, const char *b)
@@ -188,28 +196,12 @@ static const char *sm_string(const struct mntkit_statmount *sm,
 	return s;
 }
 
-static int mtab_merge(const struct cmdline *cl, const struct mntkit_table *t)
+/* utab's entries into table @t, whose user options go to @user */
+static int mtab_merge_one(const struct cmdline *cl,
+			  const struct mntkit_table *t, const char **user)
 {
-	MNTKIT_TAB_OPTS(o, .format = MNTKIT_TAB_UTAB,
-			.flags = MNTKIT_TAB_SKIP_BAD);
-	const char *path = secure_getenv("LIBMOUNT_UTAB");
-	size_t n = mntkit_table_count(t), *order;
-	int r;
+	size_t n = mntkit_table_count(t), *order = list_order(cl, t);
 
-	if (!path || !*path)
-		path = "/run/mount/utab";
-	r = mntkit_table_read_file(path, &o, &mtab.utab);
-	if (r == -ENOENT)
-		return 0; /* no utab: nothing to merge */
-	if (r < 0) {
-		cli_errmsg(NULL, "can't read %s: %s", path, strerror(-r));
-		return r;
-	}
-	mtab.t = t;
-	mtab.user = calloc(n + 1, sizeof(*mtab.user));
-	if (!mtab.user)
-		return -ENOMEM;
-	order = list_order(cl, t);
 	for (size_t u = mntkit_table_count(mtab.utab); u-- > 0;) {
 		const struct mntkit_statmount *us = mntkit_table_get(mtab.utab, u);
 		const char *target = sm_string(us, MNTKIT_FIELD_MNT_POINT);
@@ -224,23 +216,53 @@ static int mtab_merge(const struct cmdline *cl, const struct mntkit_table *t)
 			size_t i = order ? order[k] : k;
 			const struct mntkit_statmount *sm = mntkit_table_get(t, i);
 
-			if (mtab.user[i] ||
+			if (user[i] ||
 			    !str_same(sm_string(sm, MNTKIT_FIELD_MNT_ROOT), root) ||
 			    !str_same(sm_string(sm, MNTKIT_FIELD_MNT_POINT), target) ||
 			    !str_same(sm_string(sm, MNTKIT_FIELD_SB_SOURCE), src))
 				continue;
-			mtab.user[i] = e.user_options;
+			user[i] = e.user_options;
 			break;
 		}
 	}
 	free(order);
+	return 0;
+}
+
+static int mtab_merge(const struct cmdline *cl, struct mntkit_table **tabs,
+		      size_t ntabs)
+{
+	MNTKIT_TAB_OPTS(o, .format = MNTKIT_TAB_UTAB,
+			.flags = MNTKIT_TAB_SKIP_BAD);
+	const char *path = secure_getenv("LIBMOUNT_UTAB");
+	int r;
+
+	if (!path || !*path)
+		path = "/run/mount/utab";
+	r = mntkit_table_read_file(path, &o, &mtab.utab);
+	if (r == -ENOENT)
+		return 0; /* no utab: nothing to merge */
+	if (r < 0) {
+		cli_errmsg(NULL, "can't read %s: %s", path, strerror(-r));
+		return r;
+	}
+	for (size_t k = 0; k < ntabs && k < MTAB_MAX; k++) {
+		mtab.t[k] = tabs[k];
+		mtab.user[k] = calloc(mntkit_table_count(tabs[k]) + 1,
+				      sizeof(*mtab.user[k]));
+		if (!mtab.user[k])
+			return -ENOMEM;
+		mtab.n = k + 1;
+		mtab_merge_one(cl, tabs[k], mtab.user[k]);
+	}
 	cell_user_options = mtab_user_options;
 	return 0;
 }
 
 static void mtab_free(void)
 {
-	free(mtab.user);
+	for (size_t k = 0; k < mtab.n; k++)
+		free(mtab.user[k]);
 	mntkit_table_free(mtab.utab);
 	memset(&mtab, 0, sizeof(mtab));
 	cell_user_options = NULL;
@@ -257,8 +279,10 @@ static int snapshots(struct cmdline *cl, struct mntkit_table ***tabs,
 
 	*ntabs = 0;
 	*tids = NULL;
-	if (cl->ntabfiles)
-		return read_tabfiles(cl, tabs, ntabs);
+	if (cl->ntabfiles) {
+		r = read_tabfiles(cl, tabs, ntabs);
+		return !r && cl->mtab ? mtab_merge(cl, *tabs, *ntabs) : r;
+	}
 	if (!cl->all_ns) {
 		*tabs = calloc(1, sizeof(**tabs));
 		*tids = want_tid ? calloc(1, sizeof(**tids)) : NULL;
@@ -271,7 +295,7 @@ static int snapshots(struct cmdline *cl, struct mntkit_table ***tabs,
 		if (r < 0)
 			return r;
 		*ntabs = 1;
-		return cl->mtab ? mtab_merge(cl, (*tabs)[0]) : 0;
+		return cl->mtab ? mtab_merge(cl, *tabs, 1) : 0;
 	}
 	n = list_namespaces(cl, &ids, want_tid ? &pids : NULL);
 	if (n < 0)
@@ -405,8 +429,13 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 	r = build_rows(cl, p, tabs, ntabs, fo);
 	if (r < 0 || fo->n)
 		return r;
-	if (f->swap) {
-		/* one argument, no such source: maybe a mount point */
+	if (f->swap && (!f->target_arg || f->source_only)) {
+		/*
+		 * no such source: maybe a mount point (one argument; with -f,
+		 * findmnt's mnt_table_find_target() of it, even before a
+		 * second argument, which findmnt's -f lookup never reads)
+		 */
+		free(f->target);
 		f->target_arg = f->source;
 		f->target = canon_target(f, f->target_arg);
 		f->source = NULL;
@@ -712,11 +741,11 @@ static int run(struct cmdline *cl)
 		goto out;
 	/*
 	 * findmnt: a tree only of a mountinfo file (not of several files,
-	 * even with --tree), and none with -m
+	 * even with --tree), and with -m (also of a file) only with --tree
 	 */
 	if ((cl->ntabfiles && !cl->tab_mountinfo) ||
 	    cl->ntabfiles > 1 ||
-	    (cl->mtab && !cl->ntabfiles && !cl->force_tree))
+	    (cl->mtab && !cl->force_tree))
 		p.tree_mode = p.whole_tree = cl->pr.tree = false;
 	r = select_rows(cl, &p, tabs, ntabs, &fo);
 	if (!r)

@@ -257,6 +257,30 @@ for a in ([], ["-J"], ["-R", "-T", d], ["-O", "x-bind"], ["--tree", "-R", "-T", 
 PY
 }
 
+# -T of a path that is no mount point walks up to the longest mount point
+# (mntkit_table_find_containing()), a target written with a trailing slash
+# too, as findmnt (libmount compares paths but for trailing slashes)
+c_target_walk() {
+	py_case tab_target_walk <<'PY'
+import os
+from tabcmp import *
+need_findmnt()
+d = os.path.realpath(T) + "/walk"
+os.makedirs(d + "/x/y/z", exist_ok=True)
+os.makedirs(d + "/xy", exist_ok=True)
+os.makedirs(d + "/x/q", exist_ok=True)
+f = T + "/fstab-walk"
+with open(f, "w") as o:
+    o.write("/dev/sda1 / ext4 defaults 0 1\n"
+            "/dev/sdb1 %s/x/ ext4 defaults 0 2\n"
+            "/dev/sdc1 %s/x/y ext4 defaults 0 2\n" % (d, d))
+for a in (["-T", d + "/x/q"], ["-T", d + "/x/y/z"], ["-T", d + "/x/y"], ["-T", d + "/x/"],
+          ["-T", d + "/xy"], ["-T", d + "/x/y/../z"], ["-C", "-T", d + "/x/y/z"],
+          ["-M", d + "/x"], [d + "/x/"], ["-J", "-T", d + "/x/y/z"]):
+    same(["-F", f] + a)
+PY
+}
+
 # -x: every check's message, with and without --verbose, the order of
 # the targets, filters, -f; stdout and exit status as findmnt's, and the
 # summary line on stderr
@@ -360,6 +384,6 @@ c_refused() {
 }
 
 plain_cases="c_fstab c_mtab c_mountinfo c_mountinfo_unordered c_empty c_fstab_option c_mtab_merge
-c_verify c_bad_lines c_refused"
+c_target_walk c_verify c_bad_lines c_refused"
 ns_cases="c_mtab_ns c_verify_dev"
 cli_main true "" "${2:-}"

@@ -660,9 +660,42 @@ for m in ([], ["-J"], ["-l"], ["-r"]):
 PY
 }
 
+# a FUSE mount whose daemon never answers (its fd held, never read): a
+# lookup there waits for ever (findmnt -T hangs in realpath); lsmnt's
+# arguments are made canonical without looking into it
+c_ns_dead_fuse() {
+	local want
+	mkdir -p "$T/dead" || return
+	if ! exec 7<>/dev/fuse; then
+		skip ns_dead_fuse "no /dev/fuse"
+		return
+	fi
+	if ! mount -t fuse.lsmntdead -o fd=7,rootmode=40000,user_id=0,group_id=0 \
+		dead "$T/dead" 2>/dev/null; then
+		exec 7>&-
+		skip ns_dead_fuse "cannot mount fuse"
+		return
+	fi
+	want="$T/dead dead"
+	for a in "-T $T/dead/x/../y/z" "-M $T/dead" "$T/dead/" "-S dead" \
+		"-f $T/dead/" "-T $T/dead/x -R"; do
+		# shellcheck disable=SC2086 # the words of $a
+		run timeout -s KILL 20 "$LSMNT" -n -r -o TARGET,SOURCE $a
+		if [ "$RC" != 0 ] || [ "$(cat "$OUT")" != "$want" ]; then
+			fail ns_dead_fuse "lsmnt $a: exit $RC, out $(head -c 200 "$OUT")"
+			umount -l "$T/dead"
+			exec 7>&-
+			return
+		fi
+	done
+	umount -l "$T/dead"
+	exec 7>&-
+	pass ns_dead_fuse
+}
+
 ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
 	c_ns_columns c_ns_idmap c_ns_other
-	c_ns_churn c_ns_child_order"
+	c_ns_churn c_ns_child_order c_ns_dead_fuse"
 
 # ---- main ----
 
