@@ -4,8 +4,9 @@
  * namespace as they happen, with libmntkit's watch (fanotify mount events
  * where the kernel has them, POLLPRI on mountinfo + diffs elsewhere).
  *
- *   mntwatch [--json] [-t TYPES] [-p PATH] [-e EVENTS] [--ns NS]
- *            [-c N] [--timeout S] [--initial] [--source SRC]
+ *   mntwatch [--json] [-t TYPES] [-p PATH] [-e EVENTS]
+ *            [--ns NS | --all-namespaces] [-c N] [--timeout S]
+ *            [--initial] [--source SRC]
  *
  * One line per event, written and flushed as it comes. SIGINT, SIGTERM,
  * a closed stdout, --count and --timeout end it with status 0; errors
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,7 +38,8 @@
 
 static const char usage_line[] =
 	"usage: " PROG " [--json] [-t TYPES] [-p PATH] [-e EVENTS] "
-	"[--ns NS] [-c N] [--timeout S] [--initial] [--source SRC]";
+	"[--ns NS | --all-namespaces] [-c N] [--timeout S] [--initial] "
+	"[--source SRC]";
 
 static const char *const help_text[] = {
 	"",
@@ -47,9 +50,13 @@ static const char *const help_text[] = {
 	"                       \"noA,B\" for all but A and B)",
 	"  -p, --prefix PATH    only mounts at PATH or below it",
 	"  -e, --events LIST    only these events: attach,detach,move,",
-	"                       change,resync",
+	"                       change,resync,ns-add,ns-gone",
 	"      --ns NS          watch another mount namespace: its ID, a",
 	"                       namespace file (/proc/PID/ns/mnt) or pid:PID",
+	"      --all-namespaces watch every mount namespace a process is in;",
+	"                       each line starts with the namespace's ID and",
+	"                       a PID in it (JSON: \"mnt_ns\", \"ns_pid\"),",
+	"                       ns-add and ns-gone as namespaces come and go",
 	"  -c, --count N        exit after N events",
 	"      --timeout S      exit after S seconds (may be fractional)",
 	"      --initial        first print the current table as attach",
@@ -65,7 +72,7 @@ static const char *const help_text[] = {
 };
 
 struct cmdline {
-	bool json, initial;
+	bool json, initial, all_ns;
 	char **types; /* NULL-terminated; NULL: all */
 	bool types_negated;
 	const char *prefix;
@@ -133,15 +140,16 @@ static int parse_events(struct cmdline *cl, const char *arg)
 	     tok = strtok_r(NULL, ",", &save)) {
 		enum mntkit_event_kind k;
 
-		for (k = MNTKIT_EVENT_ATTACH; k <= MNTKIT_EVENT_RESYNC; k++)
+		for (k = MNTKIT_EVENT_ATTACH; k <= MNTKIT_EVENT_NS_GONE; k++)
 			if (!strcmp(tok, mntkit_event_kind_name(k)))
 				break;
-		if (k > MNTKIT_EVENT_RESYNC) {
+		if (k > MNTKIT_EVENT_NS_GONE) {
 			char subject[64];
 
 			snprintf(subject, sizeof(subject), "-e %.40s", tok);
 			cli_usage_error(subject, "unknown event (attach, detach, "
-					     "move, change, resync)");
+					     "move, change, resync, ns-add, "
+					     "ns-gone)");
 			ret = -1;
 		}
 		cl->kinds |= 1U << k;
@@ -206,6 +214,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_INITIAL,
 	OPT_SOURCE,
+	OPT_ALL_NS,
 };
 
 static const struct option long_options[] = {
@@ -218,6 +227,7 @@ static const struct option long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "initial", no_argument, NULL, OPT_INITIAL },
 	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "all-namespaces", no_argument, NULL, OPT_ALL_NS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -257,6 +267,9 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		return 0;
 	case OPT_SOURCE:
 		return parse_source(cl, optarg);
+	case OPT_ALL_NS:
+		cl->all_ns = true;
+		return 0;
 	default:
 		return cli_common_option(opt, argv, help_text,
 					 sizeof(help_text) / sizeof(*help_text));
@@ -276,6 +289,10 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	}
 	if (optind < argc) {
 		cli_usage_error(argv[optind], "unexpected argument");
+		return -1;
+	}
+	if (cl->ns_arg && cl->all_ns) {
+		cli_usage_error("--all-namespaces", "--ns names one namespace");
 		return -1;
 	}
 	if (cl->ns_arg) {
@@ -343,7 +360,7 @@ static bool event_matches(const struct cmdline *cl,
 
 	if (cl->kinds && !(cl->kinds & (1U << ev->kind)))
 		return false;
-	if (ev->kind == MNTKIT_EVENT_RESYNC)
+	if (ev->kind == MNTKIT_EVENT_RESYNC || !now) /* also NS_ADD/GONE */
 		return true;
 	if (!type_matches(cl, now))
 		return false;
@@ -395,7 +412,7 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 	char changed[128];
 
 	outbuf_puts(ob, mntkit_event_kind_name(ev->kind));
-	if (ev->kind == MNTKIT_EVENT_RESYNC) {
+	if (ev->kind == MNTKIT_EVENT_RESYNC || !sm) {
 		outbuf_putc(ob, '\n');
 		return;
 	}
@@ -440,6 +457,11 @@ static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 	json_init(&jw, ob, 0);
 	json_object_begin(&jw);
 	json_kv_string(&jw, "event", mntkit_event_kind_name(ev->kind));
+	if (ev->mnt_ns_id) { /* --all-namespaces */
+		json_kv_u64(&jw, "mnt_ns", ev->mnt_ns_id);
+		json_key(&jw, "ns_pid");
+		json_i64(&jw, ev->ns_pid);
+	}
 	if (sm) {
 		record_json(&jw, sm, sm->size, ev->mnt_id);
 		if (ev->flags & MNTKIT_EVENT_F_GONE)
@@ -483,10 +505,14 @@ static int print_event(const struct cmdline *cl, struct outbuf *ob,
 
 	if (!event_matches(cl, ev))
 		return 0;
-	if (cl->json)
+	if (cl->json) {
 		json_event(ob, ev);
-	else
+	} else {
+		if (cl->all_ns)
+			outbuf_printf(ob, "%" PRIu64 " %d ", ev->mnt_ns_id,
+				      (int)ev->ns_pid);
 		text_event(ob, ev);
+	}
 	r = outbuf_flush(ob, stdout);
 	if (r == -EPIPE)
 		return 1;
@@ -505,11 +531,27 @@ static const char *source_subject(const struct cmdline *cl)
 							 cl->source);
 }
 
+/* --all-namespaces: about five fds per namespace; take what is allowed */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 {
 	MNTKIT_WATCH_OPTS(wo, .source = cl->source,
-			  .flags = cl->initial ? MNTKIT_WATCH_INITIAL : 0);
-	int r = mntkit_watch_new(&wo, cl->ns, w);
+			  .flags = (cl->initial ? MNTKIT_WATCH_INITIAL : 0) |
+				   (cl->all_ns ? MNTKIT_WATCH_ALL_NS : 0));
+	int r;
+
+	if (cl->all_ns)
+		raise_fd_limit();
+	r = mntkit_watch_new(&wo, cl->ns, w);
 	const char *call;
 	int e;
 
