@@ -64,6 +64,8 @@ struct ns {
 	int err;		 /* why it is skipped */
 	int seen;		 /* in the scan under way */
 	int queued;		 /* a drain of it is in the FIFO */
+	int dying;		 /* let go of: its NS_GONE is queued */
+	int lost;		 /* dying, and its last changes are lost */
 };
 
 enum item_kind { ITEM_ADD, ITEM_DRAIN, ITEM_GONE };
@@ -301,10 +303,24 @@ static int scan(struct mntkit__watch_all *a)
 				continue;
 			}
 		} else if (!ns->seen && ns->w) {
-			/* its last events, then NS_GONE; the item owns it */
+			/*
+			 * Its last events, then NS_GONE; the item owns it.
+			 * A change signalled but not yet diffed (a diff that
+			 * waits to serve several) would be lost with the
+			 * watch: a rescan now brings the view to the table
+			 * as the last process left it (nothing changes it
+			 * since: no process is in it, and the watch keeps it).
+			 */
 			epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->ops->fd(ns->w),
 				  NULL);
+			if (a->ops->rescan(ns->w))
+				mntkit__debug(MNTKIT_PRINT_INFO,
+					      "watch: mount namespace %llu: "
+					      "last rescan failed: %s",
+					      (unsigned long long)ns->id,
+					      strerror(errno));
 			ns->queued = 0;
+			ns->dying = 1;
 			ret = push(a, ITEM_DRAIN, ns);
 			if (!ret)
 				ret = push(a, ITEM_GONE, ns);
@@ -321,6 +337,10 @@ static int scan(struct mntkit__watch_all *a)
 		i++;
 	}
 	a->scanned = 1;
+	mntkit__debug(MNTKIT_PRINT_DEBUG,
+		      "watch: scan of /proc: %zu namespaces (%zu skipped), "
+		      "%lld us CPU", a->n, a->skipped,
+		      (long long)(a->scan_cost / 1000));
 	return 0;
 }
 
@@ -469,6 +489,11 @@ int mntkit__watch_all_read(struct mntkit__watch_all *a,
 			emit_ns(a, ev, MNTKIT_EVENT_NS_ADD, it->ns);
 			return 1;
 		case ITEM_GONE:
+			if (it->ns->lost == 1) { /* say so, then NS_GONE */
+				it->ns->lost = 2;
+				emit_ns(a, ev, MNTKIT_EVENT_RESYNC, it->ns);
+				return 1;
+			}
 			a->head++;
 			emit_ns(a, ev, MNTKIT_EVENT_NS_GONE, it->ns);
 			a->ops->free(it->ns->w);
@@ -482,8 +507,26 @@ int mntkit__watch_all_read(struct mntkit__watch_all *a,
 			}
 			a->head++;
 			it->ns->queued = 0;
-			if (ret < 0)
+			if (ret < 0 && it->ns->dying) {
+				/* the table cannot be read without a process
+				 * (the emulation): what was not yet diffed is
+				 * lost, a RESYNC before its NS_GONE says so */
+				it->ns->lost = 1;
+				mntkit__debug(MNTKIT_PRINT_INFO,
+					      "watch: mount namespace %llu: "
+					      "its last changes are lost: %s",
+					      (unsigned long long)it->ns->id,
+					      strerror(-ret));
+				ret = 0;
+			}
+			if (ret < 0) {
+				mntkit__debug(MNTKIT_PRINT_INFO,
+					      "watch: mount namespace %llu: "
+					      "%s",
+					      (unsigned long long)it->ns->id,
+					      strerror(-ret));
 				return ret;
+			}
 			break;
 		}
 	}
