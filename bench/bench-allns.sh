@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# bench/bench-allns.sh BUILDDIR [NS] [MOUNTS] [BURST] [IDLE] - the cost of
+# watching every mount namespace: one `mntwatch --all-namespaces` against
+# one `mntwatch --ns pid:PID` per namespace and one `findmnt --poll` per
+# namespace (run in it with nsenter), side by side in one run.
+#
+# In a PID namespace of its own (with its own /proc, so that only the
+# bench's namespaces are seen) and a private mount namespace, NS (200)
+# holder processes each make a private mount namespace of their own with
+# MOUNTS (100) bind mounts. Then, for each watcher set in turn: start it,
+# wait until it is idle (its CPU time has not moved for 1 s); count its
+# CPU time over IDLE (5) seconds of nothing (timed rescans and scans);
+# run a burst: in every namespace at once, BURST (10) bind mounts and
+# their unmounts (NS * 2 * BURST events in all); wait until it is idle
+# again. Printed per set: the CPU time to start, idle and for the burst,
+# the burst's wall time, and the memory of the set (the sum of RSS, and
+# of PSS, which counts shared pages once). Output goes to /dev/null.
+# MNTKIT_BACKEND applies to the mntkit tools as everywhere. Needs root.
+set -u
+B=${1:?usage: $0 BUILDDIR [NS] [MOUNTS] [BURST] [IDLE]}
+B=$(cd "$B" && pwd)
+NS=${2:-200}
+MOUNTS=${3:-100}
+BURST=${4:-10}
+IDLE=${5:-5}
+H=$B/bench/bench-watch
+TCK=$(getconf CLK_TCK)
+
+if [ "${IN_NS:-}" = 1 ]; then
+	D=$(mktemp -d /tmp/bench-allns.XXXXXX)
+	trap 'umount -l "$D" 2>/dev/null; rmdir "$D"' EXIT
+	mount -t tmpfs bench "$D" || exit 1
+	holders=()
+	for i in $(seq "$NS"); do
+		mkdir "$D/n$i"
+		mkfifo "$D/n$i.ready"
+		unshare -m --propagation private sh -c \
+			'"$1" populate "$2" "$3" && echo >"$2.ready" &&
+			 exec sleep 100000' sh "$H" "$D/n$i" "$MOUNTS" &
+		holders+=($!)
+		read -r _ <"$D/n$i.ready" || exit 1
+	done
+
+	# the CPU time (ms) of PIDS, summed
+	cpu() {
+		local s=0 p t
+		for p in "$@"; do
+			t=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null)
+			s=$((s + ${t:-0}))
+		done
+		echo $((s * 1000 / TCK))
+	}
+	# kB: the sum of Rss and of Pss of PIDS
+	mem() {
+		local p
+		for p in "$@"; do
+			cat "/proc/$p/smaps_rollup" 2>/dev/null
+		done | awk '$1 == "Rss:" { r += $2 } $1 == "Pss:" { p += $2 }
+			    END { print r + 0, p + 0 }'
+	}
+	settle() {
+		local last=-1 now
+		for _ in $(seq 120); do
+			now=$(cpu "$@")
+			[ "$now" = "$last" ] && return
+			last=$now
+			sleep 1
+		done
+	}
+	# in a subshell ($(...)): wait waits for the bursts only
+	burst() {
+		local i=1 p t0 t1
+		t0=$(date +%s.%N)
+		for p in "${holders[@]}"; do
+			nsenter -t "$p" -m "$H" burst "$D/n$i" "$BURST" \
+				>/dev/null &
+			i=$((i + 1))
+		done
+		wait
+		t1=$(date +%s.%N)
+		echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }'
+	}
+
+	# one line: NAME START_MS IDLE_MS BURST_MS BURST_S RSS_KB PSS_KB
+	measure() { # name
+		local name=$1 c0 c1 c2 secs m p
+		pids=()
+		case $name in
+		allns)
+			"$B/tools/mntwatch" --all-namespaces >/dev/null 2>&1 &
+			pids+=($!) ;;
+		mntwatch)
+			for p in "${holders[@]}"; do
+				"$B/tools/mntwatch" --ns "pid:$p" \
+					>/dev/null 2>&1 &
+				pids+=($!)
+			done ;;
+		findmnt)
+			for p in "${holders[@]}"; do
+				nsenter -t "$p" -m findmnt --poll \
+					>/dev/null 2>&1 &
+				pids+=($!)
+			done ;;
+		esac
+		settle "${pids[@]}"
+		c0=$(cpu "${pids[@]}")
+		sleep "$IDLE"
+		c1=$(cpu "${pids[@]}")
+		secs=$(burst)
+		settle "${pids[@]}"
+		c2=$(cpu "${pids[@]}")
+		m=$(mem "${pids[@]}")
+		kill "${pids[@]}" 2>/dev/null
+		wait "${pids[@]}" 2>/dev/null
+		echo "$name $c0 $((c1 - c0)) $((c2 - c1)) $secs $m"
+	}
+
+	measure allns
+	measure mntwatch
+	if command -v findmnt >/dev/null; then
+		measure findmnt
+	fi
+	kill "${holders[@]}" 2>/dev/null
+	wait 2>/dev/null
+	exit 0
+fi
+
+BENCH_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
+export BENCH_HOST_MNTNS
+out=$(mktemp /tmp/bench-allns-out.XXXXXX)
+trap 'rm -f "$out"' EXIT
+env IN_NS=1 unshare -m -p -f --mount-proc --propagation private \
+	bash "$0" "$B" "$NS" "$MOUNTS" "$BURST" "$IDLE" >"$out" || exit 1
+
+events=$((NS * 2 * BURST))
+echo "$NS namespaces x $MOUNTS mounts; burst: $BURST binds + $BURST" \
+	"unmounts in each ($events events); idle: $IDLE s"
+awk -v ev="$events" '
+	BEGIN { name["allns"] = "mntwatch --all-namespaces (1 process)"
+		name["mntwatch"] = "mntwatch --ns, 1 per namespace"
+		name["findmnt"] = "findmnt --poll, 1 per namespace" }
+	{ printf "%-40s start %6d ms  idle %5d ms  burst %6d ms CPU" \
+		 " (%5.1f us/event, %5.2f s wall)  RSS %7d kB  PSS %7d kB\n",
+		 name[$1], $2, $3, $4, $4 * 1000 / ev, $5, $6, $7 }' "$out"
+awk '
+	{ b[$1] = $4; p[$1] = $7; s[$1] = $2 }
+	END {
+		for (w in b) {
+			if (w == "allns")
+				continue
+			printf "%s / all-namespaces: burst CPU %.1fx, " \
+			       "start CPU %.1fx, PSS %.1fx\n", w,
+			       b[w] / (b["allns"] > 0 ? b["allns"] : 1),
+			       s[w] / (s["allns"] > 0 ? s["allns"] : 1),
+			       p[w] / (p["allns"] > 0 ? p["allns"] : 1)
+		}
+	}' "$out"
