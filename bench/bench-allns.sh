@@ -10,11 +10,13 @@
 # bench's namespaces are seen) and a private mount namespace, NS (200)
 # holder processes each make a private mount namespace of their own with
 # MOUNTS (100) bind mounts. Then, for each watcher set in turn: start it,
-# wait until it is idle (its CPU time has not moved for 1 s); count its
+# wait until it has started; count its
 # CPU time over IDLE (5) seconds of nothing (timed rescans and scans);
 # run a burst: in every namespace at once, BURST (10) bind mounts and
-# their unmounts (NS * 2 * BURST events in all); wait until it is idle
-# again. Printed per set: the CPU time to start, idle and for the burst,
+# their unmounts (NS * 2 * BURST events in all); wait until its CPU rate
+# is back to its idle rate. Printed per set: the CPU time to start (until
+# it takes under 20% of a CPU), idle, and for the burst (net of the idle
+# rate over the same time),
 # the burst's wall time, and the memory of the set (the sum of RSS, and
 # of PSS, which counts shared pages once). Output goes to /dev/null.
 # MNTKIT_BACKEND applies to the mntkit tools as everywhere. Needs root.
@@ -45,28 +47,32 @@ if [ "${IN_NS:-}" = 1 ]; then
 
 	# the CPU time (ms) of PIDS, summed
 	cpu() {
-		local s=0 p t
-		for p in "$@"; do
-			t=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null)
-			s=$((s + ${t:-0}))
-		done
-		echo $((s * 1000 / TCK))
+		local p
+		for p in "$@"; do echo "/proc/$p/stat"; done |
+			xargs cat 2>/dev/null |
+			awk -v tck="$TCK" '{ s += $14 + $15 }
+				END { print int(s * 1000 / tck) }'
 	}
 	# kB: the sum of Rss and of Pss of PIDS
 	mem() {
 		local p
-		for p in "$@"; do
-			cat "/proc/$p/smaps_rollup" 2>/dev/null
-		done | awk '$1 == "Rss:" { r += $2 } $1 == "Pss:" { p += $2 }
-			    END { print r + 0, p + 0 }'
+		for p in "$@"; do echo "/proc/$p/smaps_rollup"; done |
+			xargs cat 2>/dev/null |
+			awk '$1 == "Rss:" { r += $2 } $1 == "Pss:" { p += $2 }
+			     END { print r + 0, p + 0 }'
 	}
-	settle() {
-		local last=-1 now
+	now_ms() { date +%s%3N; }
+	# wait until PIDS take at most MAX ms of CPU per second (at most
+	# 120 s)
+	settle() { # max pids...
+		local max=$1 last now
+		shift
+		last=$(cpu "$@")
 		for _ in $(seq 120); do
-			now=$(cpu "$@")
-			[ "$now" = "$last" ] && return
-			last=$now
 			sleep 1
+			now=$(cpu "$@")
+			[ $((now - last)) -le "$max" ] && return
+			last=$now
 		done
 	}
 	# in a subshell ($(...)): wait waits for the bursts only
@@ -84,8 +90,9 @@ if [ "${IN_NS:-}" = 1 ]; then
 	}
 
 	# one line: NAME START_MS IDLE_MS BURST_MS BURST_S RSS_KB PSS_KB
+	# (IDLE_MS: per IDLE s; BURST_MS: net of the idle rate)
 	measure() { # name
-		local name=$1 c0 c1 c2 secs m p
+		local name=$1 c0 c1 c2 t1 t2 idle net secs m p
 		pids=()
 		case $name in
 		allns)
@@ -104,17 +111,23 @@ if [ "${IN_NS:-}" = 1 ]; then
 				pids+=($!)
 			done ;;
 		esac
-		settle "${pids[@]}"
+		sleep 2
+		settle 200 "${pids[@]}" # started: what follows is idle
 		c0=$(cpu "${pids[@]}")
 		sleep "$IDLE"
 		c1=$(cpu "${pids[@]}")
+		t1=$(now_ms)
+		idle=$((c1 - c0))
 		secs=$(burst)
-		settle "${pids[@]}"
+		sleep 1
+		settle $((idle / IDLE + 20)) "${pids[@]}"
 		c2=$(cpu "${pids[@]}")
+		t2=$(now_ms)
+		net=$((c2 - c1 - idle * (t2 - t1) / (IDLE * 1000)))
 		m=$(mem "${pids[@]}")
 		kill "${pids[@]}" 2>/dev/null
 		wait "${pids[@]}" 2>/dev/null
-		echo "$name $c0 $((c1 - c0)) $((c2 - c1)) $secs $m"
+		echo "$name $c0 $idle $net $secs $m"
 	}
 
 	measure allns
