@@ -89,8 +89,10 @@ if [ "${IN_NS:-}" = 1 ]; then
 		echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }'
 	}
 
-	# one line: NAME START_MS IDLE_MS BURST_MS BURST_S RSS_KB PSS_KB
-	# (IDLE_MS: per IDLE s; BURST_MS: net of the idle rate)
+	# one line: NAME START_MS IDLE_MS GROSS_MS NET_MS BURST_S WINDOW_S
+	# RSS_KB PSS_KB (IDLE_MS: per IDLE s; GROSS_MS: the CPU from the
+	# burst's start until settled, WINDOW_S long; NET_MS: that less the
+	# idle rate over the window)
 	measure() { # name
 		local name=$1 c0 c1 c2 t1 t2 idle net secs m p
 		pids=()
@@ -127,7 +129,8 @@ if [ "${IN_NS:-}" = 1 ]; then
 		m=$(mem "${pids[@]}")
 		kill "${pids[@]}" 2>/dev/null
 		wait "${pids[@]}" 2>/dev/null
-		echo "$name $c0 $idle $net $secs $m"
+		echo "$name $c0 $idle $((c2 - c1)) $net $secs" \
+			"$(((t2 - t1) / 1000)) $m"
 	}
 
 	measure allns
@@ -150,23 +153,27 @@ env IN_NS=1 unshare -m -p -f --mount-proc --propagation private \
 events=$((NS * 2 * BURST))
 echo "$NS namespaces x $MOUNTS mounts; burst: $BURST binds + $BURST" \
 	"unmounts in each ($events events); idle: $IDLE s"
-awk -v ev="$events" '
+awk -v ev="$events" -v idle="$IDLE" '
 	BEGIN { name["allns"] = "mntwatch --all-namespaces (1 process)"
 		name["mntwatch"] = "mntwatch --ns, 1 per namespace"
 		name["findmnt"] = "findmnt --poll, 1 per namespace" }
-	{ printf "%-40s start %6d ms  idle %5d ms  burst %6d ms CPU" \
-		 " (%5.1f us/event, %5.2f s wall)  RSS %7d kB  PSS %7d kB\n",
-		 name[$1], $2, $3, $4, $4 * 1000 / ev, $5, $6, $7 }' "$out"
-awk '
-	{ b[$1] = $4; p[$1] = $7; s[$1] = $2 }
+	{ printf "%s\n  start %d ms CPU; idle %.1f ms CPU/s; burst %d ms CPU" \
+		 " in %d s (%d net of idle: %.1f us/event), %.2f s wall;" \
+		 " RSS %d kB, PSS %d kB\n",
+		 name[$1], $2, $3 / idle, $4, $7, $5, $5 * 1000 / ev, $6,
+		 $8, $9 }' "$out"
+awk -v idle="$IDLE" '
+	{ g[$1] = $4; n[$1] = $5; p[$1] = $9; s[$1] = $2; i[$1] = $3 }
 	END {
-		for (w in b) {
+		for (w in g) {
 			if (w == "allns")
 				continue
-			printf "%s / all-namespaces: burst CPU %.1fx, " \
-			       "start CPU %.1fx, PSS %.1fx\n", w,
-			       b[w] / (b["allns"] > 0 ? b["allns"] : 1),
-			       s[w] / (s["allns"] > 0 ? s["allns"] : 1),
+			printf "%s / all-namespaces: start CPU %.1fx, idle CPU" \
+			       " %.1fx, burst CPU %.1fx (net %.1fx), PSS %.1fx\n",
+			       w, s[w] / (s["allns"] > 0 ? s["allns"] : 1),
+			       i[w] / (i["allns"] > 0 ? i["allns"] : 1),
+			       g[w] / (g["allns"] > 0 ? g["allns"] : 1),
+			       n[w] / (n["allns"] > 0 ? n["allns"] : 1),
 			       p[w] / (p["allns"] > 0 ? p["allns"] : 1)
 		}
 	}' "$out"
