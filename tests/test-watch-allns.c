@@ -537,11 +537,15 @@ static void use_backend(int mountinfo)
 		t_skip("no native backend (statmount/listmount)");
 }
 
-static void replay_body(int mountinfo)
+/* @how: 0 native, 1 mountinfo, 2 native with the poll source */
+static void replay_body(int how)
 {
 	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
 				       MNTKIT_WATCH_INITIAL,
-			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
+			  .source = how == 2 ? MNTKIT_WATCH_POLL :
+					       MNTKIT_WATCH_AUTO);
+	int mountinfo = how == 1;
 	struct world wd = { 0 };
 	struct mntkit_watch *w;
 	int rounds = t_slow_machine() ? 100 : 300, live;
@@ -621,8 +625,8 @@ static void replay_body(int mountinfo)
 	T_ASSERT(wd.m.gones >= 1);
 	T_EQ_U(wd.m.adds, (size_t)wd.nkids + 1);
 	t_log("%s: %zu events, %d namespaces, %zu gone\n",
-	      mountinfo ? "mountinfo" : "native", wd.m.events, wd.nkids + 1,
-	      wd.m.gones);
+	      how == 1 ? "mountinfo" : how == 2 ? "native, poll" : "native",
+	      wd.m.events, wd.nkids + 1, wd.m.gones);
 	mntkit_watch_free(w);
 	for (int i = 0; i < wd.nkids; i++)
 		if (wd.k[i].live)
@@ -637,6 +641,11 @@ T_CASE(replay_native)
 T_CASE(replay_mountinfo)
 {
 	in_own_pidns(replay_body, 1);
+}
+
+T_CASE(replay_native_poll)
+{
+	in_own_pidns(replay_body, 2);
 }
 
 /*
