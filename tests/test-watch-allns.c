@@ -677,6 +677,56 @@ T_CASE(unwatchable_skipped)
 	in_own_pidns(skip_body, 0);
 }
 
+/*
+ * mntkit_watch_rescan() scans /proc at once: with rescan_ms at a minute,
+ * a kid's namespace is added (and ended) by the rescan, not by the timer.
+ */
+static void rescan_body(int unused)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+			  .rescan_ms = 60000);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	struct nsm *ns;
+
+	(void)unused;
+	if (mntkit_ns_id_from_pid(0, &wd.own_id) < 0)
+		t_skip("no mount namespace IDs (6.10+)");
+	wd.base = t_tmpdir();
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	drain(&wd, w);
+	T_EQ_U(wd.m.adds, 1); /* the case's own */
+	kid_start(&wd);
+	kid_op(&wd.k[0], 0);
+	drain(&wd, w);
+	T_ASSERT(!nsm_find(&wd.m, wd.k[0].nsid)); /* no scan yet */
+	T_OK(mntkit_watch_rescan(w));
+	drain(&wd, w);
+	ns = nsm_find(&wd.m, wd.k[0].nsid);
+	T_ASSERT(ns);
+	/* found later: all its mounts come as ATTACH, its tmpfs too */
+	{
+		MNTKIT_OPTS(o, .pid = wd.k[0].pid);
+		struct mntkit_table *t;
+
+		T_OK(mntkit_table_new(MASK, 0, &o, &t));
+		nsm_check(ns, t);
+		mntkit_table_free(t);
+	}
+	kid_stop(&wd.k[0]);
+	drain(&wd, w);
+	T_EQ_U(wd.m.gones, 0);
+	T_OK(mntkit_watch_rescan(w));
+	drain(&wd, w);
+	T_EQ_U(wd.m.gones, 1);
+	mntkit_watch_free(w);
+}
+
+T_CASE(rescan_scans_at_once)
+{
+	in_own_pidns(rescan_body, 0);
+}
+
 /* the flag with a namespace named is refused; one namespace: 0 skipped */
 T_CASE(api_rules)
 {
