@@ -1168,15 +1168,16 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
  * unshare(2) gives no fanotify event on a marked namespace), so /proc is
  * scanned at least every @rescan_ms (1000 ms by default, also with
  * MNTKIT_WATCH_NO_RESCAN) and no more often than 100 times the scan's
- * cost: that is the latency of NS_ADD and NS_GONE. A namespace's watch
- * keeps it alive (its open mountinfo files), so namespaces no process is
- * in (kept by an fd or a bind mount) are not watched, and one whose last
- * process left is let go at the next scan. The rescans of
+ * cost: that is the latency of NS_ADD. A namespace's watch keeps it
+ * alive (its open mountinfo files), so namespaces no process is in (kept
+ * by an fd or a bind mount) are not watched, and one whose last process
+ * left is let go at the next scan, which the exit of its lowest process
+ * brings forward (a pidfd): NS_GONE comes at once. The rescans of
  * @rescan_ms take the namespaces in turn, at most 1% of a CPU in all. A
  * namespace that cannot be watched (EACCES, EPERM, EMFILE, a forced
  * source refused, ...) is skipped, with its reason in the debug trace
  * (MNTKIT_PRINT_INFO) and counted by mntkit_watch_ns_skipped(); it is
- * never an error of the watch. Each namespace takes about five fds.
+ * never an error of the watch. Each namespace takes about six fds.
  */
 
 /*

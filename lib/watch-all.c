@@ -18,7 +18,12 @@
  * last process in it exits, and its poll says nothing of that exit. Each
  * namespace's watch holds two such files, so a namespace would never end
  * while watched: the watch lets a namespace go (NS_GONE, its watch
- * freed) at the first scan that finds no process in it. For the same
+ * freed) at the first scan that finds no process in it. The exit of the
+ * lowest process of a namespace (a pidfd, 5.3+) brings that scan forward,
+ * to no sooner than EXIT_GAP_FACTOR times a scan's cost after the last:
+ * a namespace whose last process exits ends at once, and its mounts are
+ * not kept for long (one that a process leaves by setns(2) ends at the
+ * next timed scan). For the same
  * reason namespaces no process is in (kept by an fd or a bind mount,
  * which listns(2) or NS_MNT_GET_NEXT would find) are not watched: the
  * watch would keep them for ever.
@@ -48,12 +53,15 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "syscall.h"
 
 #define MS_NS 1000000LL
 #define SCAN_DEFAULT_MS 1000
 #define SCAN_COST_FACTOR 100
 #define RESCAN_COST_FACTOR 100
 #define EPOLL_BATCH 64
+#define EXIT_GAP_FACTOR 10 /* a scan for an exit: 10x its cost apart */
+#define TAG_EXIT 1ULL	   /* epoll data: a namespace's pidfd */
 
 struct ns {
 	uint64_t id;
@@ -64,6 +72,8 @@ struct ns {
 	int err;		 /* why it is skipped */
 	int seen;		 /* in the scan under way */
 	int queued;		 /* a drain of it is in the FIFO */
+	int pidfd;		 /* of @pid, or -1 */
+	pid_t pidfd_pid;
 	int dying;		 /* let go of: its NS_GONE is queued */
 	int lost;		 /* dying, and its last changes are lost */
 };
@@ -90,6 +100,8 @@ struct mntkit__watch_all {
 	size_t skipped;
 	size_t rr_next;
 	int64_t scan_due, scan_cost, rr_due;
+	int64_t scan_end; /* when the last scan ended */
+	int use_pidfd;	  /* the library's /proc is of our PID namespace */
 	int64_t armed;
 	enum mntkit_watch_source source;
 };
@@ -192,7 +204,7 @@ static int scan_each(void *ctx, pid_t pid)
 	if (!ns)
 		return -ENOMEM;
 	*ns = (struct ns){ .dev = st.st_dev, .ino = st.st_ino, .pid = pid,
-			   .seen = 1 };
+			   .seen = 1, .pidfd = -1 };
 	a->ns[a->n++] = ns;
 	return 0;
 }
@@ -276,6 +288,40 @@ static int ns_open(struct mntkit__watch_all *a, struct ns *ns)
 }
 
 /*
+ * The exit of a namespace's lowest process brings the next scan forward
+ * (poll_all()): NS_GONE comes at once, not at the next timed scan, and
+ * the namespace's mounts are let go of as soon. The pidfd is dropped when
+ * it fires (an exited process's pidfd stays readable); the next scan
+ * takes one of the namespace's lowest process again.
+ */
+static void pidfd_drop(struct mntkit__watch_all *a, struct ns *ns)
+{
+	if (ns->pidfd < 0)
+		return;
+	epoll_ctl(a->epfd, EPOLL_CTL_DEL, ns->pidfd, NULL);
+	close(ns->pidfd);
+	ns->pidfd = -1;
+}
+
+static void pidfd_take(struct mntkit__watch_all *a, struct ns *ns)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN,
+		.data.u64 = (uint64_t)(uintptr_t)ns | TAG_EXIT,
+	};
+
+	if (!a->use_pidfd || (ns->pidfd >= 0 && ns->pidfd_pid == ns->pid))
+		return;
+	pidfd_drop(a, ns);
+	ns->pidfd = (int)syscall(SYS_pidfd_open, ns->pid, 0);
+	if (ns->pidfd < 0)
+		return; /* 5.3+; the timed scans find the end */
+	ns->pidfd_pid = ns->pid;
+	if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, ns->pidfd, &ev))
+		pidfd_drop(a, ns);
+}
+
+/*
  * One scan of /proc: watch the namespaces new to it, let go of those no
  * process is in any more.
  */
@@ -303,6 +349,7 @@ static int scan(struct mntkit__watch_all *a)
 				continue;
 			}
 		} else if (!ns->seen && ns->w) {
+			pidfd_drop(a, ns);
 			/*
 			 * Its last events, then NS_GONE; the item owns it.
 			 * A change signalled but not yet diffed (a diff that
@@ -334,9 +381,12 @@ static int scan(struct mntkit__watch_all *a)
 			free(ns);
 			continue;
 		}
+		if (ns->w)
+			pidfd_take(a, ns);
 		i++;
 	}
 	a->scanned = 1;
+	a->scan_end = clock_ns(CLOCK_MONOTONIC);
 	mntkit__debug(MNTKIT_PRINT_DEBUG,
 		      "watch: scan of /proc: %zu namespaces (%zu skipped), "
 		      "%lld us CPU", a->n, a->skipped,
@@ -402,7 +452,7 @@ static int rescan_next(struct mntkit__watch_all *a, int64_t now)
 static int poll_all(struct mntkit__watch_all *a)
 {
 	struct epoll_event evs[EPOLL_BATCH];
-	int n, ret = 0, timer = 0;
+	int n, ret = 0, timer = 0, exited = 0;
 	uint64_t ticks;
 	int64_t now;
 
@@ -410,13 +460,25 @@ static int poll_all(struct mntkit__watch_all *a)
 	if (n < 0)
 		return -errno;
 	for (int i = 0; i < n && !ret; i++) {
-		if (!evs[i].data.ptr)
+		uint64_t tag = evs[i].data.u64;
+
+		if (!tag) {
 			timer = 1;
-		else
+		} else if (tag & TAG_EXIT) {
+			pidfd_drop(a, (struct ns *)(uintptr_t)(tag & ~TAG_EXIT));
+			exited = 1;
+		} else {
 			ret = push_drain(a, evs[i].data.ptr);
+		}
 	}
 	if (ret)
 		return ret;
+	if (exited) { /* scan soon, not sooner than 10x its cost after one */
+		int64_t at = a->scan_end + EXIT_GAP_FACTOR * a->scan_cost;
+
+		if (at < a->scan_due)
+			a->scan_due = at;
+	}
 	if (timer) {
 		a->armed = -1;
 		if (read(a->timer_fd, &ticks, sizeof(ticks)) < 0 &&
@@ -573,10 +635,12 @@ void mntkit__watch_all_free(struct mntkit__watch_all *a)
 	/* the namespaces let go of: only their NS_GONE items hold them */
 	for (size_t i = a->head; i < a->nitems; i++)
 		if (a->items[i].kind == ITEM_GONE) {
+			pidfd_drop(a, a->items[i].ns);
 			a->ops->free(a->items[i].ns->w);
 			free(a->items[i].ns);
 		}
 	for (size_t i = 0; i < a->n; i++) {
+		pidfd_drop(a, a->ns[i]);
 		a->ops->free(a->ns[i]->w);
 		free(a->ns[i]);
 	}
@@ -587,6 +651,21 @@ void mntkit__watch_all_free(struct mntkit__watch_all *a)
 	if (a->timer_fd >= 0)
 		close(a->timer_fd);
 	free(a);
+}
+
+/* are the PIDs of the library's /proc those pidfd_open(2) takes? */
+static int proc_is_ours(void)
+{
+	char path[64], buf[32];
+	int at = mntkit__proc_path(path, sizeof(path), 0, "");
+	ssize_t n;
+
+	n = readlinkat(at, at == AT_FDCWD ? "/proc/self" : "self", buf,
+		       sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return atol(buf) == (long)getpid();
 }
 
 int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
@@ -617,6 +696,7 @@ int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
 		ret = -errno;
 		goto fail;
 	}
+	a->use_pidfd = proc_is_ours();
 	ret = scan(a);
 	if (ret)
 		goto fail;

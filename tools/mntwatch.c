@@ -531,7 +531,7 @@ static const char *source_subject(const struct cmdline *cl)
 							 cl->source);
 }
 
-/* --all-namespaces: about five fds per namespace; take what is allowed */
+/* --all-namespaces: about six fds per namespace; take what is allowed */
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
