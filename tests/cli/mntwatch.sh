@@ -409,18 +409,21 @@ expect(p.returncode == 0 and len(f) == 3 and f[2] == "ns-add" and
 w = subprocess.Popen([EXE, "--all-namespaces", "--json", "-e",
                       "attach,ns-add,ns-gone", "-p", T + "/an"],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-got = []
+got, buf = [], [b""]
 def read_until(cond, what, t=10):
     end = time.time() + t
     while time.time() < end:
-        r, _, _ = select.select([w.stdout], [], [], 0.2)
-        if r:
-            l = w.stdout.readline()
-            if not l:
-                break
+        while b"\n" in buf[0]:
+            l, _, buf[0] = buf[0].partition(b"\n")
             got.append(json.loads(l))
             if cond(got[-1]):
                 return got[-1]
+        r, _, _ = select.select([w.stdout], [], [], 0.2)
+        if r:
+            chunk = os.read(w.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf[0] += chunk
     expect(False, "no %s: %r" % (what, got[-5:]))
 read_until(lambda o: o["event"] == "ns-add" and o["mnt_ns"] == other and
            o["ns_pid"] == pid, "ns-add of the other namespace")
