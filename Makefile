@@ -35,10 +35,13 @@ WERROR  ?= -Dwerror=true
 # Debian packages the build and the tests need (apt-get, when missing);
 # e2fsprogs, fdisk and btrfs-progs make the test file systems of lsmnt's
 # LABEL/UUID/SOURCES cases (which SKIP without them); gcc-multilib the
-# i386 build of tests/cli/i386.sh (tests/qemu/run.sh installs qemu itself).
+# i386 build of tests/cli/i386.sh (tests/qemu/run.sh installs qemu itself);
+# python3-jsonschema validates mntwatch --json against its schema
+# (tests/cli/mntwatch-schema.sh); systemd brings the systemd-journald and
+# journalctl that tests/cli/mntwatch-journal.sh runs privately.
 DEB_PKGS = meson ninja-build gcc g++ pkg-config libc6-dev libsmartcols-dev \
 	   libblkid-dev util-linux mount python3 e2fsprogs fdisk btrfs-progs \
-	   gcc-multilib
+	   gcc-multilib python3-jsonschema systemd
 # ... and what "make fuzz" needs for libFuzzer (clang and its runtime);
 # without them it replays the corpus instead
 FUZZ_DEB_PKGS = clang libclang-rt-dev

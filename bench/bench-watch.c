@@ -5,16 +5,28 @@
  *
  *   bench-watch populate DIR N   a small tmpfs on DIR/src, then N bind
  *                                mounts of it on DIR/p/0..N-1
- *   bench-watch burst DIR N      N bind mounts on DIR/b/0..N-1, then their
- *                                N unmounts; prints the seconds it took
- *   bench-watch cpu PID          utime + stime of PID in milliseconds
+ *   bench-watch burst DIR N [mount|umount]
+ *                                N bind mounts on DIR/b/0..N-1, then their
+ *                                N unmounts (or only the one or the
+ *                                other); prints the seconds it took
+ *   bench-watch cpu PID          the CPU time of PID's threads in
+ *                                microseconds (their schedstat run
+ *                                times; utime + stime, in clock ticks,
+ *                                where there is no schedstat)
+ *   bench-watch mountinfo K      reads /proc/self/mountinfo K times;
+ *                                prints the CPU time of one read in
+ *                                microseconds (what any diff of the
+ *                                table pays at least)
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -55,6 +67,39 @@ static int binds(const char *dir, const char *sub, long n, int undo)
 	return 0;
 }
 
+/* the sum of the run times (ns) in /proc/PID/task/ * /schedstat, or -1 */
+static long long sched_ns(const char *pid)
+{
+	char path[PATH_MAX];
+	long long sum = 0, ns;
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task/%s/schedstat", pid,
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue; /* a thread that ended */
+		if (fscanf(f, "%lld", &ns) == 1)
+			sum += ns;
+		else
+			sum = -1;
+		fclose(f);
+		if (sum < 0)
+			break;
+	}
+	closedir(d);
+	return sum;
+}
+
 static long cpu_ms(const char *pid)
 {
 	char path[64], buf[4096], *p;
@@ -77,18 +122,53 @@ static long cpu_ms(const char *pid)
 	return (long)((ut + st) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
 }
 
+/* @k reads of the whole of /proc/self/mountinfo: CPU us per read */
+static int read_mountinfo(long k)
+{
+	static char buf[1 << 20];
+	struct timespec a, b;
+	int fd;
+
+	if (k < 1)
+		k = 1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	for (long i = 0; i < k; i++) {
+		ssize_t n;
+
+		fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return perror("/proc/self/mountinfo"), 1;
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			;
+		close(fd);
+		if (n < 0)
+			return perror("/proc/self/mountinfo"), 1;
+	}
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	printf("%.0f\n", ((double)(b.tv_sec - a.tv_sec) * 1e6 +
+			  (double)(b.tv_nsec - a.tv_nsec) / 1e3) / (double)k);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double t0;
 	int r;
 
-	if (argc != 3 && argc != 4)
+	if (argc < 3 || argc > 5)
 		goto usage;
 	if (!strcmp(argv[1], "cpu") && argc == 3) {
-		printf("%ld\n", cpu_ms(argv[2]));
+		long long ns = sched_ns(argv[2]);
+
+		if (ns >= 0)
+			printf("%lld\n", ns / 1000);
+		else
+			printf("%ld\n", cpu_ms(argv[2]) * 1000);
 		return 0;
 	}
-	if (argc != 4)
+	if (!strcmp(argv[1], "mountinfo") && argc == 3)
+		return read_mountinfo(atol(argv[2]));
+	if (argc != 4 && !(argc == 5 && !strcmp(argv[1], "burst")))
 		goto usage;
 	if (in_host_ns()) {
 		fprintf(stderr, "bench-watch: not in a private mount namespace\n");
@@ -106,13 +186,22 @@ int main(int argc, char **argv)
 		return binds(argv[2], "p", atol(argv[3]), 0);
 	}
 	if (!strcmp(argv[1], "burst")) {
+		int up = 1, down = 1;
+
+		if (argc == 5) {
+			up = !strcmp(argv[4], "mount");
+			down = !strcmp(argv[4], "umount");
+			if (!up && !down)
+				goto usage;
+		}
 		t0 = now_sec();
-		r = binds(argv[2], "b", atol(argv[3]), 0) ||
-		    binds(argv[2], "b", atol(argv[3]), 1);
+		r = (up && binds(argv[2], "b", atol(argv[3]), 0)) ||
+		    (down && binds(argv[2], "b", atol(argv[3]), 1));
 		printf("%.3f\n", now_sec() - t0);
 		return r;
 	}
 usage:
-	fprintf(stderr, "usage: bench-watch populate|burst DIR N | cpu PID\n");
+	fprintf(stderr, "usage: bench-watch populate DIR N | burst DIR N "
+			"[mount|umount] | cpu PID | mountinfo K\n");
 	return 2;
 }

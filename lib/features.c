@@ -209,11 +209,25 @@ static int fanotify_eperm_is_real(void)
 }
 
 /*
+ * A limit, not a refusal: the groups a user may have
+ * (fs.fanotify.max_user_groups, 128 by default: EMFILE), its marks
+ * (ENOSPC), the process's or the system's open files (EMFILE, ENFILE),
+ * memory. The kernel checks the flags before it counts or allocates
+ * anything, so the flags were accepted; the limit may be gone at the
+ * next watch, which tries again.
+ */
+static int fanotify_limit(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM ||
+	       err == ENOSPC;
+}
+
+/*
  * fanotify mount events (6.15+) on the namespace of @ns_fd. Old kernels
  * answer FAN_REPORT_MNT with EINVAL; without CAP_SYS_ADMIN init is
  * refused (before 6.15) or the mark is (EPERM, for a real reason: a mark
- * with bad flags still gets the kernel's EINVAL). Anything else is a
- * refusal.
+ * with bad flags still gets the kernel's EINVAL); a limit is no refusal
+ * (fanotify_limit()). Anything else is a refusal.
  */
 static uint32_t probe_fanotify(int ns_fd)
 {
@@ -223,6 +237,13 @@ static uint32_t probe_fanotify(int ns_fd)
 
 	if (fd < 0) {
 		err = errno;
+		if (fanotify_limit(err)) {
+			mntkit__debug(MNTKIT_PRINT_INFO,
+				      "kernel: fanotify_init: %s (a limit: "
+				      "fs.fanotify.max_user_groups?)",
+				      strerror(err));
+			return MNTKIT_FEAT_FANOTIFY_MNT;
+		}
 		if (err != EINVAL &&
 		    (err != EPERM || !fanotify_eperm_is_real()))
 			refuse(MNTKIT_REFUSED_FANOTIFY, err);
@@ -237,7 +258,7 @@ static uint32_t probe_fanotify(int ns_fd)
 	bad = errno_of(fanotify_mark(fd, 0x80000000U, MNTKIT_FAN_MNT_ATTACH,
 				     ns_fd, NULL));
 	close(fd);
-	if (!err)
+	if (!err || fanotify_limit(err))
 		return MNTKIT_FEAT_FANOTIFY_MNT;
 	if (bad != EINVAL || (err != EPERM && err != EINVAL)) {
 		refused_names[5] = "fanotify_mark";

@@ -43,8 +43,11 @@
  *    Nothing is lost: a check that is owed always comes (the timer), and
  *    it diffs the whole of mountinfo.
  *  - poll: POLLPRI on /proc/PID/mountinfo, then a diff of a fresh
- *    snapshot against the view: one snapshot serves every change
- *    signalled before it; on the emulation it is one read of mountinfo
+ *    snapshot against the view once the namespace has been quiet for
+ *    POLL_QUIET_NS (see poll_when()): one snapshot serves every change
+ *    signalled before it, so a burst of mounts costs one diff at its end
+ *    (one more per SYNC_GAP_FACTOR diffs' time, at most SYNC_GAP_MAX_NS,
+ *    that it lasts); on the emulation it is one read of mountinfo
  *    (mntkit__emul_snapshot()), and a mount it names by a provisional
  *    old ID keeps the view's unique ID (find_aliases()).
  * Both: mount(2) MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE changes
@@ -63,7 +66,8 @@
  * deferred diffs) and one open mountinfo file. Polling the epoll fd polls
  * that file, which consumes its POLLPRI, so the watch checks a second,
  * private open mountinfo file of the same namespace whose POLLPRI only
- * the watch consumes.
+ * the watch consumes. While a diff is owed the first file leaves the set
+ * (follow_signals()): a burst wakes the caller per timer, not per mount.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -117,6 +121,8 @@
  */
 #define SYNC_GAP_FACTOR 10
 #define SYNC_GAP_MAX_NS (1000 * MS_NS)
+/* the poll source diffs once no signal came for this long (poll_when()) */
+#define POLL_QUIET_NS (5 * MS_NS)
 
 #define FAN_BUFSIZE (64 * 1024)
 #define FAN_READS_PER_CALL 64 /* bounded work per mntkit_watch_read() */
@@ -433,6 +439,7 @@ struct mntkit_watch {
 	struct mntkit_mnt_id_req req;
 	int req_fd; /* an fd @req uses, or -1 */
 	int epfd, fan_fd, wake_fd, mi_fd, timer_fd;
+	int wake_on; /* @wake_fd is in the epoll set */
 	struct recmap view;
 	struct recmap kids; /* parent ID -> its children in the view (gen) */
 	uint32_t gen;
@@ -490,10 +497,50 @@ static struct mntkit_statmount *sm_stub(uint64_t id)
 	return c;
 }
 
+static int epoll_add(int epfd, int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/*
+ * While a diff is owed (verify_due), further change signals add nothing:
+ * the diff will see them. The wakeup file leaves the epoll set then, so
+ * the caller is woken by the timer, not once per mount of a burst; the
+ * watch still reads the private file's signal at every wakeup (quiet
+ * detection). Back in the set, the file tells of any signal meanwhile.
+ */
+static void follow_signals(struct mntkit_watch *w)
+{
+	int on = !w->verify_due;
+
+	if (w->wake_fd < 0 || on == w->wake_on)
+		return;
+	if (!on) {
+		if (!epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->wake_fd, NULL))
+			w->wake_on = 0;
+		return;
+	}
+	if (!epoll_add(w->epfd, w->wake_fd, EPOLLPRI)) {
+		w->wake_on = 1;
+		return;
+	}
+	/* not woken by signals: check for them by the timer */
+	mntkit__debug(MNTKIT_PRINT_WARN,
+		      "watch: cannot follow change signals (%s): polling",
+		      strerror(errno));
+	w->verify_first = now_ns();
+	w->verify_due = w->verify_first + RETRY_NS;
+}
+
 static void arm_timer(struct mntkit_watch *w)
 {
 	struct itimerspec its = { 0 };
-	int64_t due = w->verify_due;
+	int64_t due;
+
+	follow_signals(w);
+	due = w->verify_due;
 
 	if (w->rescan_due && (!due || w->rescan_due < due))
 		due = w->rescan_due;
@@ -1130,6 +1177,33 @@ static int mi_signalled(struct mntkit_watch *w)
 }
 
 /*
+ * When the poll source diffs after a signal: once the namespace has been
+ * quiet (no signal since the last check), no sooner than sync_after
+ * (SYNC_GAP_FACTOR times the last diff's cost after it), and while
+ * signals keep coming, at the latest that gap (at most SYNC_GAP_MAX_NS)
+ * after the first. A burst of mounts shorter than the gap costs one diff
+ * at its end, a longer one a diff per gap: no diff per event. The checks
+ * for quiet (wakeups by the timer: signals do not wake the caller then,
+ * see follow_signals()) come POLL_QUIET_NS after the first signal, then
+ * half the time since the first after the last: a few per burst.
+ */
+static int64_t poll_when(const struct mntkit_watch *w)
+{
+	int64_t gap = SYNC_GAP_FACTOR * w->diff_cost;
+	int64_t wait = (w->last_activity - w->verify_first) / 2;
+	int64_t due = w->last_activity +
+		      (wait > POLL_QUIET_NS ? wait : POLL_QUIET_NS);
+	int64_t latest = w->verify_first +
+			 (gap < SYNC_GAP_MAX_NS ? gap : SYNC_GAP_MAX_NS);
+
+	if (latest < w->sync_after)
+		latest = w->sync_after;
+	if (due < w->sync_after)
+		due = w->sync_after;
+	return due < latest ? due : latest;
+}
+
+/*
  * When to check the signals of the fanotify source (VERIFY_*). A signal
  * with no fanotify event after it is most likely a change fanotify does
  * not report (remount, mount_setattr); one that came with fanotify events
@@ -1141,6 +1215,8 @@ static int64_t verify_when(const struct mntkit_watch *w)
 {
 	int64_t due, most = VERIFY_COST_FACTOR * w->diff_cost;
 
+	if (w->source == MNTKIT_WATCH_POLL)
+		return poll_when(w);
 	if (most < VERIFY_MAX_NS)
 		most = VERIFY_MAX_NS;
 	if (w->fan_events == w->fan_at_first)
@@ -1193,15 +1269,6 @@ static int process(struct mntkit_watch *w)
 	 */
 	if (pri)
 		schedule_rescan(w, now);
-	if (pri && w->source == MNTKIT_WATCH_POLL) {
-		if (now >= w->sync_after)
-			return sync_signalled(w);
-		/* coalesce: one diff, soon, for this and what follows */
-		if (!w->verify_due || w->verify_due > w->sync_after)
-			w->verify_due = w->sync_after;
-		arm_timer(w);
-		return 0;
-	}
 	if (pri && !w->verify_first) {
 		w->verify_first = now;
 		w->fan_at_first = fan_before;
@@ -1518,13 +1585,6 @@ static int pick_source(struct mntkit_watch *w, enum mntkit_watch_source want,
 	return w->fanbuf ? 0 : -ENOMEM;
 }
 
-static int epoll_add(int epfd, int fd, uint32_t events)
-{
-	struct epoll_event ev = { .events = events, .data.fd = fd };
-
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
-}
-
 static int setup_fds(struct mntkit_watch *w)
 {
 	int ret;
@@ -1535,6 +1595,7 @@ static int setup_fds(struct mntkit_watch *w)
 	if (w->epfd < 0 || w->timer_fd < 0)
 		return -errno;
 	ret = w->wake_fd < 0 ? 0 : epoll_add(w->epfd, w->wake_fd, EPOLLPRI);
+	w->wake_on = w->wake_fd >= 0 && !ret;
 	if (!ret)
 		ret = epoll_add(w->epfd, w->timer_fd, EPOLLIN);
 	if (!ret && w->fan_fd >= 0)

@@ -365,6 +365,29 @@ static void fanotify_refused(const char *call, int err)
 T_CASE(fanotify_init_refused) { fanotify_refused("fanotify_init", EPERM); }
 T_CASE(fanotify_mark_refused) { fanotify_refused("fanotify_mark", EACCES); }
 
+/*
+ * A limit is no refusal: fanotify_init's EMFILE (the user's groups,
+ * fs.fanotify.max_user_groups, 128 by default: one watcher per namespace
+ * on a host of containers reaches it) was taken for a seccomp filter, so
+ * mntkit_refused() named fanotify_init as refused and the tools said
+ * "seccomp?". Now the auto watch takes poll, a forced fanotify watch
+ * fails with the limit's errno, and nothing is called refused.
+ */
+T_CASE(fanotify_group_limit)
+{
+	MNTKIT_WATCH_OPTS(wo, .source = MNTKIT_WATCH_FANOTIFY);
+	struct mntkit_watch *w = NULL;
+
+	t_require_root();
+	t_require_statmount();
+	require_fanotify_mnt();
+	refuse("fanotify_init", EMFILE, NULL, 0, NULL, 0);
+	T_EQ_I(watch_source_now(), MNTKIT_WATCH_POLL);
+	T_EQ_I(mntkit_watch_new(&wo, NULL, &w), -EMFILE);
+	T_NULL(w);
+	EXPECT_ALLOWED(MNTKIT_REFUSED_FANOTIFY);
+}
+
 T_CASE(fanotify_allowed_is_used)
 {
 	t_require_root();

@@ -4,11 +4,12 @@
  * namespace as they happen, with libmntkit's watch (fanotify mount events
  * where the kernel has them, POLLPRI on mountinfo + diffs elsewhere).
  *
- *   mntwatch [--json] [-t TYPES] [-p PATH] [-e EVENTS]
+ *   mntwatch [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS]
  *            [--ns NS | --all-namespaces] [-c N] [--timeout S]
  *            [--initial] [--source SRC]
  *
- * One line per event, written and flushed as it comes. SIGINT, SIGTERM,
+ * One line per event, written and flushed as it comes (--journal: one
+ * journal entry, mntwatch-journal.c). SIGINT, SIGTERM,
  * a closed stdout, --count and --timeout end it with status 0; errors
  * with one line on stderr and status 1.
  */
@@ -31,13 +32,14 @@
 
 #include "mntkit.h"
 #include "cli.h"
+#include "mntwatch-journal.h"
 #include "output.h"
 #include "record.h"
 
 #define PROG "mntwatch"
 
 static const char usage_line[] =
-	"usage: " PROG " [--json] [-t TYPES] [-p PATH] [-e EVENTS] "
+	"usage: " PROG " [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS] "
 	"[--ns NS | --all-namespaces] [-c N] [--timeout S] [--initial] "
 	"[--source SRC]";
 
@@ -63,7 +65,11 @@ static const char *const help_text[] = {
 	"                       events",
 	"      --source SRC     fanotify, poll or auto (default)",
 	"      --json           one JSON object per line (the keys of",
-	"                       statmnt --json, plus \"event\")",
+	"                       statmnt --json, plus \"event\", \"seq\", ...;",
+	"                       schema: share/mntkit/mntwatch-event.schema.json)",
+	"      --journal        send each event to the systemd journal as a",
+	"                       structured entry (MESSAGE, EVENT, MOUNT_ID,",
+	"                       MOUNT_POINT, ...) instead of printing it",
 	"  -h, --help           show this help",
 	"  -V, --version        show the version",
 	"",
@@ -73,6 +79,7 @@ static const char *const help_text[] = {
 
 struct cmdline {
 	bool json, initial, all_ns;
+	bool journal; /* --journal: entries to journald, nothing on stdout */
 	char **types; /* NULL-terminated; NULL: all */
 	bool types_negated;
 	const char *prefix;
@@ -215,6 +222,7 @@ enum {
 	OPT_INITIAL,
 	OPT_SOURCE,
 	OPT_ALL_NS,
+	OPT_JOURNAL,
 };
 
 static const struct option long_options[] = {
@@ -228,6 +236,7 @@ static const struct option long_options[] = {
 	{ "initial", no_argument, NULL, OPT_INITIAL },
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "all-namespaces", no_argument, NULL, OPT_ALL_NS },
+	{ "journal", no_argument, NULL, OPT_JOURNAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -270,6 +279,9 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 	case OPT_ALL_NS:
 		cl->all_ns = true;
 		return 0;
+	case OPT_JOURNAL:
+		cl->journal = true;
+		return 0;
 	default:
 		return cli_common_option(opt, argv, help_text,
 					 sizeof(help_text) / sizeof(*help_text));
@@ -293,6 +305,10 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	}
 	if (cl->ns_arg && cl->all_ns) {
 		cli_usage_error("--all-namespaces", "--ns names one namespace");
+		return -1;
+	}
+	if (cl->json && cl->journal) {
+		cli_usage_error("--journal", "not together with --json");
 		return -1;
 	}
 	if (cl->ns_arg) {
@@ -369,6 +385,28 @@ static bool event_matches(const struct cmdline *cl,
 
 /* ---- output ---- */
 
+/*
+ * The version of the JSON lines' schema (share/mntwatch-event.schema.json):
+ * raised when a key is removed or changes its type or meaning; keys may
+ * be added within a version.
+ */
+#define MNTWATCH_SCHEMA_VERSION 1
+
+/* CLOCK_REALTIME ns as RFC 3339 in UTC: 2026-12-04T20:25:01.123456789Z */
+static void event_rfc3339(uint64_t ns, char *buf, size_t len)
+{
+	time_t sec = (time_t)(ns / 1000000000U);
+	struct tm tm;
+	size_t n;
+
+	if (!gmtime_r(&sec, &tm) ||
+	    !(n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))) {
+		snprintf(buf, len, "1970-01-01T00:00:00.000000000Z");
+		return;
+	}
+	snprintf(buf + n, len - n, ".%09" PRIu64 "Z", ns % 1000000000U);
+}
+
 /* text: escaped, and a space as \040 so that fields stay apart */
 static void put_text_field(struct outbuf *ob, const char *s)
 {
@@ -402,17 +440,37 @@ static void put_words(struct outbuf *ob, mntkit_decoder fn, uint64_t v)
 }
 
 /*
- * KIND ID TARGET FSTYPE SOURCE ATTRS PROPAGATION [changed=LIST]
- * [from=OLD_TARGET]
+ * The event's identity, at the end of a text line:
+ * " seq=N time=RFC3339 mono=S.NNNNNNNNN", and for a RESYNC " resync_end=N"
  */
-static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
+static void text_identity(struct outbuf *ob, const struct mntkit_event *ev)
+{
+	char when[64];
+
+	event_rfc3339(ev->realtime_ns, when, sizeof(when));
+	outbuf_printf(ob, " seq=%" PRIu64 " time=%s mono=%" PRIu64 ".%09" PRIu64,
+		      ev->seq, when, ev->monotonic_ns / 1000000000U,
+		      ev->monotonic_ns % 1000000000U);
+	if (ev->kind == MNTKIT_EVENT_RESYNC)
+		outbuf_printf(ob, " resync_end=%" PRIu64, ev->resync_end);
+}
+
+/*
+ * KIND ID TARGET FSTYPE SOURCE ATTRS PROPAGATION [changed=LIST]
+ * [from=OLD_TARGET] seq=N time=T mono=M
+ * resync seq=N time=T mono=M resync_end=N
+ */
+static void text_event(struct outbuf *ob, const struct mntkit_event *ev,
+		       bool identity)
 {
 	const struct mntkit_statmount *sm = ev->after ? ev->after : ev->before;
 	const char *type, *sub;
 	char changed[128];
 
 	outbuf_puts(ob, mntkit_event_kind_name(ev->kind));
-	if (ev->kind == MNTKIT_EVENT_RESYNC || !sm) {
+	if (ev->kind == MNTKIT_EVENT_RESYNC || !sm) { /* also NS_ADD/GONE */
+		if (identity)
+			text_identity(ob, ev);
 		outbuf_putc(ob, '\n');
 		return;
 	}
@@ -446,6 +504,8 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev)
 		put_text_field(ob, sm_field(ev->before,
 					    MNTKIT_FIELD_MNT_POINT));
 	}
+	if (identity)
+		text_identity(ob, ev);
 	outbuf_putc(ob, '\n');
 }
 
@@ -453,15 +513,24 @@ static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 {
 	const struct mntkit_statmount *sm = ev->after ? ev->after : ev->before;
 	struct json_writer jw;
+	char when[64];
 
 	json_init(&jw, ob, 0);
 	json_object_begin(&jw);
+	json_kv_u64(&jw, "version", MNTWATCH_SCHEMA_VERSION);
 	json_kv_string(&jw, "event", mntkit_event_kind_name(ev->kind));
 	if (ev->mnt_ns_id) { /* --all-namespaces */
 		json_kv_u64(&jw, "mnt_ns", ev->mnt_ns_id);
 		json_key(&jw, "ns_pid");
 		json_i64(&jw, ev->ns_pid);
 	}
+	json_kv_u64(&jw, "seq", ev->seq);
+	event_rfc3339(ev->realtime_ns, when, sizeof(when));
+	json_kv_string(&jw, "time", when);
+	json_kv_u64(&jw, "realtime_ns", ev->realtime_ns);
+	json_kv_u64(&jw, "monotonic_ns", ev->monotonic_ns);
+	if (ev->kind == MNTKIT_EVENT_RESYNC)
+		json_kv_u64(&jw, "resync_end", ev->resync_end);
 	if (sm) {
 		record_json(&jw, sm, sm->size, ev->mnt_id);
 		if (ev->flags & MNTKIT_EVENT_F_GONE)
@@ -497,21 +566,95 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* --journal: where the entries go, and the watched namespace's ID */
+struct journal_out {
+	struct journal j;
+	uint64_t mnt_ns; /* 0: not known (no MOUNT_NS) */
+};
+
+static int journal_out_open(const struct cmdline *cl, struct journal_out *jo)
+{
+	const struct mntkit_opts *o = cl->ns;
+	int r;
+
+	r = journal_open(&jo->j, NULL);
+	if (r < 0) {
+		cli_errmsg("--journal", "%s: %s", JOURNAL_SOCKET,
+			   r == -ENOENT || r == -ECONNREFUSED ?
+				   "no journal listens there (is "
+				   "systemd-journald running?)" :
+				   strerror(-r));
+		journal_close(&jo->j);
+		return -1;
+	}
+	jo->mnt_ns = 0;
+	if (o && o->mnt_ns_id)
+		jo->mnt_ns = o->mnt_ns_id;
+	else if (o && o->mnt_ns_fd > 0)
+		mntkit_ns_id_from_fd(o->mnt_ns_fd, &jo->mnt_ns);
+	else
+		mntkit_ns_id_from_pid(o ? o->pid : 0, &jo->mnt_ns);
+	return 0;
+}
+
+/*
+ * The event as a journal entry. MESSAGE: its text line without the
+ * identity (the entry has SEQ and the clocks as fields), for a resync
+ * what it means.
+ */
+static int journal_event(struct journal_out *jo, struct outbuf *ob,
+			 const struct mntkit_event *ev)
+{
+	const char *msg;
+	int r;
+
+	if (ev->kind == MNTKIT_EVENT_RESYNC && ev->resync_end > ev->seq)
+		outbuf_printf(ob, "resync: mount events may have been lost; "
+				  "events %" PRIu64 "..%" PRIu64 " replace them",
+			      ev->seq + 1, ev->resync_end);
+	else if (ev->kind == MNTKIT_EVENT_RESYNC)
+		outbuf_puts(ob, "resync: mount events may have been lost; "
+				"none changed the table");
+	else
+		text_event(ob, ev, false);
+	if (ob->len && ob->data[ob->len - 1] == '\n')
+		ob->len--;
+	msg = outbuf_cstr(ob);
+	/* --all-namespaces: each event's own namespace */
+	r = msg ? mntwatch_journal_event(&jo->j, ev, msg,
+					 ev->mnt_ns_id ? ev->mnt_ns_id :
+							 jo->mnt_ns) :
+		  -ENOMEM;
+	outbuf_reset(ob);
+	if (r < 0) {
+		cli_errmsg("--journal", "%s: %s", JOURNAL_SOCKET, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
 /* 1: print no more (count reached, stdout closed); 0 go on; -1 error */
 static int print_event(const struct cmdline *cl, struct outbuf *ob,
-		       const struct mntkit_event *ev, uint64_t *printed)
+		       struct journal_out *jo, const struct mntkit_event *ev,
+		       uint64_t *printed)
 {
 	int r;
 
 	if (!event_matches(cl, ev))
 		return 0;
+	if (jo) {
+		if (journal_event(jo, ob, ev) < 0)
+			return -1;
+		++*printed;
+		return cl->count && *printed >= cl->count;
+	}
 	if (cl->json) {
 		json_event(ob, ev);
 	} else {
 		if (cl->all_ns)
 			outbuf_printf(ob, "%" PRIu64 " %d ", ev->mnt_ns_id,
 				      (int)ev->ns_pid);
-		text_event(ob, ev);
+		text_event(ob, ev, true);
 	}
 	r = outbuf_flush(ob, stdout);
 	if (r == -EPIPE)
@@ -574,6 +717,12 @@ static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 	else if (r == -EPERM && cl->source == MNTKIT_WATCH_FANOTIFY)
 		cli_errmsg("--source fanotify",
 		       "needs CAP_SYS_ADMIN over the namespace");
+	else if ((r == -EMFILE || r == -ENOSPC) &&
+		 cl->source == MNTKIT_WATCH_FANOTIFY)
+		cli_errmsg("--source fanotify",
+		       "%s: too many fanotify groups or marks for this "
+		       "user (fs.fanotify.max_user_groups, max_user_marks), "
+		       "or open files", strerror(-r));
 	else if (r == -ENOENT && cl->ns)
 		cli_errmsg(cl->ns_arg, "--ns: no such mount namespace");
 	else
@@ -586,6 +735,7 @@ static int run(const struct cmdline *cl)
 {
 	struct mntkit_watch *w = NULL;
 	struct outbuf ob = OUTBUF_INIT;
+	struct journal_out jout, *jo = NULL;
 	MNTKIT_EVENT(ev);
 	struct pollfd pfd[3];
 	uint64_t printed = 0;
@@ -605,19 +755,28 @@ static int run(const struct cmdline *cl)
 	}
 	if (cl->timeout >= 0)
 		deadline = mono_ms() + (int64_t)(cl->timeout * 1000.0 + 0.5);
+	if (cl->journal) {
+		if (journal_out_open(cl, &jout) < 0) {
+			close(sfd);
+			return -1;
+		}
+		jo = &jout;
+	}
 	if (open_watch(cl, &w) < 0) {
+		if (jo)
+			journal_close(&jo->j);
 		close(sfd);
 		return -1;
 	}
 	pfd[0] = (struct pollfd){ .fd = mntkit_watch_fd(w), .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	/* a pipe's write end reports POLLERR once its reader is gone */
-	pfd[2] = (struct pollfd){ .fd = STDOUT_FILENO, .events = 0 };
+	pfd[2] = (struct pollfd){ .fd = jo ? -1 : STDOUT_FILENO, .events = 0 };
 	for (;;) {
 		int wait_ms = -1, stop = 0, rr;
 
 		while ((rr = mntkit_watch_read(w, &ev)) == 1) {
-			stop = print_event(cl, &ob, &ev, &printed);
+			stop = print_event(cl, &ob, jo, &ev, &printed);
 			if (stop)
 				break;
 		}
@@ -647,6 +806,8 @@ static int run(const struct cmdline *cl)
 	}
 	mntkit_watch_free(w);
 	outbuf_free(&ob);
+	if (jo)
+		journal_close(&jo->j);
 	close(sfd);
 	return r < 0 ? -1 : 0;
 }

@@ -44,7 +44,8 @@ for f in "$S_LIB/libmntkit.so.0" "$S_LIB/libmntkit.so" "$S_LIB/libmntkit.a" \
 	"$STAGE$PREFIX/share/bash-completion/completions/mntkit" \
 	"$STAGE$PREFIX/share/bash-completion/completions/lsmnt" \
 	"$STAGE$PREFIX/share/bash-completion/completions/statmnt" \
-	"$STAGE$PREFIX/share/bash-completion/completions/mntwatch"; do
+	"$STAGE$PREFIX/share/bash-completion/completions/mntwatch" \
+	"$STAGE$PREFIX/share/mntkit/mntwatch-event.schema.json"; do
 	[ -e "$f" ] || missing="$missing ${f#"$STAGE"}"
 done
 if [ -z "$missing" ]; then

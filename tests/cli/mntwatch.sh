@@ -22,7 +22,7 @@ export MNTWATCH
 # the Python side: start mntwatch, wait until it watches, collect lines
 mkdir -p "$CLI_TMP/py"
 cat >"$CLI_TMP/py/mwcli.py" <<'PY'
-import json, os, select, signal, subprocess, time
+import json, os, re, select, signal, subprocess, time
 from mntcli import *
 
 EXE = os.environ["MNTWATCH"]
@@ -88,6 +88,22 @@ def sh(*cmd):
     subprocess.run(cmd, check=True)
 
 
+IDENTITY = re.compile(r" seq=([0-9]+) time=([0-9T:.Z-]+) mono=([0-9]+\.[0-9]{9})$")
+
+
+def bare(lines):
+    """text lines without their identity (seq=, time=, mono= at the end),
+    which each must have, with seq increasing"""
+    out, last = [], 0
+    for l in lines:
+        m = IDENTITY.search(l)
+        expect(m is not None, "no seq/time/mono at the end of %r" % l)
+        expect(int(m.group(1)) > last, "seq not increasing: %r" % l)
+        last = int(m.group(1))
+        out.append(l[:m.start()])
+    return out
+
+
 def wait_exit(p, what):
     """p's exit status; if it has not exited within 5 s, kill it and fail
     with the message what."""
@@ -101,7 +117,8 @@ PY
 # ---- cases that need no mounts ----
 
 c_help() {
-	expect_help help "$MNTWATCH" '^usage: mntwatch ' --source --initial
+	expect_help help "$MNTWATCH" '^usage: mntwatch ' --source --initial \
+		--journal mntwatch-event.schema.json
 }
 
 c_version() {
@@ -163,7 +180,12 @@ for l in lines:
         s.pop(k, None)
         o.pop(k, None)
     s.pop("mask"); o.pop("mask")
-    del o["event"]
+    expect(o["version"] == 1 and o["seq"] >= 1 and
+           o["realtime_ns"] > 0 and o["monotonic_ns"] > 0 and
+           o["time"].endswith("Z"), "identity %r" % o)
+    for k in ("event", "version", "seq", "time", "realtime_ns",
+              "monotonic_ns"):
+        del o[k]
     expect(set(o) == set(s) - {"supported_mask"},
            "keys differ: %r" % (set(o) ^ set(s)))
     for k in o:
@@ -176,8 +198,10 @@ c_initial_text() {
 from mwcli import *
 rc, out, err = tool("mntwatch", "--initial", "-c", "1", "-p", "/")
 expect(rc == 0 and err == "", "exit %d: %s" % (rc, err))
-f = out.rstrip("\n").split(" ")
+f = bare([out.rstrip("\n")])[0].split(" ")
 expect(f[0] == "attach" and f[1].startswith("0x"), "line %r" % out)
+t = IDENTITY.search(out.rstrip("\n"))
+expect(t.group(1) == "1", "the first event's seq %r" % t.group(1))
 # the first mount by ID; with the native backend a listed unique ID
 if NATIVE:
     expect(int(f[1], 16) in listmount(), "ID %s not listed" % f[1])
@@ -256,6 +280,7 @@ sh("mount", "--move", d + "/a", d + "/b")
 got += w.lines(2)
 sh("umount", "-l", d + "/b")
 got += w.lines(1)
+got = bare(w.initial + got)[1:]
 want = [
     "attach %#x %s/a tmpfs srcA rw,relatime private" % (a, d),
     "attach %#x %s/a/c ramfs srcC rw,relatime private" % (c, d),
@@ -266,7 +291,7 @@ want = [
     " from=%s/a/c" % (c, d, d),
 ]
 expect(got[:5] == want, "got %r, want %r" % (got[:5], want))
-det = sorted(got[5:] + w.lines(1))
+det = sorted(got[5:] + bare(w.lines(1)))
 expect(det == sorted(["detach %#x %s/b tmpfs srcA ro,relatime private" % (a, d),
                       "detach %#x %s/b/c ramfs srcC rw,relatime private" % (c, d)]),
        "detach lines %r" % det)
@@ -404,7 +429,7 @@ other, own = ns_id(pid), ns_id(os.getpid())
 p = subprocess.run([EXE, "--all-namespaces", "-c", "1"], capture_output=True,
                    text=True, timeout=20)
 f = p.stdout.split()
-expect(p.returncode == 0 and len(f) == 3 and f[2] == "ns-add" and
+expect(p.returncode == 0 and len(f) >= 3 and f[2] == "ns-add" and
        int(f[0]) > 0 and int(f[1]) > 0, "text: %r %r" % (p.stdout, p.stderr))
 w = subprocess.Popen([EXE, "--all-namespaces", "--json", "-e",
                       "attach,ns-add,ns-gone", "-p", T + "/an"],

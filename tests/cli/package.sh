@@ -104,6 +104,7 @@ if [ -z "$dup" ] && grep -q "^$want" "$CLI_TMP/files" &&
 	grep -q '^libmntkit-dev ./usr/share/man/man3/mntkit_stat.3.gz$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/bin/lsmnt$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/share/man/man8/lsmnt.8.gz$' "$CLI_TMP/files" &&
+	grep -q '^mntkit-tools ./usr/share/mntkit/mntwatch-event.schema.json$' "$CLI_TMP/files" &&
 	! grep -q '^libmntkit0 ./usr/bin/' "$CLI_TMP/files"; then
 	pass package_contents
 else

@@ -564,7 +564,8 @@ build_initramfs() {
 		bg2 gcc "${CFLAGS[@]}" -c -o "$obj/${f%.c}.o" "$cfile"
 	done
 	for f in output cli record lsmnt-opts lsmnt-filter lsmnt-rows lsmnt-ns \
-		lsmnt-cols lsmnt-dev lsmnt-print lsmnt-poll lsmnt-verify; do
+		lsmnt-cols lsmnt-dev lsmnt-print lsmnt-poll lsmnt-verify journal \
+		mntwatch-journal; do
 		# shellcheck disable=SC2086 # pkg-config's flags
 		bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -c -o "$tobj/$f.o" \
 			"$SRCDIR/tools/$f.c"
@@ -581,7 +582,8 @@ build_initramfs() {
 		"$SRCDIR/tools/statmnt.c" $T "$obj/libmntkit.a"
 	# shellcheck disable=SC2086
 	bg2 gcc "${CFLAGS[@]}" -static -o "$stage/bin/mntwatch" \
-		"$SRCDIR/tools/mntwatch.c" $T "$obj/libmntkit.a"
+		"$SRCDIR/tools/mntwatch.c" "$tobj/mntwatch-journal.o" \
+		"$tobj/journal.o" $T "$obj/libmntkit.a"
 	# shellcheck disable=SC2086
 	bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -o "$stage/bin/lsmnt" \
 		"$SRCDIR/tools/lsmnt.c" "$tobj/lsmnt-opts.o" \
