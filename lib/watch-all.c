@@ -72,6 +72,7 @@ struct ns {
 	int err;		 /* why it is skipped */
 	int seen;		 /* in the scan under way */
 	int queued;		 /* a drain of it is in the FIFO */
+	int64_t found_rt, found_mono; /* when it was found: its NS_ADD's */
 	int pidfd;		 /* of @pid, or -1 */
 	pid_t pidfd_pid;
 	int dying;		 /* let go of: its NS_GONE is queued */
@@ -243,6 +244,8 @@ static int ns_open(struct mntkit__watch_all *a, struct ns *ns)
 	struct stat st;
 	int ret;
 
+	ns->found_rt = clock_ns(CLOCK_REALTIME);
+	ns->found_mono = clock_ns(CLOCK_MONOTONIC);
 	ret = ns_id(ns);
 	if (ret == -ENOENT)
 		ret = -ESRCH;
@@ -515,14 +518,18 @@ static void emit(struct mntkit__watch_all *a, struct mntkit_event *ev,
 	ev->size = size;
 }
 
+/* NS_ADD: when the namespace was found (before its first snapshot) */
 static void emit_ns(struct mntkit__watch_all *a, struct mntkit_event *ev,
 		    enum mntkit_event_kind kind, const struct ns *ns)
 {
+	int add = kind == MNTKIT_EVENT_NS_ADD;
 	MNTKIT_EVENT(e);
 
 	e.kind = kind;
-	e.realtime_ns = (uint64_t)clock_ns(CLOCK_REALTIME);
-	e.monotonic_ns = (uint64_t)clock_ns(CLOCK_MONOTONIC);
+	e.realtime_ns = (uint64_t)(add ? ns->found_rt :
+					 clock_ns(CLOCK_REALTIME));
+	e.monotonic_ns = (uint64_t)(add ? ns->found_mono :
+					  clock_ns(CLOCK_MONOTONIC));
 	emit(a, ev, &e, ns);
 }
 

@@ -37,6 +37,7 @@
 
 struct nsm {
 	uint64_t id;
+	uint64_t mono_ns; /* of its last event */
 	pid_t pid;
 	int gone;
 	size_t n, cap;
@@ -354,6 +355,11 @@ static void apply(struct world *wd, const struct mntkit_event *ev)
 	if (m->seq)
 		T_EQ_U(ev->seq, m->seq + 1);
 	m->seq = ev->seq;
+	/* a namespace's events: learned after its NS_ADD, in order */
+	if (ns)
+		T_ASSERTF(ev->monotonic_ns >= ns->mono_ns,
+			  "event %" PRIu64 ": monotonic time went back",
+			  ev->seq);
 	m->events++;
 	if (m->resync_ns) {
 		T_EQ_U(ev->kind, MNTKIT_EVENT_NS_GONE);
@@ -375,13 +381,15 @@ static void apply(struct world *wd, const struct mntkit_event *ev)
 				t_fail("out of memory");
 		}
 		m->v[m->n++] = (struct nsm){ .id = ev->mnt_ns_id,
-					     .pid = ev->ns_pid };
+					     .pid = ev->ns_pid,
+					     .mono_ns = ev->monotonic_ns };
 		m->adds++;
 		return;
 	}
 	T_ASSERTF(ns && !ns->gone, "%s in namespace %" PRIu64 " %s",
 		  mntkit_event_kind_name(ev->kind), ev->mnt_ns_id,
 		  ns ? "after its NS_GONE" : "before its NS_ADD");
+	ns->mono_ns = ev->monotonic_ns;
 	switch (ev->kind) {
 	case MNTKIT_EVENT_NS_GONE:
 		T_ASSERTF(kid >= 0 && wd->k[kid].stopped,
