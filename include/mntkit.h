@@ -1092,6 +1092,12 @@ int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
  *                      overflow, failed read); the events that follow,
  *                      up to the next read that returns 0, bring the
  *                      watcher's view up to the current table. No records.
+ * MNTKIT_EVENT_NS_ADD   all-namespace watches (MNTKIT_WATCH_ALL_NS): a
+ *                      mount namespace is watched from now on (@mnt_ns_id,
+ *                      @ns_pid); its mounts' events follow. No records.
+ * MNTKIT_EVENT_NS_GONE all-namespace watches: no process is in the
+ *                      namespace any more; it is no longer watched. Its
+ *                      last events came before. No records.
  */
 enum mntkit_event_kind {
 	MNTKIT_EVENT_ATTACH = 1,
@@ -1099,6 +1105,8 @@ enum mntkit_event_kind {
 	MNTKIT_EVENT_MOVE = 3,
 	MNTKIT_EVENT_CHANGE = 4,
 	MNTKIT_EVENT_RESYNC = 5,
+	MNTKIT_EVENT_NS_ADD = 6,
+	MNTKIT_EVENT_NS_GONE = 7,
 };
 
 /* struct mntkit_event.changed: which parts of a record differ */
@@ -1146,6 +1154,13 @@ enum mntkit_event_kind {
  *                @resync_end (none when equal to @seq) are the diff that
  *                replaces them, bringing the view to the current table.
  *                0 for other kinds.
+ *
+ * All-namespace watches only (MNTKIT_WATCH_ALL_NS; 0 otherwise):
+ * @mnt_ns_id:    the mount namespace of the event: its ID (ioctl
+ *                NS_GET_MNTNS_ID, 6.10+; before, the inode number of its
+ *                nsfs file, as in /proc/PID/ns/mnt's "mnt:[N]").
+ * @ns_pid:       the lowest process in the namespace at the watch's last
+ *                scan of /proc (the PID namespace of the library's /proc).
  */
 struct mntkit_event {
 	size_t size;
@@ -1159,6 +1174,8 @@ struct mntkit_event {
 	uint64_t realtime_ns;
 	uint64_t monotonic_ns;
 	uint64_t resync_end;
+	uint64_t mnt_ns_id;
+	pid_t ns_pid;
 };
 
 /* the size of the first struct mntkit_event (without @seq and after) */
@@ -1219,6 +1236,9 @@ enum mntkit_watch_source {
 /* flags of struct mntkit_watch_opts */
 #define MNTKIT_WATCH_INITIAL 0x01U /* start with an ATTACH event for
 				      every mount of the first snapshot */
+#define MNTKIT_WATCH_ALL_NS  0x02U /* every mount namespace the caller can
+				      reach (mntkit_watch_new(): @opts must
+				      be NULL) */
 
 /* rescan_ms: never rescan without a signal */
 #define MNTKIT_WATCH_NO_RESCAN 0xffffffffU
@@ -1264,6 +1284,39 @@ struct mntkit_watch_opts {
  */
 int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 		     const struct mntkit_opts *opts, struct mntkit_watch **out);
+
+/*
+ * With MNTKIT_WATCH_ALL_NS in @wopts->flags (and @opts NULL, -EINVAL
+ * otherwise) one watch serves every mount namespace a process is in
+ * (found in /proc): each by a watch of its own as above (its source,
+ * mask and rescans), all behind the one fd. Every event names its
+ * namespace (@mnt_ns_id, @ns_pid). The first reads bring an NS_ADD for
+ * every namespace (each followed by ATTACH events of its mounts with
+ * MNTKIT_WATCH_INITIAL); a namespace found later brings NS_ADD and the
+ * ATTACH events of all its mounts (what the caller knows of it starts
+ * empty); one no process is in any more brings NS_GONE after its last
+ * events. The kernel signals no new namespace (checked on 6.18:
+ * unshare(2) gives no fanotify event on a marked namespace), so /proc is
+ * scanned at least every @rescan_ms (1000 ms by default, also with
+ * MNTKIT_WATCH_NO_RESCAN) and no more often than 100 times the scan's
+ * cost: that is the latency of NS_ADD. A namespace's watch keeps it
+ * alive (its open mountinfo files), so namespaces no process is in (kept
+ * by an fd or a bind mount) are not watched, and one whose last process
+ * left is let go at the next scan, which the exit of its lowest process
+ * brings forward (a pidfd): NS_GONE comes at once. The rescans of
+ * @rescan_ms take the namespaces in turn, at most 1% of a CPU in all. A
+ * namespace that cannot be watched (EACCES, EPERM, EMFILE, a forced
+ * source refused, ...) is skipped, with its reason in the debug trace
+ * (MNTKIT_PRINT_INFO) and counted by mntkit_watch_ns_skipped(); it is
+ * never an error of the watch. Each namespace takes about six fds.
+ */
+
+/*
+ * mntkit_watch_ns_skipped - how many namespaces an all-namespace watch
+ * currently skips (it could not watch them); 0 for a watch of one
+ * namespace, -EINVAL for NULL.
+ */
+ssize_t mntkit_watch_ns_skipped(const struct mntkit_watch *watch);
 
 /* mntkit_watch_free - close a watch (NULL is fine). */
 void mntkit_watch_free(struct mntkit_watch *watch);

@@ -351,6 +351,10 @@ const char *mntkit_event_kind_name(enum mntkit_event_kind kind)
 		return "change";
 	case MNTKIT_EVENT_RESYNC:
 		return "resync";
+	case MNTKIT_EVENT_NS_ADD:
+		return "ns-add";
+	case MNTKIT_EVENT_NS_GONE:
+		return "ns-gone";
 	}
 	return NULL;
 }

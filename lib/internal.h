@@ -351,6 +351,33 @@ void mntkit__debug(enum mntkit_print_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int mntkit__debug_on(enum mntkit_print_level level);
 
+/*
+ * All-namespace watches (lib/watch-all.c): a watch of one namespace per
+ * namespace, made and read through @ops, the public calls of watch.c
+ * handed down (watch.c calls watch-all.c, never the other way).
+ */
+struct mntkit__watch_ns_ops {
+	int (*open)(const struct mntkit_watch_opts *wopts,
+		    const struct mntkit_opts *opts, struct mntkit_watch **out);
+	int (*read)(struct mntkit_watch *w, struct mntkit_event *ev);
+	int (*rescan)(struct mntkit_watch *w);
+	int (*fd)(const struct mntkit_watch *w);
+	enum mntkit_watch_source (*source)(const struct mntkit_watch *w);
+	void (*free)(struct mntkit_watch *w);
+};
+struct mntkit__watch_all;
+int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
+			  const struct mntkit__watch_ns_ops *ops,
+			  struct mntkit__watch_all **out);
+int mntkit__watch_all_read(struct mntkit__watch_all *a,
+			   struct mntkit_event *ev);
+int mntkit__watch_all_rescan(struct mntkit__watch_all *a);
+int mntkit__watch_all_fd(const struct mntkit__watch_all *a);
+enum mntkit_watch_source
+mntkit__watch_all_source(const struct mntkit__watch_all *a);
+size_t mntkit__watch_all_skipped(const struct mntkit__watch_all *a);
+void mntkit__watch_all_free(struct mntkit__watch_all *a);
+
 /* return -err and set errno = err (err > 0) */
 static inline int mntkit__fail(int err)
 {

@@ -463,6 +463,7 @@ struct mntkit_watch {
 	struct lines lines; /* mountinfo as of the view (native backend) */
 	char *mibuf;
 	size_t micap;
+	struct mntkit__watch_all *all; /* MNTKIT_WATCH_ALL_NS: it does all */
 };
 
 static int64_t clock_ns(clockid_t clk)
@@ -1304,6 +1305,10 @@ int mntkit_watch_read(struct mntkit_watch *w, struct mntkit_event *ev)
 
 	if (!w || !ev || ev->size < MNTKIT_EVENT_SIZE_VER0)
 		return mntkit__fail(EINVAL);
+	if (w->all) {
+		ret = mntkit__watch_all_read(w->all, ev);
+		return ret < 0 ? mntkit__fail(-ret) : ret;
+	}
 	MNTKIT__PIN_OPS(w->ops);
 	qev_free(&w->cur);
 	if (pop(w, ev))
@@ -1320,6 +1325,10 @@ int mntkit_watch_rescan(struct mntkit_watch *w)
 
 	if (!w)
 		return mntkit__fail(EINVAL);
+	if (w->all) {
+		ret = mntkit__watch_all_rescan(w->all);
+		return ret < 0 ? mntkit__fail(-ret) : 0;
+	}
 	MNTKIT__PIN_OPS(w->ops);
 	ret = sync_table(w, w->need_resync);
 	return ret < 0 ? mntkit__fail(-ret) : 0;
@@ -1362,6 +1371,10 @@ void mntkit_watch_free(struct mntkit_watch *w)
 {
 	if (!w)
 		return;
+	if (w->all) { /* its epfd is @all's */
+		mntkit__watch_all_free(w->all);
+		w->epfd = -1;
+	}
 	close_fd(&w->epfd);
 	close_fd(&w->fan_fd);
 	close_fd(&w->wake_fd);
@@ -1651,9 +1664,52 @@ static int watch_opts_copy(const struct mntkit_watch_opts *in,
 			return -E2BIG;
 	memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
 	if (out->source > MNTKIT_WATCH_POLL ||
-	    (out->flags & ~MNTKIT_WATCH_INITIAL))
+	    (out->flags & ~(MNTKIT_WATCH_INITIAL | MNTKIT_WATCH_ALL_NS)))
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * ---- all-namespace watches (lib/watch-all.c) ----
+ * A watch whose @all does the work; its @epfd is @all's, its @source the
+ * first namespace's. watch-all.c makes and reads the namespaces' watches
+ * through these public calls, handed down (it calls nothing of this file).
+ */
+
+static const struct mntkit__watch_ns_ops ns_ops = {
+	.open = mntkit_watch_new,
+	.read = mntkit_watch_read,
+	.rescan = mntkit_watch_rescan,
+	.fd = mntkit_watch_fd,
+	.source = mntkit_watch_get_source,
+	.free = mntkit_watch_free,
+};
+
+static int watch_all_new(const struct mntkit_watch_opts *wo,
+			 struct mntkit_watch **out)
+{
+	struct mntkit_watch *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w)
+		return mntkit__fail(ENOMEM);
+	w->fan_fd = w->wake_fd = w->mi_fd = w->timer_fd = w->req_fd = -1;
+	ret = mntkit__watch_all_new(wo, &ns_ops, &w->all);
+	if (ret) {
+		free(w);
+		return mntkit__fail(-ret);
+	}
+	w->epfd = mntkit__watch_all_fd(w->all);
+	w->source = mntkit__watch_all_source(w->all);
+	*out = w;
+	return 0;
+}
+
+ssize_t mntkit_watch_ns_skipped(const struct mntkit_watch *w)
+{
+	if (!w)
+		return mntkit__fail(EINVAL);
+	return w->all ? (ssize_t)mntkit__watch_all_skipped(w->all) : 0;
 }
 
 int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
@@ -1672,6 +1728,8 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 	ret = watch_opts_copy(wopts, &wo);
 	if (ret)
 		return mntkit__fail(-ret);
+	if (wo.flags & MNTKIT_WATCH_ALL_NS)
+		return opts ? mntkit__fail(EINVAL) : watch_all_new(&wo, out);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return mntkit__fail(ENOMEM);

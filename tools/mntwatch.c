@@ -4,8 +4,9 @@
  * namespace as they happen, with libmntkit's watch (fanotify mount events
  * where the kernel has them, POLLPRI on mountinfo + diffs elsewhere).
  *
- *   mntwatch [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS] [--ns NS]
- *            [-c N] [--timeout S] [--initial] [--source SRC]
+ *   mntwatch [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS]
+ *            [--ns NS | --all-namespaces] [-c N] [--timeout S]
+ *            [--initial] [--source SRC]
  *
  * One line per event, written and flushed as it comes (--journal: one
  * journal entry, mntwatch-journal.c). SIGINT, SIGTERM,
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,7 +40,8 @@
 
 static const char usage_line[] =
 	"usage: " PROG " [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS] "
-	"[--ns NS] [-c N] [--timeout S] [--initial] [--source SRC]";
+	"[--ns NS | --all-namespaces] [-c N] [--timeout S] [--initial] "
+	"[--source SRC]";
 
 static const char *const help_text[] = {
 	"",
@@ -49,9 +52,13 @@ static const char *const help_text[] = {
 	"                       \"noA,B\" for all but A and B)",
 	"  -p, --prefix PATH    only mounts at PATH or below it",
 	"  -e, --events LIST    only these events: attach,detach,move,",
-	"                       change,resync",
+	"                       change,resync,ns-add,ns-gone",
 	"      --ns NS          watch another mount namespace: its ID, a",
 	"                       namespace file (/proc/PID/ns/mnt) or pid:PID",
+	"      --all-namespaces watch every mount namespace a process is in;",
+	"                       each line starts with the namespace's ID and",
+	"                       a PID in it (JSON: \"mnt_ns\", \"ns_pid\"),",
+	"                       ns-add and ns-gone as namespaces come and go",
 	"  -c, --count N        exit after N events",
 	"      --timeout S      exit after S seconds (may be fractional)",
 	"      --initial        first print the current table as attach",
@@ -71,7 +78,7 @@ static const char *const help_text[] = {
 };
 
 struct cmdline {
-	bool json, initial;
+	bool json, initial, all_ns;
 	bool journal; /* --journal: entries to journald, nothing on stdout */
 	char **types; /* NULL-terminated; NULL: all */
 	bool types_negated;
@@ -140,15 +147,16 @@ static int parse_events(struct cmdline *cl, const char *arg)
 	     tok = strtok_r(NULL, ",", &save)) {
 		enum mntkit_event_kind k;
 
-		for (k = MNTKIT_EVENT_ATTACH; k <= MNTKIT_EVENT_RESYNC; k++)
+		for (k = MNTKIT_EVENT_ATTACH; k <= MNTKIT_EVENT_NS_GONE; k++)
 			if (!strcmp(tok, mntkit_event_kind_name(k)))
 				break;
-		if (k > MNTKIT_EVENT_RESYNC) {
+		if (k > MNTKIT_EVENT_NS_GONE) {
 			char subject[64];
 
 			snprintf(subject, sizeof(subject), "-e %.40s", tok);
 			cli_usage_error(subject, "unknown event (attach, detach, "
-					     "move, change, resync)");
+					     "move, change, resync, ns-add, "
+					     "ns-gone)");
 			ret = -1;
 		}
 		cl->kinds |= 1U << k;
@@ -213,6 +221,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_INITIAL,
 	OPT_SOURCE,
+	OPT_ALL_NS,
 	OPT_JOURNAL,
 };
 
@@ -226,6 +235,7 @@ static const struct option long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "initial", no_argument, NULL, OPT_INITIAL },
 	{ "source", required_argument, NULL, OPT_SOURCE },
+	{ "all-namespaces", no_argument, NULL, OPT_ALL_NS },
 	{ "journal", no_argument, NULL, OPT_JOURNAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -266,6 +276,9 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		return 0;
 	case OPT_SOURCE:
 		return parse_source(cl, optarg);
+	case OPT_ALL_NS:
+		cl->all_ns = true;
+		return 0;
 	case OPT_JOURNAL:
 		cl->journal = true;
 		return 0;
@@ -288,6 +301,10 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	}
 	if (optind < argc) {
 		cli_usage_error(argv[optind], "unexpected argument");
+		return -1;
+	}
+	if (cl->ns_arg && cl->all_ns) {
+		cli_usage_error("--all-namespaces", "--ns names one namespace");
 		return -1;
 	}
 	if (cl->json && cl->journal) {
@@ -359,7 +376,7 @@ static bool event_matches(const struct cmdline *cl,
 
 	if (cl->kinds && !(cl->kinds & (1U << ev->kind)))
 		return false;
-	if (ev->kind == MNTKIT_EVENT_RESYNC)
+	if (ev->kind == MNTKIT_EVENT_RESYNC || !now) /* also NS_ADD/GONE */
 		return true;
 	if (!type_matches(cl, now))
 		return false;
@@ -451,7 +468,7 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev,
 	char changed[128];
 
 	outbuf_puts(ob, mntkit_event_kind_name(ev->kind));
-	if (ev->kind == MNTKIT_EVENT_RESYNC) {
+	if (ev->kind == MNTKIT_EVENT_RESYNC || !sm) { /* also NS_ADD/GONE */
 		if (identity)
 			text_identity(ob, ev);
 		outbuf_putc(ob, '\n');
@@ -502,6 +519,11 @@ static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 	json_object_begin(&jw);
 	json_kv_u64(&jw, "version", MNTWATCH_SCHEMA_VERSION);
 	json_kv_string(&jw, "event", mntkit_event_kind_name(ev->kind));
+	if (ev->mnt_ns_id) { /* --all-namespaces */
+		json_kv_u64(&jw, "mnt_ns", ev->mnt_ns_id);
+		json_key(&jw, "ns_pid");
+		json_i64(&jw, ev->ns_pid);
+	}
 	json_kv_u64(&jw, "seq", ev->seq);
 	event_rfc3339(ev->realtime_ns, when, sizeof(when));
 	json_kv_string(&jw, "time", when);
@@ -598,7 +620,10 @@ static int journal_event(struct journal_out *jo, struct outbuf *ob,
 	if (ob->len && ob->data[ob->len - 1] == '\n')
 		ob->len--;
 	msg = outbuf_cstr(ob);
-	r = msg ? mntwatch_journal_event(&jo->j, ev, msg, jo->mnt_ns) :
+	/* --all-namespaces: each event's own namespace */
+	r = msg ? mntwatch_journal_event(&jo->j, ev, msg,
+					 ev->mnt_ns_id ? ev->mnt_ns_id :
+							 jo->mnt_ns) :
 		  -ENOMEM;
 	outbuf_reset(ob);
 	if (r < 0) {
@@ -623,10 +648,14 @@ static int print_event(const struct cmdline *cl, struct outbuf *ob,
 		++*printed;
 		return cl->count && *printed >= cl->count;
 	}
-	if (cl->json)
+	if (cl->json) {
 		json_event(ob, ev);
-	else
+	} else {
+		if (cl->all_ns)
+			outbuf_printf(ob, "%" PRIu64 " %d ", ev->mnt_ns_id,
+				      (int)ev->ns_pid);
 		text_event(ob, ev, true);
+	}
 	r = outbuf_flush(ob, stdout);
 	if (r == -EPIPE)
 		return 1;
@@ -645,11 +674,27 @@ static const char *source_subject(const struct cmdline *cl)
 							 cl->source);
 }
 
+/* --all-namespaces: about six fds per namespace; take what is allowed */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 {
 	MNTKIT_WATCH_OPTS(wo, .source = cl->source,
-			  .flags = cl->initial ? MNTKIT_WATCH_INITIAL : 0);
-	int r = mntkit_watch_new(&wo, cl->ns, w);
+			  .flags = (cl->initial ? MNTKIT_WATCH_INITIAL : 0) |
+				   (cl->all_ns ? MNTKIT_WATCH_ALL_NS : 0));
+	int r;
+
+	if (cl->all_ns)
+		raise_fd_limit();
+	r = mntkit_watch_new(&wo, cl->ns, w);
 	const char *call;
 	int e;
 

@@ -142,6 +142,9 @@ c_bad_args() {
 	expect_error ns_no_file "/nonexistent" - "$MNTWATCH" --ns /nonexistent
 	expect_error ns_not_ns "/proc/self/ns/uts" - "$MNTWATCH" \
 		--ns /proc/self/ns/uts
+	expect_error all_ns_and_ns "--all-namespaces" usage "$MNTWATCH" \
+		--all-namespaces --ns pid:1
+	expect_error bad_event_ns "-e ns-new" usage "$MNTWATCH" -e ns-new
 }
 
 c_timeout() {
@@ -406,9 +409,80 @@ PY
 	stop_bg "$OTHER_PID"
 }
 
+# --all-namespaces: a mount in another namespace and one in ours, each
+# named by its namespace (JSON mnt_ns, ns_pid; text: the first two
+# fields); a namespace made later is added, and gone when its process is
+c_all_namespaces() {
+	mkdir -p "$T/o" "$T/an"
+	start_other_ns mntwatch-allns
+	py_case all_namespaces <<'PY'
+from mwcli import *
+import fcntl, struct
+T, pid = os.environ["T"], int(os.environ["OTHER_PID"])
+
+def ns_id(p):
+    with open("/proc/%d/ns/mnt" % p) as f:
+        return struct.unpack("Q", fcntl.ioctl(f.fileno(), 0x8008b705,
+                                              b"\0" * 8))[0]
+
+other, own = ns_id(pid), ns_id(os.getpid())
+p = subprocess.run([EXE, "--all-namespaces", "-c", "1"], capture_output=True,
+                   text=True, timeout=20)
+f = p.stdout.split()
+expect(p.returncode == 0 and len(f) >= 3 and f[2] == "ns-add" and
+       int(f[0]) > 0 and int(f[1]) > 0, "text: %r %r" % (p.stdout, p.stderr))
+w = subprocess.Popen([EXE, "--all-namespaces", "--json", "-e",
+                      "attach,ns-add,ns-gone", "-p", T + "/an"],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+got, buf = [], [b""]
+def read_until(cond, what, t=10):
+    end = time.time() + t
+    while time.time() < end:
+        while b"\n" in buf[0]:
+            l, _, buf[0] = buf[0].partition(b"\n")
+            got.append(json.loads(l))
+            if cond(got[-1]):
+                return got[-1]
+        r, _, _ = select.select([w.stdout], [], [], 0.2)
+        if r:
+            chunk = os.read(w.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf[0] += chunk
+    expect(False, "no %s: %r" % (what, got[-5:]))
+read_until(lambda o: o["event"] == "ns-add" and o["mnt_ns"] == other and
+           o["ns_pid"] == pid, "ns-add of the other namespace")
+sh("nsenter", "-t", str(pid), "-m", "mkdir", "-p", T + "/an/x")
+sh("nsenter", "-t", str(pid), "-m", "mount", "-t", "tmpfs", "theirs",
+   T + "/an/x")
+o = read_until(lambda o: o["event"] == "attach", "attach of theirs")
+expect(o["mnt_point"] == T + "/an/x" and o["mnt_ns"] == other and
+       o["ns_pid"] == pid and o["sb_source"] == "theirs", "theirs: %r" % o)
+os.makedirs(T + "/an/y", exist_ok=True)
+sh("mount", "-t", "tmpfs", "mine", T + "/an/y")
+o = read_until(lambda o: o["event"] == "attach", "attach of mine")
+expect(o["mnt_point"] == T + "/an/y" and o["mnt_ns"] == own and
+       o["sb_source"] == "mine", "mine: %r" % o)
+sh("umount", T + "/an/y")
+n = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep",
+                      "60"])
+o = read_until(lambda o: o["event"] == "ns-add" and o["ns_pid"] == n.pid,
+               "ns-add of a new namespace")
+new = o["mnt_ns"]
+expect(new not in (own, other), "new namespace %r" % o)
+n.kill()
+n.wait()
+read_until(lambda o: o["event"] == "ns-gone" and o["mnt_ns"] == new,
+           "ns-gone of the new namespace")
+w.send_signal(signal.SIGTERM)
+expect(w.wait(5) == 0, "exit status")
+PY
+	stop_bg "$OTHER_PID"
+}
+
 ns_cases="c_events_poll c_events_fanotify c_filters_json c_detach_last_record
 	c_change_json
-	c_ns_other"
+	c_ns_other c_all_namespaces"
 
 # ---- main ----
 

@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * All-namespace watches (MNTKIT_WATCH_ALL_NS): one watch of one mount
+ * namespace (watch.c, reached through struct mntkit__watch_ns_ops) per
+ * namespace a process is in, behind one epoll fd.
+ *
+ * Finding the namespaces. The kernel tells no one of a new mount
+ * namespace: checked on 6.18, unshare(CLONE_NEWNS) in a child gives no
+ * fanotify event on a FAN_MARK_MNTNS mark of the parent's namespace
+ * (the mark covers the mounts of that namespace only), and nothing polls
+ * for it. So /proc is scanned (stat of every /proc/PID/ns/mnt: the nsfs
+ * inode names the namespace) every rescan_ms (1000 ms by default), but no
+ * more often than SCAN_COST_FACTOR times the scan's CPU cost: the latency
+ * of NS_ADD and NS_GONE, at most 1% of a CPU.
+ *
+ * The end of a namespace. Also checked on 6.18: an open
+ * /proc/PID/mountinfo keeps its namespace, mounts and all, after the
+ * last process in it exits, and its poll says nothing of that exit. Each
+ * namespace's watch holds two such files, so a namespace would never end
+ * while watched: the watch lets a namespace go (NS_GONE, its watch
+ * freed) at the first scan that finds no process in it. The exit of the
+ * lowest process of a namespace (a pidfd, 5.3+) brings that scan forward,
+ * to no sooner than EXIT_GAP_FACTOR times a scan's cost after the last:
+ * a namespace whose last process exits ends at once, and its mounts are
+ * not kept for long (one that a process leaves by setns(2) ends at the
+ * next timed scan). For the same
+ * reason namespaces no process is in (kept by an fd or a bind mount,
+ * which listns(2) or NS_MNT_GET_NEXT would find) are not watched: the
+ * watch would keep them for ever.
+ *
+ * Order. Events are handed out from one FIFO of items: NS_ADD of a
+ * namespace, "drain" a namespace's watch (read it until it has nothing),
+ * NS_GONE. A namespace's NS_ADD comes before its events (the items are
+ * queued in that order when it is found) and its NS_GONE after its last
+ * ones (a drain is queued before it, once its fd is out of the epoll
+ * set). Sequence numbers are the all-namespace watch's own (1, 2, 3, ...
+ * without gap); a RESYNC's resync_end is moved with them (its events are
+ * drained together: they are queued at once by the namespace's watch).
+ *
+ * Rescans. The namespaces' watches do no timed rescans of their own
+ * (200 namespaces rescanning each second would cost 200 times one); the
+ * all-namespace watch rescans them in turn, one every rescan_ms / N, and
+ * no sooner than RESCAN_COST_FACTOR times the last one's cost after it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "syscall.h"
+
+#define MS_NS 1000000LL
+#define SCAN_DEFAULT_MS 1000
+#define SCAN_COST_FACTOR 100
+#define RESCAN_COST_FACTOR 100
+#define EPOLL_BATCH 64
+#define EXIT_GAP_FACTOR 10 /* a scan for an exit: 10x its cost apart */
+#define TAG_EXIT 1ULL	   /* epoll data: a namespace's pidfd */
+
+struct ns {
+	uint64_t id;
+	dev_t dev;
+	ino_t ino;
+	pid_t pid;		 /* the lowest process in it at the last scan */
+	struct mntkit_watch *w;	 /* NULL: skipped (err) or not yet opened */
+	int err;		 /* why it is skipped */
+	int seen;		 /* in the scan under way */
+	int queued;		 /* a drain of it is in the FIFO */
+	int64_t found_rt, found_mono; /* when it was found: its NS_ADD's */
+	int pidfd;		 /* of @pid, or -1 */
+	pid_t pidfd_pid;
+	int dying;		 /* let go of: its NS_GONE is queued */
+	int lost;		 /* dying, and its last changes are lost */
+};
+
+enum item_kind { ITEM_ADD, ITEM_DRAIN, ITEM_GONE };
+
+struct item {
+	enum item_kind kind;
+	struct ns *ns;
+};
+
+struct mntkit__watch_all {
+	const struct mntkit__watch_ns_ops *ops;
+	struct mntkit_watch_opts wo; /* for each namespace's watch */
+	uint32_t rescan_ms;	     /* the caller's */
+	int initial;		     /* MNTKIT_WATCH_INITIAL asked for */
+	int scanned;		     /* the first scan is done */
+	int epfd, timer_fd;
+	struct ns **ns; /* the namespaces watched or skipped */
+	size_t n, cap;
+	struct item *items;
+	size_t head, nitems, icap;
+	uint64_t seq; /* of the last event handed out */
+	size_t skipped;
+	size_t rr_next;
+	int64_t scan_due, scan_cost, rr_due;
+	int64_t scan_end; /* when the last scan ended */
+	int use_pidfd;	  /* the library's /proc is of our PID namespace */
+	int64_t armed;
+	enum mntkit_watch_source source;
+};
+
+static int64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t every_ns(const struct mntkit__watch_all *a)
+{
+	uint32_t ms = a->rescan_ms;
+
+	if (!ms || ms == MNTKIT_WATCH_NO_RESCAN)
+		ms = SCAN_DEFAULT_MS;
+	return (int64_t)ms * MS_NS;
+}
+
+/* ---- the FIFO ---- */
+
+static int push(struct mntkit__watch_all *a, enum item_kind kind,
+		struct ns *ns)
+{
+	if (a->head && a->head == a->nitems)
+		a->head = a->nitems = 0;
+	if (a->nitems == a->icap) {
+		size_t cap = a->icap ? a->icap * 2 : 64;
+		struct item *v = realloc(a->items, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->items = v;
+		a->icap = cap;
+	}
+	a->items[a->nitems++] = (struct item){ kind, ns };
+	if (kind == ITEM_DRAIN)
+		ns->queued = 1;
+	return 0;
+}
+
+static int push_drain(struct mntkit__watch_all *a, struct ns *ns)
+{
+	return ns->queued ? 0 : push(a, ITEM_DRAIN, ns);
+}
+
+/* ---- the namespaces ---- */
+
+static struct ns *ns_find(const struct mntkit__watch_all *a, dev_t dev,
+			  ino_t ino)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->ns[i]->ino == ino && a->ns[i]->dev == dev)
+			return a->ns[i];
+	return NULL;
+}
+
+static void ns_remove(struct mntkit__watch_all *a, size_t i)
+{
+	a->ns[i] = a->ns[--a->n];
+	if (a->rr_next >= a->n)
+		a->rr_next = 0;
+}
+
+static int ns_stat(pid_t pid, struct stat *st)
+{
+	char path[64];
+	int at = mntkit__proc_path(path, sizeof(path), pid, "ns/mnt");
+
+	return fstatat(at, path, st, 0) ? -errno : 0;
+}
+
+static int scan_each(void *ctx, pid_t pid)
+{
+	struct mntkit__watch_all *a = ctx;
+	struct stat st;
+	struct ns *ns;
+
+	if (ns_stat(pid, &st))
+		return 0; /* gone, or not ours to look at */
+	ns = ns_find(a, st.st_dev, st.st_ino);
+	if (ns) {
+		if (!ns->seen || pid < ns->pid)
+			ns->pid = pid;
+		ns->seen = 1;
+		return 0;
+	}
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		struct ns **v = realloc(a->ns, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->ns = v;
+		a->cap = cap;
+	}
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	*ns = (struct ns){ .dev = st.st_dev, .ino = st.st_ino, .pid = pid,
+			   .seen = 1, .pidfd = -1 };
+	a->ns[a->n++] = ns;
+	return 0;
+}
+
+/* the namespace's ID: NS_GET_MNTNS_ID (6.10+), else its nsfs inode */
+static int ns_id(struct ns *ns)
+{
+	struct stat st;
+	int fd = mntkit__proc_open(ns->pid, "ns/mnt", O_RDONLY), ret;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) || st.st_ino != ns->ino || st.st_dev != ns->dev) {
+		close(fd);
+		return -ESRCH; /* the process moved on */
+	}
+	ret = mntkit_ns_id_from_fd(fd, &ns->id);
+	close(fd);
+	if (ret == -EOPNOTSUPP || ret == -ENOTTY) {
+		ns->id = (uint64_t)ns->ino;
+		ret = 0;
+	}
+	return ret;
+}
+
+/*
+ * Watch a namespace found by the scan. 0: watched or skipped (ns->err);
+ * -ESRCH: its process left it meanwhile (dropped; the next scan finds
+ * it again if it is still there); -ENOMEM.
+ */
+static int ns_open(struct mntkit__watch_all *a, struct ns *ns)
+{
+	struct mntkit_watch_opts wo = a->wo;
+	MNTKIT_OPTS(o, .pid = ns->pid);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ns };
+	struct stat st;
+	int ret;
+
+	ns->found_rt = clock_ns(CLOCK_REALTIME);
+	ns->found_mono = clock_ns(CLOCK_MONOTONIC);
+	ret = ns_id(ns);
+	if (ret == -ENOENT)
+		ret = -ESRCH;
+	if (!ret) {
+		/* a namespace found later: the caller knows nothing of it */
+		if (a->initial || a->scanned)
+			wo.flags |= MNTKIT_WATCH_INITIAL;
+		ret = a->ops->open(&wo, &o, &ns->w);
+		if (ret == -ENOENT)
+			ret = -ESRCH;
+	}
+	/* the watch opened the namespace the process was in at the scan */
+	if (!ret && (ns_stat(ns->pid, &st) || st.st_ino != ns->ino ||
+		     st.st_dev != ns->dev))
+		ret = -ESRCH;
+	if (!ret && epoll_ctl(a->epfd, EPOLL_CTL_ADD, a->ops->fd(ns->w), &ev))
+		ret = -errno;
+	if (!ret) {
+		ret = push(a, ITEM_ADD, ns);
+		if (!ret)
+			ret = push(a, ITEM_DRAIN, ns);
+		if (!ret && !a->source)
+			a->source = a->ops->source(ns->w);
+		if (ret)
+			epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->ops->fd(ns->w),
+				  NULL);
+	}
+	if (ret && ns->w) {
+		a->ops->free(ns->w);
+		ns->w = NULL;
+	}
+	if (ret == -ESRCH || ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		ns->err = -ret;
+		a->skipped++;
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: mount namespace %llu (pid %d) skipped: %s",
+			      (unsigned long long)ns->id, (int)ns->pid,
+			      strerror(ns->err));
+	}
+	return 0;
+}
+
+/*
+ * The exit of a namespace's lowest process brings the next scan forward
+ * (poll_all()): NS_GONE comes at once, not at the next timed scan, and
+ * the namespace's mounts are let go of as soon. The pidfd is dropped when
+ * it fires (an exited process's pidfd stays readable); the next scan
+ * takes one of the namespace's lowest process again.
+ */
+static void pidfd_drop(struct mntkit__watch_all *a, struct ns *ns)
+{
+	if (ns->pidfd < 0)
+		return;
+	epoll_ctl(a->epfd, EPOLL_CTL_DEL, ns->pidfd, NULL);
+	close(ns->pidfd);
+	ns->pidfd = -1;
+}
+
+static void pidfd_take(struct mntkit__watch_all *a, struct ns *ns)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN,
+		.data.u64 = (uint64_t)(uintptr_t)ns | TAG_EXIT,
+	};
+
+	if (!a->use_pidfd || (ns->pidfd >= 0 && ns->pidfd_pid == ns->pid))
+		return;
+	pidfd_drop(a, ns);
+	ns->pidfd = (int)syscall(SYS_pidfd_open, ns->pid, 0);
+	if (ns->pidfd < 0)
+		return; /* 5.3+; the timed scans find the end */
+	ns->pidfd_pid = ns->pid;
+	if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, ns->pidfd, &ev))
+		pidfd_drop(a, ns);
+}
+
+/*
+ * One scan of /proc: watch the namespaces new to it, let go of those no
+ * process is in any more.
+ */
+static int scan(struct mntkit__watch_all *a)
+{
+	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	int ret;
+
+	for (size_t i = 0; i < a->n; i++)
+		a->ns[i]->seen = 0;
+	ret = mntkit__proc_each_pid(scan_each, a);
+	a->scan_cost = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	if (ret)
+		return ret; /* nothing is let go on a partial scan */
+	for (size_t i = 0; i < a->n;) {
+		struct ns *ns = a->ns[i];
+
+		if (ns->seen && !ns->w && !ns->err) {
+			ret = ns_open(a, ns);
+			if (ret == -ENOMEM)
+				return ret;
+			if (ret == -ESRCH) {
+				ns_remove(a, i);
+				free(ns);
+				continue;
+			}
+		} else if (!ns->seen && ns->w) {
+			pidfd_drop(a, ns);
+			/*
+			 * Its last events, then NS_GONE; the item owns it.
+			 * A change signalled but not yet diffed (a diff that
+			 * waits to serve several) would be lost with the
+			 * watch: a rescan now brings the view to the table
+			 * as the last process left it (nothing changes it
+			 * since: no process is in it, and the watch keeps it).
+			 */
+			epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->ops->fd(ns->w),
+				  NULL);
+			if (a->ops->rescan(ns->w))
+				mntkit__debug(MNTKIT_PRINT_INFO,
+					      "watch: mount namespace %llu: "
+					      "last rescan failed: %s",
+					      (unsigned long long)ns->id,
+					      strerror(errno));
+			ns->queued = 0;
+			ns->dying = 1;
+			ret = push(a, ITEM_DRAIN, ns);
+			if (!ret)
+				ret = push(a, ITEM_GONE, ns);
+			if (ret)
+				return ret;
+			ns_remove(a, i);
+			continue;
+		} else if (!ns->seen) {
+			a->skipped -= !!ns->err;
+			ns_remove(a, i);
+			free(ns);
+			continue;
+		}
+		if (ns->w)
+			pidfd_take(a, ns);
+		i++;
+	}
+	a->scanned = 1;
+	a->scan_end = clock_ns(CLOCK_MONOTONIC);
+	mntkit__debug(MNTKIT_PRINT_DEBUG,
+		      "watch: scan of /proc: %zu namespaces (%zu skipped), "
+		      "%lld us CPU", a->n, a->skipped,
+		      (long long)(a->scan_cost / 1000));
+	return 0;
+}
+
+/* ---- the timer: scans and the rescans in turn ---- */
+
+static void arm_timer(struct mntkit__watch_all *a)
+{
+	struct itimerspec its = { 0 };
+	int64_t due = a->scan_due;
+
+	if (a->rr_due && a->rr_due < due)
+		due = a->rr_due;
+	if (due == a->armed)
+		return;
+	its.it_value.tv_sec = due / 1000000000LL;
+	its.it_value.tv_nsec = due % 1000000000LL;
+	a->armed = timerfd_settime(a->timer_fd, TFD_TIMER_ABSTIME, &its,
+				   NULL) ? -1 : due;
+}
+
+static void schedule_scan(struct mntkit__watch_all *a, int64_t now)
+{
+	int64_t every = every_ns(a);
+
+	if (every < SCAN_COST_FACTOR * a->scan_cost)
+		every = SCAN_COST_FACTOR * a->scan_cost;
+	a->scan_due = now + every;
+}
+
+static int rescan_next(struct mntkit__watch_all *a, int64_t now)
+{
+	int64_t t0, cost, gap;
+	struct ns *ns;
+	int ret = 0;
+
+	a->rr_due = 0;
+	if (a->rescan_ms == MNTKIT_WATCH_NO_RESCAN)
+		return 0;
+	gap = every_ns(a);
+	if (a->n) {
+		ns = a->ns[a->rr_next];
+		a->rr_next = (a->rr_next + 1) % a->n;
+		gap /= (int64_t)a->n;
+		if (ns->w) {
+			t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			ret = a->ops->rescan(ns->w);
+			cost = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+			if (gap < RESCAN_COST_FACTOR * cost)
+				gap = RESCAN_COST_FACTOR * cost;
+			if (push_drain(a, ns))
+				ret = -ENOMEM;
+		}
+	}
+	a->rr_due = now + gap;
+	return ret;
+}
+
+/* what the epoll set says: namespaces to drain, scans and rescans due */
+static int poll_all(struct mntkit__watch_all *a)
+{
+	struct epoll_event evs[EPOLL_BATCH];
+	int n, ret = 0, timer = 0, exited = 0;
+	uint64_t ticks;
+	int64_t now;
+
+	n = epoll_wait(a->epfd, evs, EPOLL_BATCH, 0);
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n && !ret; i++) {
+		uint64_t tag = evs[i].data.u64;
+
+		if (!tag) {
+			timer = 1;
+		} else if (tag & TAG_EXIT) {
+			pidfd_drop(a, (struct ns *)(uintptr_t)(tag & ~TAG_EXIT));
+			exited = 1;
+		} else {
+			ret = push_drain(a, evs[i].data.ptr);
+		}
+	}
+	if (ret)
+		return ret;
+	if (exited) { /* scan soon, not sooner than 10x its cost after one */
+		int64_t at = a->scan_end + EXIT_GAP_FACTOR * a->scan_cost;
+
+		if (at < a->scan_due)
+			a->scan_due = at;
+	}
+	if (timer) {
+		a->armed = -1;
+		if (read(a->timer_fd, &ticks, sizeof(ticks)) < 0 &&
+		    errno != EAGAIN)
+			return -errno;
+	}
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (now >= a->scan_due) {
+		ret = scan(a);
+		schedule_scan(a, clock_ns(CLOCK_MONOTONIC));
+	}
+	if (!ret && a->rr_due && now >= a->rr_due)
+		ret = rescan_next(a, now);
+	arm_timer(a);
+	return ret;
+}
+
+/* ---- reading ---- */
+
+/* hand @src (of @ns) to the caller: what fits in its @ev->size */
+static void emit(struct mntkit__watch_all *a, struct mntkit_event *ev,
+		 const struct mntkit_event *src, const struct ns *ns)
+{
+	struct mntkit_event e = *src;
+	size_t size = ev->size;
+
+	e.size = sizeof(e);
+	e.seq = ++a->seq;
+	if (e.kind == MNTKIT_EVENT_RESYNC)
+		e.resync_end = e.seq + (src->resync_end - src->seq);
+	e.mnt_ns_id = ns->id;
+	e.ns_pid = ns->pid;
+	memcpy(ev, &e, size < sizeof(e) ? size : sizeof(e));
+	ev->size = size;
+}
+
+/* NS_ADD: when the namespace was found (before its first snapshot) */
+static void emit_ns(struct mntkit__watch_all *a, struct mntkit_event *ev,
+		    enum mntkit_event_kind kind, const struct ns *ns)
+{
+	int add = kind == MNTKIT_EVENT_NS_ADD;
+	MNTKIT_EVENT(e);
+
+	e.kind = kind;
+	e.realtime_ns = (uint64_t)(add ? ns->found_rt :
+					 clock_ns(CLOCK_REALTIME));
+	e.monotonic_ns = (uint64_t)(add ? ns->found_mono :
+					  clock_ns(CLOCK_MONOTONIC));
+	emit(a, ev, &e, ns);
+}
+
+int mntkit__watch_all_read(struct mntkit__watch_all *a,
+			   struct mntkit_event *ev)
+{
+	int polled = 0, ret;
+
+	for (;;) {
+		struct item *it;
+		MNTKIT_EVENT(e);
+
+		if (a->head == a->nitems) {
+			if (polled)
+				return 0;
+			ret = poll_all(a);
+			if (ret)
+				return ret;
+			polled = 1;
+			continue;
+		}
+		it = &a->items[a->head];
+		switch (it->kind) {
+		case ITEM_ADD:
+			a->head++;
+			emit_ns(a, ev, MNTKIT_EVENT_NS_ADD, it->ns);
+			return 1;
+		case ITEM_GONE:
+			if (it->ns->lost == 1) { /* say so, then NS_GONE */
+				it->ns->lost = 2;
+				emit_ns(a, ev, MNTKIT_EVENT_RESYNC, it->ns);
+				return 1;
+			}
+			a->head++;
+			emit_ns(a, ev, MNTKIT_EVENT_NS_GONE, it->ns);
+			a->ops->free(it->ns->w);
+			free(it->ns);
+			return 1;
+		case ITEM_DRAIN:
+			ret = a->ops->read(it->ns->w, &e);
+			if (ret == 1) {
+				emit(a, ev, &e, it->ns);
+				return 1;
+			}
+			a->head++;
+			it->ns->queued = 0;
+			if (ret < 0 && it->ns->dying) {
+				/* the table cannot be read without a process
+				 * (the emulation): what was not yet diffed is
+				 * lost, a RESYNC before its NS_GONE says so */
+				it->ns->lost = 1;
+				mntkit__debug(MNTKIT_PRINT_INFO,
+					      "watch: mount namespace %llu: "
+					      "its last changes are lost: %s",
+					      (unsigned long long)it->ns->id,
+					      strerror(-ret));
+				ret = 0;
+			}
+			if (ret < 0) {
+				mntkit__debug(MNTKIT_PRINT_INFO,
+					      "watch: mount namespace %llu: "
+					      "%s",
+					      (unsigned long long)it->ns->id,
+					      strerror(-ret));
+				return ret;
+			}
+			break;
+		}
+	}
+}
+
+int mntkit__watch_all_rescan(struct mntkit__watch_all *a)
+{
+	int ret = scan(a);
+
+	schedule_scan(a, clock_ns(CLOCK_MONOTONIC));
+	for (size_t i = 0; !ret && i < a->n; i++) {
+		if (!a->ns[i]->w)
+			continue;
+		ret = a->ops->rescan(a->ns[i]->w);
+		if (!ret)
+			ret = push_drain(a, a->ns[i]);
+	}
+	arm_timer(a);
+	return ret;
+}
+
+int mntkit__watch_all_fd(const struct mntkit__watch_all *a)
+{
+	return a->epfd;
+}
+
+enum mntkit_watch_source
+mntkit__watch_all_source(const struct mntkit__watch_all *a)
+{
+	return a->source;
+}
+
+size_t mntkit__watch_all_skipped(const struct mntkit__watch_all *a)
+{
+	return a->skipped;
+}
+
+/* ---- opening and closing ---- */
+
+void mntkit__watch_all_free(struct mntkit__watch_all *a)
+{
+	if (!a)
+		return;
+	/* the namespaces let go of: only their NS_GONE items hold them */
+	for (size_t i = a->head; i < a->nitems; i++)
+		if (a->items[i].kind == ITEM_GONE) {
+			pidfd_drop(a, a->items[i].ns);
+			a->ops->free(a->items[i].ns->w);
+			free(a->items[i].ns);
+		}
+	for (size_t i = 0; i < a->n; i++) {
+		pidfd_drop(a, a->ns[i]);
+		a->ops->free(a->ns[i]->w);
+		free(a->ns[i]);
+	}
+	free(a->ns);
+	free(a->items);
+	if (a->epfd >= 0)
+		close(a->epfd);
+	if (a->timer_fd >= 0)
+		close(a->timer_fd);
+	free(a);
+}
+
+/* are the PIDs of the library's /proc those pidfd_open(2) takes? */
+static int proc_is_ours(void)
+{
+	char path[64], buf[32];
+	int at = mntkit__proc_path(path, sizeof(path), 0, "");
+	ssize_t n;
+
+	n = readlinkat(at, at == AT_FDCWD ? "/proc/self" : "self", buf,
+		       sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return atol(buf) == (long)getpid();
+}
+
+int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
+			  const struct mntkit__watch_ns_ops *ops,
+			  struct mntkit__watch_all **out)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	struct mntkit__watch_all *a = calloc(1, sizeof(*a));
+	int64_t now;
+	int ret;
+
+	*out = NULL;
+	if (!a)
+		return -ENOMEM;
+	a->ops = ops;
+	a->wo = *wopts;
+	a->wo.size = sizeof(a->wo);
+	a->wo.flags &= ~(MNTKIT_WATCH_ALL_NS | MNTKIT_WATCH_INITIAL);
+	a->wo.rescan_ms = MNTKIT_WATCH_NO_RESCAN; /* rescans: ours, in turn */
+	a->rescan_ms = wopts->rescan_ms;
+	a->initial = !!(wopts->flags & MNTKIT_WATCH_INITIAL);
+	a->armed = -1;
+	a->epfd = epoll_create1(EPOLL_CLOEXEC);
+	a->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				     TFD_NONBLOCK | TFD_CLOEXEC);
+	if (a->epfd < 0 || a->timer_fd < 0 ||
+	    epoll_ctl(a->epfd, EPOLL_CTL_ADD, a->timer_fd, &ev)) {
+		ret = -errno;
+		goto fail;
+	}
+	a->use_pidfd = proc_is_ours();
+	ret = scan(a);
+	if (ret)
+		goto fail;
+	now = clock_ns(CLOCK_MONOTONIC);
+	schedule_scan(a, now);
+	if (a->rescan_ms != MNTKIT_WATCH_NO_RESCAN)
+		a->rr_due = now + every_ns(a) / (int64_t)(a->n ? a->n : 1);
+	arm_timer(a);
+	if (!a->source)
+		a->source = wopts->source == MNTKIT_WATCH_FANOTIFY ?
+				    MNTKIT_WATCH_FANOTIFY :
+				    MNTKIT_WATCH_POLL;
+	*out = a;
+	return 0;
+fail:
+	mntkit__watch_all_free(a);
+	return ret;
+}
