@@ -214,7 +214,10 @@ bad = [dict(good, version=2), dict(good, seq=0), dict(good, time="now"),
        {k: v for k, v in good.items() if k != "resync_end"},
        dict(good, event="attach"),            # no record
        dict(good, mnt_id=5),                  # a resync has none
-       dict(good, ns_pid="1")]
+       dict(good, ns_pid="1"),
+       dict(good, event="ns-add"),            # no mnt_ns
+       {k: v for k, v in dict(good, event="ns-gone", mnt_ns=7, mnt_id=5).items()
+        if k != "resync_end"}]                # a namespace event has no mount
 for b in bad:
     p = run_validator([json.dumps(b)])
     expect(p.returncode == 1 and p.stdout.startswith("line 1: "),
@@ -374,7 +377,51 @@ expect(m[1].group(2) and rseq < aseq <= rend,
 PY
 }
 
-ns_cases="c_kinds_poll c_kinds_fanotify c_resync"
+# --all-namespaces, in a PID namespace of its own (its /proc shows only
+# the test's processes): the namespace of the PID namespace's init and a
+# child's namespace made during the run, with its ns-add, the attach of
+# its mounts (one made in it), its ns-gone when the child exits; every
+# line names its namespace
+c_all_namespaces() {
+	py_case all_namespaces <<'PY'
+from schemacli import *
+need_validator()
+T = os.environ["T"]
+os.makedirs(T + "/allns", exist_ok=True)
+script = ('"$0" --all-namespaces --json --timeout 6 & '
+          'sleep 0.5; '
+          'unshare -m --propagation private sh -c '
+          '\'mount -t tmpfs allns-probe "$1" && sleep 2.5\' sh "$1"; '
+          'wait')
+rt0, mono0 = time.time_ns(), time.monotonic_ns()
+p = subprocess.run(["unshare", "-p", "-f", "--mount-proc", "sh", "-c", script,
+                    EXE, T + "/allns"], capture_output=True, text=True,
+                   errors="surrogateescape")
+rt1, mono1 = time.time_ns(), time.monotonic_ns()
+expect(p.returncode == 0 and p.stderr == "",
+       "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
+lines = p.stdout.splitlines()
+validate(lines)
+objs = [json.loads(l) for l in lines]
+check_identity(objs, rt0, rt1, mono0, mono1)
+expect(all("mnt_ns" in o for o in objs), "a line without mnt_ns")
+for o in objs:
+    if "mnt_ns_id" in o:
+        expect(o["mnt_ns_id"] == o["mnt_ns"], "record of another namespace: %r" % o)
+probe = [o for o in objs if o.get("mnt_point") == T + "/allns"]
+expect(len(probe) == 1 and probe[0]["event"] == "attach",
+       "the child's mount: %r" % probe)
+ns = probe[0]["mnt_ns"]
+kinds = [o["event"] for o in objs if o["mnt_ns"] == ns]
+expect(kinds[0] == "ns-add" and kinds[-1] == "ns-gone" and
+       "ns-add" not in kinds[1:] and "ns-gone" not in kinds[:-1],
+       "the child's namespace: %r" % kinds)
+others = {o["mnt_ns"] for o in objs if o["event"] == "ns-add"} - {ns}
+expect(len(others) == 1, "the init's namespace: %r" % others)
+PY
+}
+
+ns_cases="c_kinds_poll c_kinds_fanotify c_resync c_all_namespaces"
 
 # ---- main ----
 
