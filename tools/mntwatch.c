@@ -521,8 +521,10 @@ static void json_event(struct outbuf *ob, const struct mntkit_event *ev)
 	json_kv_string(&jw, "event", mntkit_event_kind_name(ev->kind));
 	if (ev->mnt_ns_id) { /* --all-namespaces */
 		json_kv_u64(&jw, "mnt_ns", ev->mnt_ns_id);
-		json_key(&jw, "ns_pid");
-		json_i64(&jw, ev->ns_pid);
+		if (ev->ns_pid > 0) { /* the schema: where one is known */
+			json_key(&jw, "ns_pid");
+			json_i64(&jw, ev->ns_pid);
+		}
 	}
 	json_kv_u64(&jw, "seq", ev->seq);
 	event_rfc3339(ev->realtime_ns, when, sizeof(when));
