@@ -20,6 +20,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,8 +28,26 @@
 #include "internal.h"
 #include "tab.h"
 
+/*
+ * A compact table (MNTKIT_TABLE_COMPACT) keeps each reply as a struct
+ * crec: the fixed fields the library knows (the 168 bytes before
+ * __spare2; all 512 when the reply has anything in the others), then the
+ * string area. The reply mntkit_table_get() returns is made from it on
+ * first use and kept (full[]); mntkit_table_get_buf() makes one into the
+ * caller's buffer and keeps nothing.
+ */
+#define KNOWN_FIXED offsetof(struct mntkit_statmount, __spare2)
+
+struct crec {
+	uint32_t flen; /* bytes of the fixed part kept: KNOWN_FIXED or 512 */
+	uint32_t slen; /* bytes of the string area */
+	/* the fixed part (8-aligned), then the strings */
+};
+
 struct mntkit_table {
 	size_t n;
+	int compact;	 /* records are struct crec (see above) */
+	struct mntkit_statmount **full; /* compact: made by get(), or NULL */
 	char *arena;     /* the replies, 8-byte aligned, back to back */
 	size_t cap, used; /* of the arena */
 	size_t *off;     /* offset of reply i in the arena */
@@ -49,6 +68,9 @@ void mntkit_table_free(struct mntkit_table *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; t->full && i < t->n; i++)
+		free(t->full[i]);
+	free(t->full);
 	free(t->arena);
 	free(t->off);
 	free(t->parent);
@@ -67,19 +89,99 @@ size_t mntkit_table_count(const struct mntkit_table *t)
 	return t ? t->n : 0;
 }
 
+/*
+ * The record of @idx as stored: a reply, or a compact record's fixed part
+ * (whose first KNOWN_FIXED bytes read as the reply's); only its fixed
+ * fields are read through it.
+ */
+static const struct mntkit_statmount *rec_of(const struct mntkit_table *t,
+					     size_t idx)
+{
+	return (const struct mntkit_statmount *)(t->arena + t->off[idx] +
+						 (t->compact ?
+						  sizeof(struct crec) : 0));
+}
+
+static size_t crec_reply_size(const struct crec *c)
+{
+	return MNTKIT_STATMOUNT_FIXED_SIZE + c->slen;
+}
+
+/* the reply of compact record @idx into @dst (crec_reply_size() bytes) */
+static void crec_expand(const struct mntkit_table *t, size_t idx, void *dst)
+{
+	const struct crec *c = (const void *)(t->arena + t->off[idx]);
+	const char *fixed = (const char *)(c + 1);
+
+	memcpy(dst, fixed, c->flen);
+	memset((char *)dst + c->flen, 0,
+	       MNTKIT_STATMOUNT_FIXED_SIZE - c->flen);
+	memcpy((char *)dst + MNTKIT_STATMOUNT_FIXED_SIZE, fixed + c->flen,
+	       c->slen);
+}
+
 const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
 						size_t idx)
 {
+	const struct crec *c;
+	struct mntkit_statmount *sm, *none = NULL;
+
 	if (!t || idx >= t->n) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return (const struct mntkit_statmount *)(t->arena + t->off[idx]);
+	if (!t->compact)
+		return rec_of(t, idx);
+	sm = __atomic_load_n(&t->full[idx], __ATOMIC_ACQUIRE);
+	if (sm)
+		return sm;
+	c = (const void *)(t->arena + t->off[idx]);
+	sm = malloc(crec_reply_size(c));
+	if (!sm) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	crec_expand(t, idx, sm);
+	/* another thread may have made it meanwhile: keep the first */
+	if (__atomic_compare_exchange_n(&t->full[idx], &none, sm, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return sm;
+	free(sm);
+	return none;
+}
+
+int mntkit_table_get_buf(const struct mntkit_table *t, size_t idx,
+			 struct mntkit_statmount **buf, size_t *bufsize)
+{
+	const struct crec *c = NULL;
+	size_t need;
+
+	if (!t || idx >= t->n || !buf || !bufsize)
+		return mntkit__fail(EINVAL);
+	if (t->compact) {
+		c = (const void *)(t->arena + t->off[idx]);
+		need = crec_reply_size(c);
+	} else {
+		need = mntkit__sm_size(rec_of(t, idx));
+	}
+	if (!*buf || *bufsize < need) {
+		void *nb = realloc(*buf, need);
+
+		if (!nb)
+			return mntkit__fail(ENOMEM);
+		*buf = nb;
+		*bufsize = need;
+	}
+	if (c)
+		crec_expand(t, idx, *buf);
+	else
+		mntkit__sm_copy(*buf, rec_of(t, idx));
+	return 0;
 }
 
 static uint64_t id_at(const struct mntkit_table *t, size_t idx)
 {
-	return mntkit_table_get(t, idx)->mnt_id;
+	return rec_of(t, idx)->mnt_id;
 }
 
 ssize_t mntkit_table_find(const struct mntkit_table *t, uint64_t mnt_id)
@@ -172,9 +274,47 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the record at arena offset @off (its fixed fields, see rec_of()) */
 static struct mntkit_statmount *rec_at(struct mntkit_table *t, size_t off)
 {
-	return (struct mntkit_statmount *)(t->arena + off);
+	return (struct mntkit_statmount *)(t->arena + off +
+					   (t->compact ? sizeof(struct crec)
+						       : 0));
+}
+
+static const char zero_fixed[MNTKIT_STATMOUNT_FIXED_SIZE];
+
+/*
+ * A compact record of @sm at @dst: the known fixed fields, or the whole
+ * fixed part when the others are not zero (a group the library does not
+ * know), then the strings.
+ */
+static void crec_put(char *dst, const struct mntkit_statmount *sm,
+		     size_t flen, size_t slen)
+{
+	struct crec *c = (struct crec *)dst;
+	char *fixed = (char *)(c + 1);
+	size_t have = sm->size < flen ? sm->size : flen;
+
+	c->flen = (uint32_t)flen;
+	c->slen = (uint32_t)slen;
+	memcpy(fixed, sm, have);
+	memset(fixed + have, 0, flen - have);
+	memcpy(fixed + flen, (const char *)sm + MNTKIT_STATMOUNT_FIXED_SIZE,
+	       slen);
+}
+
+static size_t crec_flen(const struct mntkit_statmount *sm)
+{
+	size_t end = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
+			     sm->size :
+			     MNTKIT_STATMOUNT_FIXED_SIZE;
+
+	if (end <= KNOWN_FIXED ||
+	    !memcmp((const char *)sm + KNOWN_FIXED, zero_fixed,
+		    end - KNOWN_FIXED))
+		return KNOWN_FIXED;
+	return MNTKIT_STATMOUNT_FIXED_SIZE;
 }
 
 /*
@@ -187,9 +327,20 @@ static struct mntkit_statmount *rec_at(struct mntkit_table *t, size_t off)
 static int arena_put(struct mntkit_table *t, uint64_t id,
 		     const struct mntkit_statmount *sm, size_t *off)
 {
-	size_t need = (mntkit__sm_size(sm) + 7) & ~(size_t)7;
+	size_t need, flen = 0, slen = 0;
 	struct mntkit_statmount *r;
 	char *na;
+
+	if (t->compact) {
+		flen = crec_flen(sm);
+		slen = sm->size > MNTKIT_STATMOUNT_FIXED_SIZE ?
+			       sm->size - MNTKIT_STATMOUNT_FIXED_SIZE :
+			       0;
+		need = sizeof(struct crec) + flen + slen;
+	} else {
+		need = mntkit__sm_size(sm);
+	}
+	need = (need + 7) & ~(size_t)7;
 
 	if (t->cap - t->used < need) {
 		size_t ncap = t->cap ? t->cap : 64 * 1024;
@@ -202,7 +353,10 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 		t->arena = na;
 		t->cap = ncap;
 	}
-	mntkit__sm_copy(t->arena + t->used, sm);
+	if (t->compact)
+		crec_put(t->arena + t->used, sm, flen, slen);
+	else
+		mntkit__sm_copy(t->arena + t->used, sm);
 	r = rec_at(t, t->used);
 	if (!(r->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
 		r->mnt_id = id;
@@ -219,6 +373,7 @@ struct fill_ctx {
 	size_t *off; /* room for every ID asked */
 	size_t n;
 	uint64_t last; /* the last ID added (IDs come sorted, maybe twice) */
+	int unsorted;  /* a record's mnt_id not above the one before it */
 };
 
 static int fill_one(void *ctx, uint64_t id, const struct mntkit_statmount *sm)
@@ -229,11 +384,14 @@ static int fill_one(void *ctx, uint64_t id, const struct mntkit_statmount *sm)
 	if (c->n && id == c->last)
 		return 0;
 	ret = arena_put(c->t, id, sm, &c->off[c->n]);
-	if (!ret) {
-		c->n++;
-		c->last = id;
-	}
-	return ret;
+	if (ret)
+		return ret;
+	if (c->n && rec_at(c->t, c->off[c->n])->mnt_id <=
+			    rec_at(c->t, c->off[c->n - 1])->mnt_id)
+		c->unsorted = 1;
+	c->n++;
+	c->last = id;
+	return 0;
 }
 
 /*
@@ -345,7 +503,7 @@ static int link_tree(struct mntkit_table *t)
 		return ret;
 	t->first_root = t->last_root = -1;
 	for (size_t i = 0; i < t->n; i++) {
-		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+		const struct mntkit_statmount *sm = rec_of(t, i);
 		ssize_t p = -1;
 
 		if (t->placed && t->placed[i])
@@ -504,7 +662,7 @@ static int fill_all(struct build *b, const uint64_t *ids, size_t n,
 		distinct += !i || ids[i] != ids[i - 1];
 	if (c.n < distinct && ids_may_change())
 		b->relist = 1;
-	if (!ret)
+	if (!ret && c.unsorted)
 		ret = by_id(b->t, off, &c.n);
 	*got = c.n;
 	return ret;
@@ -549,7 +707,7 @@ static int renamed(struct build *b, uint64_t p)
 		b->olds.n = 0;
 		for (size_t i = 0; i < t->n; i++) {
 			const struct mntkit_statmount *sm =
-				mntkit_table_get(t, i);
+				rec_of(t, i);
 
 			if ((sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
 			    sm->mnt_id_old != sm->mnt_id)
@@ -635,7 +793,7 @@ static int parent_outside(struct build *b, uint64_t p)
  */
 static int root_ok(struct build *b, size_t r)
 {
-	const struct mntkit_statmount *sm = mntkit_table_get(b->t, r);
+	const struct mntkit_statmount *sm = rec_of(b->t, r);
 
 	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
 		return 1;
@@ -651,7 +809,7 @@ static int add_sus(struct build *b, size_t i)
 	int ret = mntkit__idvec_reserve(&b->sus, 1);
 
 	if (!ret)
-		b->sus.v[b->sus.n++] = mntkit_table_get(b->t, i)->mnt_id;
+		b->sus.v[b->sus.n++] = rec_of(b->t, i)->mnt_id;
 	return ret;
 }
 
@@ -773,7 +931,7 @@ static int restat(struct build *b)
 	if (!keep)
 		return -ENOMEM;
 	for (size_t i = 0, k = 0; i < t->n && !ret; i++) {
-		uint64_t id = mntkit_table_get(t, i)->mnt_id;
+		uint64_t id = rec_of(t, i)->mnt_id;
 
 		while (k < b->sus.n && b->sus.v[k] < id)
 			k++;
@@ -824,9 +982,9 @@ static int relist(struct build *b)
 
 		if (k && id == iv.v[k - 1])
 			continue;
-		while (i < t->n && mntkit_table_get(t, i)->mnt_id < id)
+		while (i < t->n && rec_of(t, i)->mnt_id < id)
 			i++;
-		if (i < t->n && mntkit_table_get(t, i)->mnt_id == id)
+		if (i < t->n && rec_of(t, i)->mnt_id == id)
 			keep[nkeep++] = t->off[i];
 		else
 			fresh.v[fresh.n++] = id;
@@ -921,8 +1079,8 @@ static int settle(struct build *b)
 	return ret;
 }
 
-int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
-			uint64_t mask, struct mntkit_table **out)
+static int table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
+		       uint64_t mask, int compact, struct mntkit_table **out)
 {
 	struct build b = {
 		.req = req,
@@ -937,6 +1095,7 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 	if (!t)
 		return -ENOMEM;
 	b.t = t;
+	t->compact = compact;
 	ret = list_all(&b, &b.listed);
 	if (ret)
 		goto fail;
@@ -947,6 +1106,10 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 	ret = fill_all(&b, b.listed.v, b.listed.n, t->off, &t->n);
 	if (!ret)
 		ret = settle(&b);
+	if (!ret && compact) {
+		t->full = calloc(t->n + 1, sizeof(*t->full));
+		ret = t->full ? 0 : -ENOMEM;
+	}
 	if (ret)
 		goto fail;
 	free(b.listed.v);
@@ -956,6 +1119,12 @@ fail:
 	free(b.listed.v);
 	mntkit_table_free(t);
 	return ret;
+}
+
+int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
+			uint64_t mask, struct mntkit_table **out)
+{
+	return table_build(req, start, mask, 0, out);
 }
 
 /* the caller's root, in its own namespace or in the one of @req */
@@ -974,7 +1143,7 @@ int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 		return ret;
 	root = mntkit_table_first_root(t);
 	if (root >= 0)
-		*id = mntkit_table_get(t, (size_t)root)->mnt_id;
+		*id = rec_of(t, (size_t)root)->mnt_id;
 	mntkit_table_free(t);
 	return root >= 0 ? 0 : -ENOENT;
 }
@@ -990,7 +1159,7 @@ int mntkit_table_new(uint64_t mask, unsigned int flags,
 	if (!out)
 		return mntkit__fail(EINVAL);
 	*out = NULL;
-	if (flags & ~MNTKIT_TABLE_UNREACHABLE)
+	if (flags & ~(MNTKIT_TABLE_UNREACHABLE | MNTKIT_TABLE_COMPACT))
 		return mntkit__fail(EINVAL);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
@@ -1001,7 +1170,8 @@ int mntkit_table_new(uint64_t mask, unsigned int flags,
 			ret = mntkit__true_root(&req, &start);
 	}
 	if (!ret)
-		ret = mntkit__table_build(&req, start, mask, out);
+		ret = table_build(&req, start, mask,
+				  !!(flags & MNTKIT_TABLE_COMPACT), out);
 	if (fd >= 0)
 		close(fd);
 	return ret ? mntkit__fail(-ret) : 0;
