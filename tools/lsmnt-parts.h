@@ -69,6 +69,11 @@ struct cmdline {
 	bool unreachable;  /* --unreachable */
 	bool df;	   /* -D */
 	bool uniq;	   /* -U */
+	/*
+	 * compact snapshots, rows by table and index (struct row): unless
+	 * -m, -U, a file's table or a libblkid column wants every reply
+	 */
+	bool lean;
 	bool backward;	   /* -d backward */
 	bool kernel;	   /* -k */
 	bool all_ns;	   /* --all-namespaces */
@@ -102,7 +107,9 @@ struct matcher {
 /* the printed forest: nodes in the order added, children in order */
 struct forest {
 	struct fnode {
-		const struct mntkit_statmount *sm;
+		const struct mntkit_statmount *sm; /* NULL: of @t, @idx */
+		const struct mntkit_table *t;
+		size_t idx;
 		/* -U: the topmost dropped mount it was under, or NULL */
 		const struct mntkit_statmount *moved_from;
 		int tid; /* of its snapshot (TID) */
@@ -144,6 +151,13 @@ struct build {
 	bool first;	      /* -f: stop after the first */
 	const struct uniq *u; /* -U: the mounts dropped and moved, or NULL */
 	size_t *order;	      /* list order (list_order()), or NULL */
+	/*
+	 * the snapshots are compact (MNTKIT_TABLE_COMPACT): the rows keep
+	 * table and index, the filters read a record in @smbuf
+	 */
+	bool lean;
+	struct mntkit_statmount *smbuf;
+	size_t smsize;
 	int tid;	      /* TID of the snapshot walked */
 	char *done;	      /* per table index: in the forest already (-R) */
 	ssize_t *node_of;     /* per table index: its forest node (-R) */

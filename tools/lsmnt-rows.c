@@ -28,6 +28,7 @@
 /* ---- the rows to print ---- */
 
 static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
+			  const struct mntkit_table *t, size_t idx,
 			  ssize_t parent)
 {
 	struct fnode *node;
@@ -44,6 +45,8 @@ static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
 	}
 	node = &fo->v[fo->n];
 	node->sm = sm;
+	node->t = t;
+	node->idx = idx;
 	node->moved_from = NULL;
 	node->tid = 0;
 	node->first_child = node->last_child = node->next = -1;
@@ -76,6 +79,8 @@ int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
 
 		memset(&r[k], 0, sizeof(r[k]));
 		r[k].sm = node->sm;
+		r[k].t = node->t;
+		r[k].idx = node->idx;
 		r[k].depth = (unsigned int)depth;
 		r[k].last = node->next < 0;
 		r[k].tid = node->tid;
@@ -113,18 +118,53 @@ int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
 	return 0;
 }
 
-static const struct mntkit_table *kids_table; /* for the comparison */
+/* what the children are sorted by, per table index */
+struct kid_key {
+	uint64_t id;
+	uint32_t old;
+};
+
+static const struct kid_key *kids_keys; /* for the comparison */
 
 static int cmp_old_id(const void *a, const void *b)
 {
-	const struct mntkit_statmount *x =
-		mntkit_table_get(kids_table, *(const size_t *)a);
-	const struct mntkit_statmount *y =
-		mntkit_table_get(kids_table, *(const size_t *)b);
+	const struct kid_key *x = &kids_keys[*(const size_t *)a];
+	const struct kid_key *y = &kids_keys[*(const size_t *)b];
 
-	if (x->mnt_id_old != y->mnt_id_old)
-		return x->mnt_id_old < y->mnt_id_old ? -1 : 1;
-	return x->mnt_id < y->mnt_id ? -1 : x->mnt_id > y->mnt_id;
+	if (x->old != y->old)
+		return x->old < y->old ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The keys of every mount of @t, read without keeping a reply of a
+ * compact snapshot (@lean); NULL: no memory
+ */
+static struct kid_key *kid_keys(const struct mntkit_table *t, size_t n,
+				bool lean)
+{
+	struct kid_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+	struct mntkit_statmount *buf = NULL;
+	size_t size = 0;
+
+	for (size_t i = 0; keys && i < n; i++) {
+		const struct mntkit_statmount *sm;
+
+		if (lean)
+			sm = mntkit_table_get_buf(t, i, &buf, &size) < 0 ? NULL
+									: buf;
+		else
+			sm = mntkit_table_get(t, i);
+		if (!sm) {
+			free(keys);
+			keys = NULL;
+			break;
+		}
+		keys[i].id = sm->mnt_id;
+		keys[i].old = sm->mnt_id_old;
+	}
+	free(buf);
+	return keys;
 }
 
 static void kids_free(struct kids *k)
@@ -272,9 +312,10 @@ static ssize_t tree_parent(const struct mntkit_table *t, const struct uniq *u,
 }
 
 static int kids_build(const struct mntkit_table *t, const struct uniq *u,
-		      struct kids *k)
+		      struct kids *k, bool lean)
 {
 	size_t n = mntkit_table_count(t), *pos;
+	struct kid_key *keys = NULL;
 
 	k->start = calloc(n + 2, sizeof(*k->start));
 	k->v = malloc((n ? n : 1) * sizeof(*k->v));
@@ -300,11 +341,18 @@ static int kids_build(const struct mntkit_table *t, const struct uniq *u,
 			k->v[pos[p]++] = i;
 	}
 	free(pos);
-	kids_table = t;
-	for (size_t i = 0; i < n; i++)
-		if (k->start[i + 1] - k->start[i] > 1)
-			qsort(k->v + k->start[i], k->start[i + 1] - k->start[i],
-			      sizeof(*k->v), cmp_old_id);
+	for (size_t i = 0; i < n; i++) {
+		if (k->start[i + 1] - k->start[i] < 2)
+			continue;
+		if (!keys && !(keys = kid_keys(t, n, lean))) {
+			kids_free(k);
+			return -ENOMEM;
+		}
+		kids_keys = keys;
+		qsort(k->v + k->start[i], k->start[i + 1] - k->start[i],
+		      sizeof(*k->v), cmp_old_id);
+	}
+	free(keys);
 	return 0;
 }
 
@@ -339,8 +387,12 @@ static int frame(struct build *b, size_t sp, size_t node, ssize_t anc)
 static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
 			ssize_t parent)
 {
-	ssize_t me = forest_add(b->fo, mntkit_table_get(t, i), parent);
+	const struct mntkit_statmount *sm = NULL;
+	ssize_t me;
 
+	if (!b->lean && !(sm = mntkit_table_get(t, i)))
+		return -ENOMEM;
+	me = forest_add(b->fo, sm, t, i, parent);
 	if (me >= 0)
 		b->fo->v[me].tid = b->tid;
 	if (me >= 0 && b->u && b->u->moved_from[i] >= 0)
@@ -349,11 +401,29 @@ static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
 	return me;
 }
 
+/*
+ * The record of mount @i for a filter: the table's, or of a compact
+ * snapshot a copy in b->smbuf (until the next call); NULL: no memory
+ */
+static const struct mntkit_statmount *
+filter_rec(struct build *b, const struct mntkit_table *t, size_t i)
+{
+	if (!b->lean)
+		return mntkit_table_get(t, i);
+	if (mntkit_table_get_buf(t, i, &b->smbuf, &b->smsize) < 0)
+		return NULL;
+	return b->smbuf;
+}
+
 /* visit @i under the printed node @above: its printed node (or @above) */
 static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 			      size_t i, ssize_t above)
 {
-	if (!matches(b->m, mntkit_table_get(t, i)))
+	const struct mntkit_statmount *sm = filter_rec(b, t, i);
+
+	if (!sm)
+		return -ENOMEM;
+	if (!matches(b->m, sm))
 		return above;
 	return add_node(b, t, i, above);
 }
@@ -403,6 +473,8 @@ size_t *list_order(const struct cmdline *cl,
 	size_t n = mntkit_table_count(t), *order = NULL;
 	const struct mntkit_opts *opts = cl->ns;
 	MNTKIT_OPTS(o);
+	struct mntkit_statmount *buf = NULL;
+	size_t size = 0;
 	uint64_t *ids;
 
 	if (mntkit_get_backend() != MNTKIT_BACKEND_MOUNTINFO || !n ||
@@ -419,8 +491,16 @@ size_t *list_order(const struct cmdline *cl,
 	ids = malloc(n * sizeof(*ids));
 	if (ids)
 		order = malloc(n * sizeof(*order));
-	for (size_t i = 0; order && i < n; i++)
-		ids[i] = mntkit_table_get(t, i)->mnt_id;
+	/* copies: no reply kept of a compact snapshot */
+	for (size_t i = 0; order && i < n; i++) {
+		if (mntkit_table_get_buf(t, i, &buf, &size) < 0) {
+			free(order);
+			order = NULL;
+			break;
+		}
+		ids[i] = buf->mnt_id;
+	}
+	free(buf);
 	if (order && mntkit_list_order(ids, n, opts) < 0) {
 		free(order);
 		order = NULL;
@@ -446,7 +526,7 @@ size_t *list_order(const struct cmdline *cl,
  */
 int build_tree(struct build *b, const struct mntkit_table *t)
 {
-	int r = kids_build(t, b->u, &b->k);
+	int r = kids_build(t, b->u, &b->k, b->lean);
 
 	for (ssize_t root = next_root(b, t, -1); !r && root >= 0;
 	     root = next_root(b, t, root)) {
@@ -482,10 +562,17 @@ int build_list(struct build *b, const struct mntkit_table *t)
 	for (size_t k = 0; k < n; k++) {
 		size_t i = nth(b, n, k);
 
+		const struct mntkit_statmount *sm;
+
 		if (b->u && b->u->gone[i])
 			continue;
-		if (!b->all && !matches(b->m, mntkit_table_get(t, i)))
-			continue;
+		if (!b->all) {
+			sm = filter_rec(b, t, i);
+			if (!sm)
+				return -ENOMEM;
+			if (!matches(b->m, sm))
+				continue;
+		}
 		if (add_node(b, t, i, -1) < 0)
 			return -ENOMEM;
 		if (b->first)
@@ -546,12 +633,20 @@ int build_submounts(struct build *b, const struct mntkit_table *t)
 	if (!b->done || !b->node_of)
 		r = -ENOMEM;
 	if (!r)
-		r = kids_build(t, b->u, &b->k);
+		r = kids_build(t, b->u, &b->k, b->lean);
 	for (size_t k = 0; k < n && !r; k++) {
 		size_t i = nth(b, n, k);
 
-		if (b->done[i] || (b->u && b->u->gone[i]) ||
-		    !matches(b->m, mntkit_table_get(t, i)))
+		const struct mntkit_statmount *sm;
+
+		if (b->done[i] || (b->u && b->u->gone[i]))
+			continue;
+		sm = filter_rec(b, t, i);
+		if (!sm) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!matches(b->m, sm))
 			continue;
 		r = add_subtree(b, t, i);
 		if (b->first)

@@ -67,7 +67,11 @@ static int take_snapshot(const struct cmdline *cl,
 			 struct mntkit_table **out, bool quiet)
 {
 	unsigned int flags = cl->unreachable ? MNTKIT_TABLE_UNREACHABLE : 0;
-	int r = mntkit_table_new(mask, flags, opts, out);
+	int r;
+
+	if (cl->lean)
+		flags |= MNTKIT_TABLE_COMPACT;
+	r = mntkit_table_new(mask, flags, opts, out);
 
 	if (r == 0 || quiet)
 		return r;
@@ -341,7 +345,8 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 			  .tree = p->tree_mode,
 			  .all = list_all(&cl->f),
 			  .backward = cl->backward,
-			  .first = cl->f.first};
+			  .first = cl->f.first,
+			  .lean = cl->lean};
 	struct uniq u = {0};
 	int r = 0;
 
@@ -375,6 +380,7 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 		uniq_free(&u);
 		b.u = NULL;
 	}
+	free(b.smbuf);
 	free(b.node);
 	free(b.cur);
 	free(b.anc);
@@ -429,6 +435,7 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 static int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
 		     struct fs_usage **usage)
 {
+	struct row_rec rr = {0};
 	bool want = false;
 
 	*usage = NULL;
@@ -440,9 +447,16 @@ static int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
 	if (!*usage)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		fs_usage_get(rows[i].sm, &(*usage)[i]);
+		const struct row *r = row_get(&rows[i], &rr);
+
+		if (!r) {
+			row_rec_free(&rr);
+			return -ENOMEM;
+		}
+		fs_usage_get(r->sm, &(*usage)[i]);
 		rows[i].usage = &(*usage)[i];
 	}
+	row_rec_free(&rr);
 	return 0;
 }
 
@@ -707,6 +721,8 @@ static int run(struct cmdline *cl)
 	cl->pr.stream = stdout;
 	cl->pr.terminal = !cl->pr.json && isatty(STDOUT_FILENO) &&
 			  (cl->pr.mode == OUT_TREE || cl->pr.mode == OUT_LIST);
+	cl->lean = !cl->ntabfiles && !cl->mtab && !cl->uniq &&
+		   !tags_wanted(cl);
 	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;
