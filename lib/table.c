@@ -30,18 +30,28 @@
 
 /*
  * A compact table (MNTKIT_TABLE_COMPACT) keeps each reply as a struct
- * crec: the fixed fields the library knows (the 168 bytes before
- * __spare2; all 512 when the reply has anything in the others), then the
- * string area. The reply mntkit_table_get() returns is made from it on
- * first use and kept (full[]); mntkit_table_get_buf() makes one into the
- * caller's buffer and keeps nothing.
+ * crec: its mount ID and parent, the 8-byte words of its fixed part that
+ * are not zero (most are: the reserved ones, the groups not asked for,
+ * the peer groups of a private mount, ...) and its string area. The reply
+ * mntkit_table_get() returns is made from it on first use and kept
+ * (full[]); mntkit_table_get_buf() makes one into the caller's buffer and
+ * keeps nothing.
  */
-#define KNOWN_FIXED offsetof(struct mntkit_statmount, __spare2)
+#define FIXED_WORDS (MNTKIT_STATMOUNT_FIXED_SIZE / 8)
+#define WORD_OF(field) (offsetof(struct mntkit_statmount, field) / 8)
 
 struct crec {
-	uint32_t flen; /* bytes of the fixed part kept: KNOWN_FIXED or 512 */
-	uint32_t slen; /* bytes of the string area */
-	/* the fixed part (8-aligned), then the strings */
+	uint64_t mnt_id, mnt_parent_id; /* not among the words */
+	uint64_t words;	 /* bit k: word k of the fixed part is below */
+	uint32_t slen;	 /* bytes of the string area */
+	uint32_t nwords; /* words kept */
+	/* the words kept, ascending, then the strings */
+};
+
+/* the fields the table itself reads */
+struct fixed {
+	uint64_t mask, mnt_id, mnt_parent_id;
+	uint32_t mnt_id_old;
 };
 
 struct mntkit_table {
@@ -89,17 +99,62 @@ size_t mntkit_table_count(const struct mntkit_table *t)
 	return t ? t->n : 0;
 }
 
-/*
- * The record of @idx as stored: a reply, or a compact record's fixed part
- * (whose first KNOWN_FIXED bytes read as the reply's); only its fixed
- * fields are read through it.
- */
+/* a whole reply of a table without MNTKIT_TABLE_COMPACT */
 static const struct mntkit_statmount *rec_of(const struct mntkit_table *t,
 					     size_t idx)
 {
-	return (const struct mntkit_statmount *)(t->arena + t->off[idx] +
-						 (t->compact ?
-						  sizeof(struct crec) : 0));
+	return (const struct mntkit_statmount *)(t->arena + t->off[idx]);
+}
+
+static const struct crec *crec_at(const struct mntkit_table *t, size_t off)
+{
+	return (const struct crec *)(t->arena + off);
+}
+
+/* @len bytes of the fixed part at @pos (within one word) of @c */
+static void crec_read(const struct crec *c, size_t pos, void *dst,
+		      size_t len)
+{
+	const uint64_t *w = (const uint64_t *)(c + 1);
+	size_t k = pos / 8;
+
+	if (!(c->words & (UINT64_C(1) << k))) {
+		memset(dst, 0, len);
+		return;
+	}
+	w += __builtin_popcountll(c->words & ((UINT64_C(1) << k) - 1));
+	memcpy(dst, (const char *)w + pos % 8, len);
+}
+
+/* the mount ID of the record at arena offset @off */
+static uint64_t id_at_off(const struct mntkit_table *t, size_t off)
+{
+	if (t->compact)
+		return crec_at(t, off)->mnt_id;
+	return ((const struct mntkit_statmount *)(t->arena + off))->mnt_id;
+}
+
+static struct fixed fixed_at(const struct mntkit_table *t, size_t off)
+{
+	const struct mntkit_statmount *sm = (const void *)(t->arena + off);
+	const struct crec *c = crec_at(t, off);
+	struct fixed f;
+
+	if (!t->compact)
+		return (struct fixed){ sm->mask, sm->mnt_id, sm->mnt_parent_id,
+				       sm->mnt_id_old };
+	f.mnt_id = c->mnt_id;
+	f.mnt_parent_id = c->mnt_parent_id;
+	crec_read(c, offsetof(struct mntkit_statmount, mask), &f.mask,
+		  sizeof(f.mask));
+	crec_read(c, offsetof(struct mntkit_statmount, mnt_id_old),
+		  &f.mnt_id_old, sizeof(f.mnt_id_old));
+	return f;
+}
+
+static struct fixed fix_of(const struct mntkit_table *t, size_t idx)
+{
+	return fixed_at(t, t->off[idx]);
 }
 
 static size_t crec_reply_size(const struct crec *c)
@@ -110,14 +165,17 @@ static size_t crec_reply_size(const struct crec *c)
 /* the reply of compact record @idx into @dst (crec_reply_size() bytes) */
 static void crec_expand(const struct mntkit_table *t, size_t idx, void *dst)
 {
-	const struct crec *c = (const void *)(t->arena + t->off[idx]);
-	const char *fixed = (const char *)(c + 1);
+	const struct crec *c = crec_at(t, t->off[idx]);
+	const uint64_t *w = (const uint64_t *)(c + 1);
+	char *d = dst;
 
-	memcpy(dst, fixed, c->flen);
-	memset((char *)dst + c->flen, 0,
-	       MNTKIT_STATMOUNT_FIXED_SIZE - c->flen);
-	memcpy((char *)dst + MNTKIT_STATMOUNT_FIXED_SIZE, fixed + c->flen,
-	       c->slen);
+	memset(d, 0, MNTKIT_STATMOUNT_FIXED_SIZE);
+	for (uint64_t m = c->words; m; m &= m - 1)
+		memcpy(d + 8 * __builtin_ctzll(m), w++, 8);
+	memcpy(d + offsetof(struct mntkit_statmount, mnt_id), &c->mnt_id, 8);
+	memcpy(d + offsetof(struct mntkit_statmount, mnt_parent_id),
+	       &c->mnt_parent_id, 8);
+	memcpy(d + MNTKIT_STATMOUNT_FIXED_SIZE, w, c->slen);
 }
 
 const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
@@ -135,7 +193,7 @@ const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
 	sm = __atomic_load_n(&t->full[idx], __ATOMIC_ACQUIRE);
 	if (sm)
 		return sm;
-	c = (const void *)(t->arena + t->off[idx]);
+	c = crec_at(t, t->off[idx]);
 	sm = malloc(crec_reply_size(c));
 	if (!sm) {
 		errno = ENOMEM;
@@ -159,7 +217,7 @@ int mntkit_table_get_buf(const struct mntkit_table *t, size_t idx,
 	if (!t || idx >= t->n || !buf || !bufsize)
 		return mntkit__fail(EINVAL);
 	if (t->compact) {
-		c = (const void *)(t->arena + t->off[idx]);
+		c = crec_at(t, t->off[idx]);
 		need = crec_reply_size(c);
 	} else {
 		need = mntkit__sm_size(rec_of(t, idx));
@@ -181,7 +239,7 @@ int mntkit_table_get_buf(const struct mntkit_table *t, size_t idx,
 
 static uint64_t id_at(const struct mntkit_table *t, size_t idx)
 {
-	return rec_of(t, idx)->mnt_id;
+	return id_at_off(t, t->off[idx]);
 }
 
 ssize_t mntkit_table_find(const struct mntkit_table *t, uint64_t mnt_id)
@@ -274,47 +332,29 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* the record at arena offset @off (its fixed fields, see rec_of()) */
-static struct mntkit_statmount *rec_at(struct mntkit_table *t, size_t off)
-{
-	return (struct mntkit_statmount *)(t->arena + off +
-					   (t->compact ? sizeof(struct crec)
-						       : 0));
-}
-
-static const char zero_fixed[MNTKIT_STATMOUNT_FIXED_SIZE];
-
 /*
- * A compact record of @sm at @dst: the known fixed fields, or the whole
- * fixed part when the others are not zero (a group the library does not
- * know), then the strings.
+ * A compact record of the fixed part @fx (words) and the strings @str
+ * (@slen bytes) at @dst; @nwords words of @fx are not zero.
  */
-static void crec_put(char *dst, const struct mntkit_statmount *sm,
-		     size_t flen, size_t slen)
+static void crec_put(char *dst, const uint64_t *fx, size_t nwords,
+		     const char *str, size_t slen)
 {
 	struct crec *c = (struct crec *)dst;
-	char *fixed = (char *)(c + 1);
-	size_t have = sm->size < flen ? sm->size : flen;
+	uint64_t *w = (uint64_t *)(c + 1);
 
-	c->flen = (uint32_t)flen;
+	c->mnt_id = fx[WORD_OF(mnt_id)];
+	c->mnt_parent_id = fx[WORD_OF(mnt_parent_id)];
+	c->words = 0;
 	c->slen = (uint32_t)slen;
-	memcpy(fixed, sm, have);
-	memset(fixed + have, 0, flen - have);
-	memcpy(fixed + flen, (const char *)sm + MNTKIT_STATMOUNT_FIXED_SIZE,
-	       slen);
-}
-
-static size_t crec_flen(const struct mntkit_statmount *sm)
-{
-	size_t end = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
-			     sm->size :
-			     MNTKIT_STATMOUNT_FIXED_SIZE;
-
-	if (end <= KNOWN_FIXED ||
-	    !memcmp((const char *)sm + KNOWN_FIXED, zero_fixed,
-		    end - KNOWN_FIXED))
-		return KNOWN_FIXED;
-	return MNTKIT_STATMOUNT_FIXED_SIZE;
+	c->nwords = (uint32_t)nwords;
+	for (size_t k = 0; k < FIXED_WORDS; k++) {
+		if (!fx[k] || k == WORD_OF(mnt_id) ||
+		    k == WORD_OF(mnt_parent_id))
+			continue;
+		c->words |= UINT64_C(1) << k;
+		*w++ = fx[k];
+	}
+	memcpy(w, str, slen);
 }
 
 /*
@@ -327,16 +367,34 @@ static size_t crec_flen(const struct mntkit_statmount *sm)
 static int arena_put(struct mntkit_table *t, uint64_t id,
 		     const struct mntkit_statmount *sm, size_t *off)
 {
-	size_t need, flen = 0, slen = 0;
+	union {
+		struct mntkit_statmount sm;
+		uint64_t w[FIXED_WORDS];
+	} fx;
+	size_t need, slen = 0, nwords = 0;
 	struct mntkit_statmount *r;
 	char *na;
 
 	if (t->compact) {
-		flen = crec_flen(sm);
+		/* the fixed part as a whole reply's: a short one zero-padded */
+		size_t have = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
+				      sm->size :
+				      MNTKIT_STATMOUNT_FIXED_SIZE;
+
+		memcpy(&fx, sm, have);
+		memset((char *)&fx + have, 0,
+		       MNTKIT_STATMOUNT_FIXED_SIZE - have);
+		if (!(fx.sm.mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
+			fx.sm.mnt_id = id;
+			fx.sm.mnt_parent_id = id;
+		}
+		for (size_t k = 0; k < FIXED_WORDS; k++)
+			nwords += fx.w[k] && k != WORD_OF(mnt_id) &&
+				  k != WORD_OF(mnt_parent_id);
 		slen = sm->size > MNTKIT_STATMOUNT_FIXED_SIZE ?
 			       sm->size - MNTKIT_STATMOUNT_FIXED_SIZE :
 			       0;
-		need = sizeof(struct crec) + flen + slen;
+		need = sizeof(struct crec) + 8 * nwords + slen;
 	} else {
 		need = mntkit__sm_size(sm);
 	}
@@ -353,14 +411,16 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 		t->arena = na;
 		t->cap = ncap;
 	}
-	if (t->compact)
-		crec_put(t->arena + t->used, sm, flen, slen);
-	else
+	if (t->compact) {
+		crec_put(t->arena + t->used, fx.w, nwords,
+			 (const char *)sm + MNTKIT_STATMOUNT_FIXED_SIZE, slen);
+	} else {
 		mntkit__sm_copy(t->arena + t->used, sm);
-	r = rec_at(t, t->used);
-	if (!(r->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
-		r->mnt_id = id;
-		r->mnt_parent_id = id;
+		r = (struct mntkit_statmount *)(t->arena + t->used);
+		if (!(r->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
+			r->mnt_id = id;
+			r->mnt_parent_id = id;
+		}
 	}
 	*off = t->used;
 	t->used += need;
@@ -386,8 +446,8 @@ static int fill_one(void *ctx, uint64_t id, const struct mntkit_statmount *sm)
 	ret = arena_put(c->t, id, sm, &c->off[c->n]);
 	if (ret)
 		return ret;
-	if (c->n && rec_at(c->t, c->off[c->n])->mnt_id <=
-			    rec_at(c->t, c->off[c->n - 1])->mnt_id)
+	if (c->n && id_at_off(c->t, c->off[c->n]) <=
+			    id_at_off(c->t, c->off[c->n - 1]))
 		c->unsorted = 1;
 	c->n++;
 	c->last = id;
@@ -503,15 +563,15 @@ static int link_tree(struct mntkit_table *t)
 		return ret;
 	t->first_root = t->last_root = -1;
 	for (size_t i = 0; i < t->n; i++) {
-		const struct mntkit_statmount *sm = rec_of(t, i);
+		struct fixed sm = fix_of(t, i);
 		ssize_t p = -1;
 
 		if (t->placed && t->placed[i])
 			continue;
-		if (sm->mnt_parent_id != sm->mnt_id) {
+		if (sm.mnt_parent_id != sm.mnt_id) {
 			int saved = errno;
 
-			p = mntkit_table_find(t, sm->mnt_parent_id);
+			p = mntkit_table_find(t, sm.mnt_parent_id);
 			errno = saved;
 		}
 		t->parent[i] = p < 0 ? -1 : p;
@@ -626,7 +686,7 @@ static int by_id(struct mntkit_table *t, size_t *off, size_t *n)
 	size_t k = 0;
 
 	for (size_t i = 1; i < *n; i++)
-		if (rec_at(t, off[i - 1])->mnt_id >= rec_at(t, off[i])->mnt_id)
+		if (id_at_off(t, off[i - 1]) >= id_at_off(t, off[i]))
 			goto sort;
 	return 0;
 sort:
@@ -634,7 +694,7 @@ sort:
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < *n; i++)
-		v[i] = (struct id_off){ rec_at(t, off[i])->mnt_id, off[i] };
+		v[i] = (struct id_off){ id_at_off(t, off[i]), off[i] };
 	qsort(v, *n, sizeof(*v), cmp_id_off);
 	for (size_t i = 0; i < *n; i++)
 		if (!k || v[i].id != v[k - 1].id)
@@ -706,12 +766,11 @@ static int renamed(struct build *b, uint64_t p)
 			return ret;
 		b->olds.n = 0;
 		for (size_t i = 0; i < t->n; i++) {
-			const struct mntkit_statmount *sm =
-				rec_of(t, i);
+			struct fixed sm = fix_of(t, i);
 
-			if ((sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
-			    sm->mnt_id_old != sm->mnt_id)
-				b->olds.v[b->olds.n++] = sm->mnt_id_old;
+			if ((sm.mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
+			    sm.mnt_id_old != sm.mnt_id)
+				b->olds.v[b->olds.n++] = sm.mnt_id_old;
 		}
 		qsort(b->olds.v, b->olds.n, sizeof(*b->olds.v), cmp_id);
 		b->olds_valid = 1;
@@ -793,15 +852,15 @@ static int parent_outside(struct build *b, uint64_t p)
  */
 static int root_ok(struct build *b, size_t r)
 {
-	const struct mntkit_statmount *sm = rec_of(b->t, r);
+	struct fixed sm = fix_of(b->t, r);
 
-	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
+	if (!(sm.mask & MNTKIT_STATMOUNT_MNT_BASIC))
 		return 1;
 	if (b->start != MNTKIT_LSMT_ROOT)
-		return sm->mnt_id == b->start;
-	if (sm->mnt_parent_id == sm->mnt_id)
+		return sm.mnt_id == b->start;
+	if (sm.mnt_parent_id == sm.mnt_id)
 		return 1;
-	return parent_outside(b, sm->mnt_parent_id);
+	return parent_outside(b, sm.mnt_parent_id);
 }
 
 static int add_sus(struct build *b, size_t i)
@@ -809,7 +868,7 @@ static int add_sus(struct build *b, size_t i)
 	int ret = mntkit__idvec_reserve(&b->sus, 1);
 
 	if (!ret)
-		b->sus.v[b->sus.n++] = rec_of(b->t, i)->mnt_id;
+		b->sus.v[b->sus.n++] = id_at(b->t, i);
 	return ret;
 }
 
@@ -879,7 +938,7 @@ static int check(struct build *b)
 
 static int cmp_off_id(struct mntkit_table *t, size_t a, size_t b)
 {
-	uint64_t x = rec_at(t, a)->mnt_id, y = rec_at(t, b)->mnt_id;
+	uint64_t x = id_at_off(t, a), y = id_at_off(t, b);
 
 	return x < y ? -1 : x > y;
 }
@@ -931,7 +990,7 @@ static int restat(struct build *b)
 	if (!keep)
 		return -ENOMEM;
 	for (size_t i = 0, k = 0; i < t->n && !ret; i++) {
-		uint64_t id = rec_of(t, i)->mnt_id;
+		uint64_t id = id_at(t, i);
 
 		while (k < b->sus.n && b->sus.v[k] < id)
 			k++;
@@ -982,9 +1041,9 @@ static int relist(struct build *b)
 
 		if (k && id == iv.v[k - 1])
 			continue;
-		while (i < t->n && rec_of(t, i)->mnt_id < id)
+		while (i < t->n && id_at(t, i) < id)
 			i++;
-		if (i < t->n && rec_of(t, i)->mnt_id == id)
+		if (i < t->n && id_at(t, i) == id)
 			keep[nkeep++] = t->off[i];
 		else
 			fresh.v[fresh.n++] = id;
@@ -1143,7 +1202,7 @@ int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 		return ret;
 	root = mntkit_table_first_root(t);
 	if (root >= 0)
-		*id = rec_of(t, (size_t)root)->mnt_id;
+		*id = id_at(t, (size_t)root);
 	mntkit_table_free(t);
 	return root >= 0 ? 0 : -ENOENT;
 }
