@@ -57,22 +57,24 @@ struct fixed {
 struct mntkit_table {
 	size_t n;
 	int compact;	 /* records are struct crec (see above) */
-	struct mntkit_statmount **full; /* compact: made by get(), or NULL */
+	/* compact: the replies made by get() (the array: by the first) */
+	struct mntkit_statmount **full;
 	char *arena;     /* the replies, 8-byte aligned, back to back */
 	size_t cap, used; /* of the arena */
 	size_t *off;     /* offset of reply i in the arena */
-	ssize_t *parent; /* -1 for a root */
-	ssize_t *first_child, *last_child;
-	ssize_t *next, *prev; /* siblings; the roots are siblings too */
-	size_t *depth;
+	/* the tree: indexes, 32 bits (a table holds at most INT32_MAX) */
+	int32_t *parent; /* -1 for a root */
+	int32_t *first_child, *last_child;
+	int32_t *next, *prev; /* siblings; the roots are siblings too */
+	uint32_t *depth;
 	unsigned char *placed; /* per mount: made a root (NULL: none) */
-	ssize_t first_root, last_root;
+	int32_t first_root, last_root;
 	unsigned int state;    /* MNTKIT_TABLE_STATE_* */
 	struct mntkit__tab *tab; /* a table read from a file (tab.c) */
 };
 
 /* the depth of a mount no root leads to (only while the table is built) */
-#define UNREACHED SIZE_MAX
+#define UNREACHED UINT32_MAX
 
 void mntkit_table_free(struct mntkit_table *t)
 {
@@ -182,7 +184,7 @@ const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
 						size_t idx)
 {
 	const struct crec *c;
-	struct mntkit_statmount *sm, *none = NULL;
+	struct mntkit_statmount *sm, *none = NULL, **full;
 
 	if (!t || idx >= t->n) {
 		errno = EINVAL;
@@ -190,7 +192,25 @@ const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
 	}
 	if (!t->compact)
 		return rec_of(t, idx);
-	sm = __atomic_load_n(&t->full[idx], __ATOMIC_ACQUIRE);
+	full = __atomic_load_n(&t->full, __ATOMIC_ACQUIRE);
+	if (!full) {
+		/* the first mntkit_table_get() of the table: the slots */
+		struct mntkit_statmount **nf = calloc(t->n, sizeof(*nf)), **no =
+									  NULL;
+
+		if (!nf) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		full = nf;
+		if (!__atomic_compare_exchange_n(&((struct mntkit_table *)t)->full,
+						 &no, nf, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			free(nf);
+			full = no;
+		}
+	}
+	sm = __atomic_load_n(&full[idx], __ATOMIC_ACQUIRE);
 	if (sm)
 		return sm;
 	c = crec_at(t, t->off[idx]);
@@ -201,7 +221,7 @@ const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
 	}
 	crec_expand(t, idx, sm);
 	/* another thread may have made it meanwhile: keep the first */
-	if (__atomic_compare_exchange_n(&t->full[idx], &none, sm, 0,
+	if (__atomic_compare_exchange_n(&full[idx], &none, sm, 0,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return sm;
 	free(sm);
@@ -263,7 +283,7 @@ ssize_t mntkit_table_find(const struct mntkit_table *t, uint64_t mnt_id)
 }
 
 /* a link of the tree (-1 inside: none): the index, -ENOENT or -EINVAL */
-static ssize_t link_at(const struct mntkit_table *t, const ssize_t *links,
+static ssize_t link_at(const struct mntkit_table *t, const int32_t *links,
 		       size_t idx)
 {
 	if (idx >= t->n)
@@ -490,12 +510,14 @@ static int fill(struct fill_ctx *c, const struct mntkit_mnt_id_req *req,
 
 static int alloc_links(struct mntkit_table *t, size_t n)
 {
-	ssize_t **links[] = { &t->parent, &t->first_child, &t->last_child,
+	int32_t **links[] = { &t->parent, &t->first_child, &t->last_child,
 			      &t->next, &t->prev };
 
+	if (n >= INT32_MAX)
+		return -ENOMEM; /* more than the links can name */
 	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(links); i++) {
 		free(*links[i]);
-		*links[i] = malloc((n + 1) * sizeof(ssize_t));
+		*links[i] = malloc((n + 1) * sizeof(int32_t));
 		if (!*links[i])
 			return -ENOMEM;
 		for (size_t k = 0; k <= n; k++)
@@ -511,15 +533,15 @@ static int alloc_links(struct mntkit_table *t, size_t n)
 }
 
 /* append @i to a sibling list whose ends are *@first, *@last */
-static void append(struct mntkit_table *t, ssize_t *first, ssize_t *last,
+static void append(struct mntkit_table *t, int32_t *first, int32_t *last,
 		   size_t i)
 {
 	t->prev[i] = *last;
 	if (*last >= 0)
-		t->next[*last] = (ssize_t)i;
+		t->next[*last] = (int32_t)i;
 	else
-		*first = (ssize_t)i;
-	*last = (ssize_t)i;
+		*first = (int32_t)i;
+	*last = (int32_t)i;
 }
 
 /*
@@ -530,7 +552,8 @@ static void append(struct mntkit_table *t, ssize_t *first, ssize_t *last,
 static void set_depths(struct mntkit_table *t)
 {
 	for (ssize_t r = t->first_root; r >= 0; r = t->next[r]) {
-		size_t i = (size_t)r, d = 0;
+		size_t i = (size_t)r;
+		uint32_t d = 0;
 
 		for (;;) {
 			t->depth[i] = d;
@@ -574,7 +597,7 @@ static int link_tree(struct mntkit_table *t)
 			p = mntkit_table_find(t, sm.mnt_parent_id);
 			errno = saved;
 		}
-		t->parent[i] = p < 0 ? -1 : p;
+		t->parent[i] = p < 0 ? -1 : (int32_t)p;
 		if (p < 0)
 			append(t, &t->first_root, &t->last_root, i);
 		else
@@ -1165,10 +1188,6 @@ static int table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 	ret = fill_all(&b, b.listed.v, b.listed.n, t->off, &t->n);
 	if (!ret)
 		ret = settle(&b);
-	if (!ret && compact) {
-		t->full = calloc(t->n + 1, sizeof(*t->full));
-		ret = t->full ? 0 : -ENOMEM;
-	}
 	if (ret)
 		goto fail;
 	free(b.listed.v);
@@ -1252,8 +1271,8 @@ size_t mntkit__table_children(const struct mntkit_table *t, size_t idx,
 size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
 			  int reverse, int self, uint64_t *out)
 {
-	const ssize_t *down = reverse ? t->last_child : t->first_child;
-	const ssize_t *side = reverse ? t->prev : t->next;
+	const int32_t *down = reverse ? t->last_child : t->first_child;
+	const int32_t *side = reverse ? t->prev : t->next;
 	size_t i = idx, n = 0;
 
 	for (;;) {
