@@ -104,19 +104,16 @@ struct matcher {
 	struct outbuf s1, s2;
 };
 
-/* the printed forest: nodes in the order added, children in order */
+/*
+ * the printed forest: nodes in the order added (the rows to be, with
+ * their links), children in order
+ */
 struct forest {
-	struct fnode {
-		const struct mntkit_statmount *sm; /* NULL: of @t, @idx */
-		const struct mntkit_table *t;
-		size_t idx;
-		/* -U: the topmost dropped mount it was under, or NULL */
-		const struct mntkit_statmount *moved_from;
-		int tid; /* of its snapshot (TID) */
-		ssize_t first_child, last_child, next;
-	} * v;
+	struct row *v;
 	size_t n, cap;
-	ssize_t first_root, last_root;
+	int32_t first_root, last_root;
+	/* the tables are compact: rows without a record (struct row) */
+	bool lean;
 };
 
 /*
@@ -181,7 +178,7 @@ void target_walk_up(struct filter *f, struct mntkit_table **tabs,
 		    size_t ntabs);
 
 /* lsmnt-rows.c */
-int forest_rows(const struct forest *fo, struct row **rows, size_t *n);
+int forest_rows(struct forest *fo, struct row **rows, size_t *n);
 void uniq_free(struct uniq *u);
 int uniq_build(const struct mntkit_table *t, struct uniq *u);
 size_t *list_order(const struct cmdline *cl,

@@ -27,16 +27,17 @@
 
 /* ---- the rows to print ---- */
 
-static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
-			  const struct mntkit_table *t, size_t idx,
-			  ssize_t parent)
+static ssize_t forest_add(struct forest *fo, const struct mntkit_table *t,
+			  size_t idx, ssize_t parent)
 {
-	struct fnode *node;
-	ssize_t *first, *last;
+	struct row *node;
+	int32_t *first, *last;
 
+	if (fo->n >= INT32_MAX)
+		return -ENOMEM;
 	if (fo->n == fo->cap) {
 		size_t ncap = fo->cap ? fo->cap * 2 : 256;
-		struct fnode *nv = realloc(fo->v, ncap * sizeof(*nv));
+		struct row *nv = realloc(fo->v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
@@ -44,52 +45,55 @@ static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
 		fo->cap = ncap;
 	}
 	node = &fo->v[fo->n];
-	node->sm = sm;
+	memset(node, 0, sizeof(*node));
 	node->t = t;
 	node->idx = idx;
-	node->moved_from = NULL;
-	node->tid = 0;
 	node->first_child = node->last_child = node->next = -1;
 	first = parent < 0 ? &fo->first_root : &fo->v[parent].first_child;
 	last = parent < 0 ? &fo->last_root : &fo->v[parent].last_child;
 	if (*last >= 0)
-		fo->v[*last].next = (ssize_t)fo->n;
+		fo->v[*last].next = (int32_t)fo->n;
 	else
-		*first = (ssize_t)fo->n;
-	*last = (ssize_t)fo->n;
+		*first = (int32_t)fo->n;
+	*last = (int32_t)fo->n;
 	return (ssize_t)fo->n++;
 }
 
-/* pre-order of the forest into rows, iteratively (a chain may be deep) */
-int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
+/*
+ * The rows: the forest's nodes in pre-order, with their depth and whether
+ * they are the last of their siblings, walked iteratively (a chain may be
+ * deep). The nodes were added in pre-order (every walk that adds them
+ * goes depth first), so the rows are the nodes themselves, taken over
+ * from @fo; a walk that finds another order copies them in its order.
+ */
+int forest_rows(struct forest *fo, struct row **rows, size_t *n)
 {
 	ssize_t *up = NULL, cur = fo->first_root;
 	size_t upcap = 0, depth = 0, k = 0;
-	struct row *r;
+	struct row *r = NULL;
 
 	*rows = NULL;
 	*n = 0;
 	if (!fo->n)
 		return 0;
-	r = malloc(fo->n * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
 	while (cur >= 0) {
-		const struct fnode *node = &fo->v[cur];
+		struct row *node = &fo->v[cur];
 
-		memset(&r[k], 0, sizeof(r[k]));
-		r[k].sm = node->sm;
-		r[k].t = node->t;
-		r[k].idx = node->idx;
-		r[k].depth = (unsigned int)depth;
-		r[k].last = node->next < 0;
-		r[k].tid = node->tid;
-		if (node->moved_from) {
-			/* libmount gives it the dropped mount's parent */
-			r[k].moved = true;
-			r[k].parent_old = node->moved_from->mnt_parent_id_old;
-			r[k].parent_uniq = node->moved_from->mnt_parent_id;
+		node->depth = (unsigned int)depth;
+		node->last = node->next < 0;
+		if (!fo->lean && !node->sm)
+			node->sm = mntkit_table_get(node->t, node->idx);
+		if (!r && (size_t)cur != k) {
+			/* not in pre-order: the rows become copies */
+			r = malloc(fo->n * sizeof(*r));
+			if (!r) {
+				free(up);
+				return -ENOMEM;
+			}
+			memcpy(r, fo->v, k * sizeof(*r));
 		}
+		if (r)
+			r[k] = *node;
 		k++;
 		if (node->first_child >= 0) {
 			if (depth + 1 > upcap) {
@@ -113,6 +117,11 @@ int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
 		cur = fo->v[cur].next;
 	}
 	free(up);
+	if (!r) {
+		r = fo->v; /* taken over */
+		fo->v = NULL;
+		fo->n = fo->cap = 0;
+	}
 	*rows = r;
 	*n = k;
 	return 0;
@@ -387,17 +396,22 @@ static int frame(struct build *b, size_t sp, size_t node, ssize_t anc)
 static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
 			ssize_t parent)
 {
-	const struct mntkit_statmount *sm = NULL;
-	ssize_t me;
+	ssize_t me = forest_add(b->fo, t, i, parent);
 
-	if (!b->lean && !(sm = mntkit_table_get(t, i)))
-		return -ENOMEM;
-	me = forest_add(b->fo, sm, t, i, parent);
 	if (me >= 0)
 		b->fo->v[me].tid = b->tid;
-	if (me >= 0 && b->u && b->u->moved_from[i] >= 0)
-		b->fo->v[me].moved_from =
+	if (me >= 0 && b->u && b->u->moved_from[i] >= 0) {
+		/* libmount gives it the topmost dropped mount's parent */
+		const struct mntkit_statmount *from =
 			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
+		struct row *node = &b->fo->v[me];
+
+		if (!from)
+			return -ENOMEM;
+		node->moved = true;
+		node->parent_old = from->mnt_parent_id_old;
+		node->parent_uniq = from->mnt_parent_id;
+	}
 	return me;
 }
 

@@ -353,6 +353,7 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 	outbuf_init(&m.s1);
 	outbuf_init(&m.s2);
 	fo->first_root = fo->last_root = -1;
+	fo->lean = cl->lean;
 	for (size_t k = 0; k < ntabs && !r; k++) {
 		size_t ti = b.backward ? ntabs - 1 - k : k;
 		struct mntkit_table *t = tabs[ti];
@@ -737,6 +738,8 @@ static int run(struct cmdline *cl)
 	r = select_rows(cl, &p, tabs, ntabs, &fo);
 	if (!r)
 		r = forest_rows(&fo, &rows, &n);
+	free(fo.v); /* the rows have it all */
+	fo.v = NULL;
 	if (!r)
 		r = add_usage(cl, rows, n, &usage);
 	if (!r)

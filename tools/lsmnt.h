@@ -230,9 +230,9 @@ struct row {
 	const struct mntkit_statmount *sm;
 	const struct mntkit_table *t;
 	size_t idx;
-	/* --poll: the action, and the record before it (umount, move, remount) */
-	enum poll_action action;
+	/* --poll: the record before the action (umount, move, remount) */
 	const struct mntkit_statmount *old;
+	enum poll_action action;
 	unsigned int depth; /* in the printed tree, 0 for a top-level row */
 	bool last;	    /* no later sibling in the printed tree */
 	/*
@@ -246,6 +246,8 @@ struct row {
 	const struct fs_usage *usage; /* NULL unless a column needs it */
 	const struct devtags *tags;   /* NULL unless a column needs it */
 	int tid; /* TID: the process whose view this is, 0 for none */
+	/* the forest of the rows, while it is built (lsmnt-rows.c) */
+	int32_t first_child, last_child, next;
 };
 
 /* a row with its record at hand (row_get()) */
