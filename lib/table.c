@@ -138,6 +138,17 @@ static uint64_t id_at_off(const struct mntkit_table *t, size_t off)
 	return ((const struct mntkit_statmount *)(t->arena + off))->mnt_id;
 }
 
+/* the parent's mount ID of mount @idx */
+static uint64_t parent_at(const struct mntkit_table *t, size_t idx)
+{
+	size_t off = t->off[idx];
+
+	if (t->compact)
+		return crec_at(t, off)->mnt_parent_id;
+	return ((const struct mntkit_statmount *)(t->arena + off))
+		->mnt_parent_id;
+}
+
 static struct fixed fixed_at(const struct mntkit_table *t, size_t off)
 {
 	const struct mntkit_statmount *sm = (const void *)(t->arena + off);
@@ -626,15 +637,15 @@ static int link_tree(struct mntkit_table *t)
 		return ret;
 	t->first_root = t->last_root = -1;
 	for (size_t i = 0; i < t->n; i++) {
-		struct fixed sm = fix_of(t, i);
+		uint64_t id = id_at(t, i), parent = parent_at(t, i);
 		ssize_t p = -1;
 
 		if (t->placed && t->placed[i])
 			continue;
-		if (sm.mnt_parent_id != sm.mnt_id) {
+		if (parent != id) {
 			int saved = errno;
 
-			p = mntkit_table_find(t, sm.mnt_parent_id);
+			p = mntkit_table_find(t, parent);
 			errno = saved;
 		}
 		t->parent[i] = p < 0 ? -1 : (int32_t)p;

@@ -352,6 +352,15 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 
 	outbuf_init(&m.s1);
 	outbuf_init(&m.s2);
+	/* room for every mount: the forest grows without a copy */
+	if (!fo->v) {
+		size_t all = 0;
+
+		for (size_t k = 0; k < ntabs; k++)
+			all += mntkit_table_count(tabs[k]);
+		fo->v = malloc((all ? all : 1) * sizeof(*fo->v));
+		fo->cap = fo->v ? (all ? all : 1) : 0;
+	}
 	fo->first_root = fo->last_root = -1;
 	fo->lean = cl->lean;
 	for (size_t k = 0; k < ntabs && !r; k++) {
