@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <dirent.h>
@@ -360,6 +361,22 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 			all += mntkit_table_count(tabs[k]);
 		fo->v = malloc((all ? all : 1) * sizeof(*fo->v));
 		fo->cap = fo->v ? (all ? all : 1) : 0;
+#ifdef MADV_POPULATE_WRITE
+		/*
+		 * every mount a row: its pages present at once, not a page
+		 * fault each (dear in a virtual machine); a kernel before
+		 * 5.14 refuses, and they come a fault at a time
+		 */
+		if (fo->v && all * sizeof(*fo->v) >= (256U << 10) &&
+		    (b.all || p->whole_tree) && !b.first) {
+			uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+			uintptr_t a = ((uintptr_t)fo->v + pg - 1) & ~(pg - 1);
+			uintptr_t e = ((uintptr_t)(fo->v + all)) & ~(pg - 1);
+
+			if (e > a)
+				madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+		}
+#endif
 	}
 	fo->first_root = fo->last_root = -1;
 	fo->lean = cl->lean;
