@@ -632,6 +632,9 @@ static void set_depths(struct mntkit_table *t)
 static int link_tree(struct mntkit_table *t)
 {
 	int ret = alloc_links(t, t->n);
+	uint64_t last_parent = 0;
+	ssize_t last_p = -1;
+	int have_last = 0;
 
 	if (ret)
 		return ret;
@@ -642,11 +645,16 @@ static int link_tree(struct mntkit_table *t)
 
 		if (t->placed && t->placed[i])
 			continue;
-		if (parent != id) {
+		if (parent != id && have_last && parent == last_parent) {
+			p = last_p; /* a sibling of the mount before */
+		} else if (parent != id) {
 			int saved = errno;
 
 			p = mntkit_table_find(t, parent);
 			errno = saved;
+			last_parent = parent;
+			last_p = p;
+			have_last = 1;
 		}
 		t->parent[i] = p < 0 ? -1 : (int32_t)p;
 		if (p < 0)
