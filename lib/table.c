@@ -365,11 +365,22 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the words of the fixed part @fx a compact record keeps (see crec) */
+static uint64_t crec_words(const uint64_t *fx)
+{
+	uint64_t words = 0;
+
+	for (size_t k = 0; k < FIXED_WORDS; k++)
+		words |= (uint64_t)(fx[k] != 0) << k;
+	return words & ~(UINT64_C(1) << WORD_OF(mnt_id) |
+			 UINT64_C(1) << WORD_OF(mnt_parent_id));
+}
+
 /*
- * A compact record of the fixed part @fx (words) and the strings @str
- * (@slen bytes) at @dst; @nwords words of @fx are not zero.
+ * A compact record of the fixed part @fx, its words @words kept, and the
+ * strings @str (@slen bytes) at @dst
  */
-static void crec_put(char *dst, const uint64_t *fx, size_t nwords,
+static void crec_put(char *dst, const uint64_t *fx, uint64_t words,
 		     const char *str, size_t slen)
 {
 	struct crec *c = (struct crec *)dst;
@@ -377,16 +388,11 @@ static void crec_put(char *dst, const uint64_t *fx, size_t nwords,
 
 	c->mnt_id = fx[WORD_OF(mnt_id)];
 	c->mnt_parent_id = fx[WORD_OF(mnt_parent_id)];
-	c->words = 0;
+	c->words = words;
 	c->slen = (uint32_t)slen;
-	c->nwords = (uint32_t)nwords;
-	for (size_t k = 0; k < FIXED_WORDS; k++) {
-		if (!fx[k] || k == WORD_OF(mnt_id) ||
-		    k == WORD_OF(mnt_parent_id))
-			continue;
-		c->words |= UINT64_C(1) << k;
-		*w++ = fx[k];
-	}
+	c->nwords = (uint32_t)__builtin_popcountll(words);
+	for (; words; words &= words - 1)
+		*w++ = fx[__builtin_ctzll(words)];
 	memcpy(w, str, slen);
 }
 
@@ -441,7 +447,8 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 		struct mntkit_statmount sm;
 		uint64_t w[FIXED_WORDS];
 	} fx;
-	size_t need, slen = 0, nwords = 0;
+	size_t need, slen = 0;
+	uint64_t words = 0;
 	struct mntkit_statmount *r;
 	char *na;
 
@@ -458,13 +465,12 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 			fx.sm.mnt_id = id;
 			fx.sm.mnt_parent_id = id;
 		}
-		for (size_t k = 0; k < FIXED_WORDS; k++)
-			nwords += fx.w[k] && k != WORD_OF(mnt_id) &&
-				  k != WORD_OF(mnt_parent_id);
+		words = crec_words(fx.w);
 		slen = sm->size > MNTKIT_STATMOUNT_FIXED_SIZE ?
 			       sm->size - MNTKIT_STATMOUNT_FIXED_SIZE :
 			       0;
-		need = sizeof(struct crec) + 8 * nwords + slen;
+		need = sizeof(struct crec) +
+		       8 * (size_t)__builtin_popcountll(words) + slen;
 	} else {
 		need = mntkit__sm_size(sm);
 	}
@@ -483,7 +489,7 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 	}
 	prefault(t, need);
 	if (t->compact) {
-		crec_put(t->arena + t->used, fx.w, nwords,
+		crec_put(t->arena + t->used, fx.w, words,
 			 (const char *)sm + MNTKIT_STATMOUNT_FIXED_SIZE, slen);
 	} else {
 		mntkit__sm_copy(t->arena + t->used, sm);
