@@ -635,8 +635,9 @@ size_t mntkit_table_count(const struct mntkit_table *table);
  * lives as long as the table.
  *
  * A table taken with MNTKIT_TABLE_COMPACT keeps each reply in about a
- * third of the memory: the fixed fields the library knows (not the
- * reserved ones, which are zero) and the strings. The first
+ * third of the memory: the 8-byte words of its fixed part that are not
+ * zero (most are: the reserved ones, the groups not asked for) and its
+ * strings. The first
  * mntkit_table_get() of a mount makes its reply from that, the same bytes
  * as a table taken without the flag, and keeps it for the table's life
  * (NULL and errno ENOMEM when that fails); it is safe from many threads.
