@@ -2,11 +2,12 @@
 /*
  * bench-lsmnt - the helpers of bench/lsmnt.sh.
  *
- *   bench-lsmnt bare
+ *   bench-lsmnt bare [MASK]
  *	the bare system-call loop, as a process of its own (so that it is
  *	timed like lsmnt and findmnt): raw listmount(2) in pages of 4096 IDs
- *	and raw statmount(2) of every group into one fixed 1 MiB buffer per
- *	mount; prints the number of mounts.
+ *	and raw statmount(2) of the groups MASK (a number, 0x.. too; default
+ *	every group) into one fixed 1 MiB buffer per mount; prints the
+ *	number of mounts.
  *
  *   bench-lsmnt run TIMEOUT CMD [ARG...]
  *	run CMD with its output to /dev/null and print "WALL MAXRSS CUT":
@@ -42,20 +43,33 @@
  * raw listmount(2) in pages, raw statmount(2) of every group into one
  * fixed buffer (common.h); prints how many statmount calls succeeded
  */
-static int bare(void)
+static int bare(const char *maskarg)
 {
+	uint64_t mask = MNTKIT_STATMOUNT_ALL;
 	struct result res = {0};
 	uint64_t *ids = NULL;
 	size_t cap = 0;
-	ssize_t n = bench_bare_listmount(&ids, &cap);
+	ssize_t n;
 
+	if (maskarg) {
+		char *end;
+
+		errno = 0;
+		mask = strtoull(maskarg, &end, 0);
+		if (errno || end == maskarg || *end) {
+			fprintf(stderr, "bench-lsmnt bare: bad mask '%s'\n",
+				maskarg);
+			return 2;
+		}
+	}
+	n = bench_bare_listmount(&ids, &cap);
 	if (n < 0) {
 		errno = (int)-n;
 		perror("bench-lsmnt bare: listmount");
 		free(ids);
 		return 1;
 	}
-	bench_bare_statmount(ids, (size_t)n, &res);
+	bench_bare_statmount_mask(ids, (size_t)n, mask, &res);
 	printf("%ld\n", res.mounts - res.failed);
 	free(ids);
 	return 0;
@@ -177,10 +191,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return run_timed(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "bare"))
-		return bare();
+		return bare(argc >= 3 ? argv[2] : NULL);
 	if (argc >= 2 && !strcmp(argv[1], "grow"))
 		return grow(argc - 1, argv + 1);
-	fprintf(stderr, "usage: bench-lsmnt bare\n"
+	fprintf(stderr, "usage: bench-lsmnt bare [MASK]\n"
 			"       bench-lsmnt run TIMEOUT CMD...\n"
 			"       bench-lsmnt grow DIR N1[,N2...] -- CMD...\n");
 	return 2;

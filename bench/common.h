@@ -391,11 +391,11 @@ static inline ssize_t bench_bare_listmount(uint64_t **ids, size_t *cap)
 }
 
 /*
- * Raw statmount(2) of every group of each of @ids[0..@n-1], into one
+ * Raw statmount(2) of the groups @mask of each of @ids[0..@n-1], into one
  * fixed buffer of BENCH_SM_BUF_SIZE: the replies counted into @res.
  */
-static inline void bench_bare_statmount(const uint64_t *ids, size_t n,
-					struct result *res)
+static inline void bench_bare_statmount_mask(const uint64_t *ids, size_t n,
+					     uint64_t mask, struct result *res)
 {
 	static union {
 		struct mntkit_statmount sm;
@@ -403,7 +403,7 @@ static inline void bench_bare_statmount(const uint64_t *ids, size_t n,
 	} buf;
 	struct mntkit_mnt_id_req req = {
 		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
-		.param = MNTKIT_STATMOUNT_ALL,
+		.param = mask,
 	};
 
 	for (size_t i = 0; i < n; i++) {
@@ -416,6 +416,13 @@ static inline void bench_bare_statmount(const uint64_t *ids, size_t n,
 		res->bytes += buf.sm.size;
 	}
 	res->mounts = (long)n;
+}
+
+/* the same, of every group */
+static inline void bench_bare_statmount(const uint64_t *ids, size_t n,
+					struct result *res)
+{
+	bench_bare_statmount_mask(ids, n, MNTKIT_STATMOUNT_ALL, res);
 }
 
 /* open + read /proc/self/mountinfo: its lines and bytes into @res */

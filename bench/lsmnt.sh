@@ -6,25 +6,42 @@
 # namespace that holds a tmpfs and N bind mounts of a second one (N grows
 # through SIZES). For each N it runs, interleaved, each variant ROUNDS times
 # as a process of its own and reports the median wall time, the peak RSS
-# (wait4(2)) and the ratios:
+# (wait4(2)) and the ratios, mode by mode (MODES):
 #
-#   lsmnt-tree / -list / -json     lsmnt, lsmnt -l, lsmnt -J
-#   findmnt-tree / -list / -json   the same modes of findmnt(8)
-#   bare                           bench-lsmnt bare: raw listmount(2) +
-#                                  statmount(2) of every group per mount
-#   emul-tree / -list / -json      lsmnt with MNTKIT_BACKEND=mountinfo
-#   base-tree / -list / -json      with LSMNT_BASE=PATH: another build of
-#                                  lsmnt (e.g. of an older commit), to
-#                                  measure a change side by side
+#   tree   lsmnt / findmnt              (the tree, default mode)
+#   list   lsmnt -l / findmnt -l
+#   json   lsmnt -J / findmnt -J        (JSON of the tree)
+#   ljson  lsmnt -l -J / findmnt -l -J  (JSON of the list)
+#   raw    lsmnt -r / findmnt -r
+#   pairs  lsmnt -P / findmnt -P
+#
+# and the floors:
+#
+#   bare       bench-lsmnt bare MASK: raw listmount(2) + statmount(2) of
+#              the groups lsmnt asks for its default columns (MASK, see
+#              LSMNT_MASK), as a process of its own
+#   bare-all   the same loop with every group
+#
+# Each mode's line: lsmnt's time / bare's (the issue's bound: 1.15x at
+# most), findmnt's / lsmnt's (above 1: lsmnt is faster) and lsmnt's RSS /
+# findmnt's (the bound: 0.5x at most). Also lsmnt with MNTKIT_BACKEND=
+# mountinfo (emul-MODE) and, with LSMNT_BASE=PATH, another build of lsmnt
+# (e.g. of an older commit: base-MODE), to measure a change side by side.
 #
 # Output goes to /dev/null. Each run is timed by "bench-lsmnt run" (fork,
-# exec, wait4), whose peak RSS is the command's own. findmnt's tree mode is quadratic: its runs are
-# cut at FINDMNT_TIMEOUT seconds (default 60) and reported as ">T".
+# exec, wait4), whose peak RSS is the command's own. findmnt's tree modes
+# are quadratic: their runs are cut at FINDMNT_TIMEOUT seconds (default
+# 60) and reported as ">T".
 #
-#   SIZES   comma list of N (argument or environment; default 1000,10000;
+#   SIZES   comma list of N (argument or environment; default 10000,50000;
 #           BIG=1: 1000,10000,50000 and as many as fs.mount-max allows)
 #   ROUNDS  timed rounds per variant (default 5; one for a variant whose
 #           first run took more than 5 s)
+#   MODES   the modes, of those above (default "tree list json ljson raw")
+#   LSMNT_MASK  the groups of lsmnt's default columns (TARGET, SOURCE,
+#           FSTYPE, OPTIONS: MNT_BASIC SB_BASIC MNT_ROOT MNT_POINT FS_TYPE
+#           MNT_OPTS FS_SUBTYPE SB_SOURCE = 0x3bb), for the bare loop
+#   EMUL=0  leave the emulation's variants out
 #
 # Prints results only; asserts nothing. Needs root (unshare -m, mount).
 set -eu
@@ -36,10 +53,13 @@ room=$((max - have - 2))
 if [ "${BIG:-0}" = 1 ]; then
 	default="1000,10000,50000,$room"
 else
-	default="1000,10000"
+	default="10000,50000"
 fi
 SIZES=${2:-${SIZES:-$default}}
 ROUNDS=${ROUNDS:-5}
+MODES=${MODES:-tree list json ljson raw}
+LSMNT_MASK=${LSMNT_MASK:-0x3bb}
+EMUL=${EMUL:-1}
 FINDMNT_TIMEOUT=${FINDMNT_TIMEOUT:-60}
 helper=$build/bench/bench-lsmnt
 lsmnt=$build/tools/lsmnt
@@ -61,7 +81,8 @@ trap 'rmdir "$dir" 2>/dev/null || true' EXIT INT TERM
 
 LSMNT_BASE=${LSMNT_BASE:-}
 [ -z "$LSMNT_BASE" ] || [ -x "$LSMNT_BASE" ] || die "LSMNT_BASE=$LSMNT_BASE is not executable"
-export LSMNT=$lsmnt HELPER=$helper ROUNDS FINDMNT_TIMEOUT LSMNT_BASE
+export LSMNT=$lsmnt HELPER=$helper ROUNDS FINDMNT_TIMEOUT LSMNT_BASE MODES \
+	LSMNT_MASK EMUL
 unshare -m --propagation private "$helper" grow "$dir" "$SIZES" -- \
 	python3 -c '
 import os, subprocess, sys, statistics, shutil
@@ -71,23 +92,25 @@ rounds = int(os.environ["ROUNDS"])
 tmo = float(os.environ["FINDMNT_TIMEOUT"])
 L, H = os.environ["LSMNT"], os.environ["HELPER"]
 emul = dict(os.environ, MNTKIT_BACKEND="mountinfo")
-variants = [
-    ("lsmnt-tree", [L], None), ("lsmnt-list", [L, "-l"], None),
-    ("lsmnt-json", [L, "-J"], None), ("bare", [H, "bare"], None),
-]
+ARGS = {"tree": [], "list": ["-l"], "json": ["-J"], "ljson": ["-l", "-J"],
+        "raw": ["-r"], "pairs": ["-P"]}
+modes = [m for m in os.environ["MODES"].split() if m in ARGS]
+variants = [("bare", [H, "bare", os.environ["LSMNT_MASK"]], None),
+            ("bare-all", [H, "bare"], None)]
+for m in modes:
+    variants.append(("lsmnt-" + m, [L] + ARGS[m], None))
 if shutil.which("findmnt"):
-    variants += [("findmnt-tree", ["findmnt"], None),
-                 ("findmnt-list", ["findmnt", "-l"], None),
-                 ("findmnt-json", ["findmnt", "-J"], None)]
+    for m in modes:
+        variants.append(("findmnt-" + m, ["findmnt"] + ARGS[m], None))
 ok = subprocess.run([L, "-l", "-n", "-o", "ID"], env=emul,
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-if ok.returncode == 0:
-    variants += [("emul-tree", [L], emul), ("emul-list", [L, "-l"], emul),
-                 ("emul-json", [L, "-J"], emul)]
+if os.environ["EMUL"] != "0" and ok.returncode == 0:
+    for m in modes:
+        variants.append(("emul-" + m, [L] + ARGS[m], emul))
 B = os.environ["LSMNT_BASE"]
 if B:
-    variants += [("base-tree", [B], None), ("base-list", [B, "-l"], None),
-                 ("base-json", [B, "-J"], None)]
+    for m in modes:
+        variants.append(("base-" + m, [B] + ARGS[m], None))
 
 def once(argv, env):
     out = subprocess.run([H, "run", str(tmo)] + argv, env=env,
@@ -115,32 +138,35 @@ def med(name):
     return statistics.median(res[name]) if res.get(name) else None
 
 mounts = sum(1 for _ in open("/proc/self/mountinfo"))
-print("N = %d bind mounts (%d mounts in the namespace), median of %d rounds" %
-      (N, mounts, rounds))
+print("N = %d bind mounts (%d mounts in the namespace), median of %d rounds"
+      % (N, mounts, rounds))
 print("  %-14s %12s %10s %9s" % ("variant", "median ms", "min ms", "RSS MB"))
 for name, _, _ in variants:
     m = med(name)
     ms = (">%.0f" % (m * 1000)) if cut[name] else "%.1f" % (m * 1000)
     print("  %-14s %12s %10.1f %9.1f%s" % (name, ms, min(res[name]) * 1000,
           rss[name] / 1024, "  (cut at timeout)" if cut[name] else ""))
-def ratio(a, b, what):
-    if med(a) and med(b):
-        pre = ">" if cut[a] else ""
-        print("  %-38s %s%.1fx" % (what, pre, med(a) / med(b)))
-for mode in ("tree", "list", "json"):
-    ratio("findmnt-" + mode, "lsmnt-" + mode,
-          "findmnt-%s / lsmnt-%s" % (mode, mode))
-for mode in ("tree", "list", "json"):
-    ratio("lsmnt-" + mode, "bare", "lsmnt-%s / bare" % mode)
-for mode in ("tree", "list", "json"):
-    ratio("emul-" + mode, "lsmnt-" + mode, "emul-%s / lsmnt-%s" % (mode, mode))
-for mode in ("tree", "list", "json"):
-    ratio("lsmnt-" + mode, "base-" + mode, "lsmnt-%s / base-%s" % (mode, mode))
-for mode in ("tree", "list", "json"):
-    a, b = "lsmnt-" + mode, "findmnt-" + mode
-    if rss.get(a) and rss.get(b):
-        print("  %-38s %.2fx" % ("RSS lsmnt-%s / findmnt-%s" % (mode, mode),
-              rss[a] / rss[b]))
+
+def ratio(a, b):
+    if not (med(a) and med(b)):
+        return "-"
+    pre = ">" if cut[a] else "<" if cut[b] else ""
+    return "%s%.2fx" % (pre, med(a) / med(b))
+
+def rss_ratio(a, b):
+    return "%.2fx" % (rss[a] / rss[b]) if rss.get(a) and rss.get(b) else "-"
+
+print("  %-8s %12s %14s %14s %14s %14s" % ("mode", "lsmnt/bare",
+      "lsmnt/bare-all", "findmnt/lsmnt", "RSS ls/find", "emul/lsmnt"))
+for m in modes:
+    a = "lsmnt-" + m
+    print("  %-8s %12s %14s %14s %14s %14s" % (m, ratio(a, "bare"),
+          ratio(a, "bare-all"), ratio("findmnt-" + m, a),
+          rss_ratio(a, "findmnt-" + m), ratio("emul-" + m, a)))
+if B:
+    for m in modes:
+        print("  %-38s %s" % ("lsmnt-%s / base-%s" % (m, m),
+              ratio("lsmnt-" + m, "base-" + m)))
 print()
 sys.stdout.flush()
 '

@@ -608,12 +608,15 @@ struct mntkit_table;
 #define MNTKIT_TABLE_UNREACHABLE 0x01U /* from the namespace's true root,
 					  above the caller's chroot
 					  (CAP_SYS_ADMIN) */
+#define MNTKIT_TABLE_COMPACT 0x02U /* keep each reply without its reserved
+				      fixed bytes (see mntkit_table_get()) */
 
 /*
  * mntkit_table_new - take a snapshot of the mounts at and below the
  * caller's root (or the namespace's true root with
  * MNTKIT_TABLE_UNREACHABLE), statmount'ing each with @mask.
  * MNTKIT_STATMOUNT_MNT_BASIC is always added (the tree needs it).
+ * MNTKIT_TABLE_COMPACT: keep the replies compact (see mntkit_table_get()).
  * Returns 0 and *@out, or a negative errno.
  */
 int mntkit_table_new(uint64_t mask, unsigned int flags,
@@ -630,9 +633,30 @@ size_t mntkit_table_count(const struct mntkit_table *table);
  * out of range or @table is NULL).
  * Its strings are read with mntkit_sm_str(sm, sm->size, ...). The reply
  * lives as long as the table.
+ *
+ * A table taken with MNTKIT_TABLE_COMPACT keeps each reply in about a
+ * third of the memory: the 8-byte words of its fixed part that are not
+ * zero (most are: the reserved ones, the groups not asked for) and its
+ * strings. The first
+ * mntkit_table_get() of a mount makes its reply from that, the same bytes
+ * as a table taken without the flag, and keeps it for the table's life
+ * (NULL and errno ENOMEM when that fails); it is safe from many threads.
+ * To read every mount once, mntkit_table_get_buf() costs no memory per
+ * mount.
  */
 const struct mntkit_statmount *
 mntkit_table_get(const struct mntkit_table *table, size_t idx);
+
+/*
+ * mntkit_table_get_buf - the reply of mount @idx copied into a
+ * caller-owned buffer, growing it as mntkit_stat_buf() does (*@buf NULL
+ * with *@bufsize 0, or a malloc'd buffer of *@bufsize bytes, the caller's
+ * to free also after a failure). The same bytes as mntkit_table_get()'s,
+ * of any table, but the table keeps nothing. 0, or -EINVAL (NULL table,
+ * @buf or @bufsize, @idx out of range) or -ENOMEM.
+ */
+int mntkit_table_get_buf(const struct mntkit_table *table, size_t idx,
+			 struct mntkit_statmount **buf, size_t *bufsize);
 
 /*
  * mntkit_table_find - the index of mount @mnt_id, or -ENOENT (-EINVAL for a

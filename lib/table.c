@@ -20,6 +20,8 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,28 +29,62 @@
 #include "internal.h"
 #include "tab.h"
 
+/*
+ * A compact table (MNTKIT_TABLE_COMPACT) keeps each reply as a struct
+ * crec: its mount ID and parent, the 8-byte words of its fixed part that
+ * are not zero (most are: the reserved ones, the groups not asked for,
+ * the peer groups of a private mount, ...) and its string area. The reply
+ * mntkit_table_get() returns is made from it on first use and kept
+ * (full[]); mntkit_table_get_buf() makes one into the caller's buffer and
+ * keeps nothing.
+ */
+#define FIXED_WORDS (MNTKIT_STATMOUNT_FIXED_SIZE / 8)
+#define WORD_OF(field) (offsetof(struct mntkit_statmount, field) / 8)
+
+struct crec {
+	uint64_t mnt_id, mnt_parent_id; /* not among the words */
+	uint64_t words;	 /* bit k: word k of the fixed part is below */
+	uint32_t slen;	 /* bytes of the string area */
+	uint32_t nwords; /* words kept */
+	/* the words kept, ascending, then the strings */
+};
+
+/* the fields the table itself reads */
+struct fixed {
+	uint64_t mask, mnt_id, mnt_parent_id;
+	uint32_t mnt_id_old;
+};
+
 struct mntkit_table {
 	size_t n;
+	int compact;	 /* records are struct crec (see above) */
+	/* compact: the replies made by get() (the array: by the first) */
+	struct mntkit_statmount **full;
 	char *arena;     /* the replies, 8-byte aligned, back to back */
 	size_t cap, used; /* of the arena */
+	size_t faulted;	  /* the arena's bytes made present ahead (below) */
 	size_t *off;     /* offset of reply i in the arena */
-	ssize_t *parent; /* -1 for a root */
-	ssize_t *first_child, *last_child;
-	ssize_t *next, *prev; /* siblings; the roots are siblings too */
-	size_t *depth;
+	/* the tree: indexes, 32 bits (a table holds at most INT32_MAX) */
+	int32_t *parent; /* -1 for a root */
+	int32_t *first_child, *last_child;
+	int32_t *next, *prev; /* siblings; the roots are siblings too */
+	uint32_t *depth;
 	unsigned char *placed; /* per mount: made a root (NULL: none) */
-	ssize_t first_root, last_root;
+	int32_t first_root, last_root;
 	unsigned int state;    /* MNTKIT_TABLE_STATE_* */
 	struct mntkit__tab *tab; /* a table read from a file (tab.c) */
 };
 
 /* the depth of a mount no root leads to (only while the table is built) */
-#define UNREACHED SIZE_MAX
+#define UNREACHED UINT32_MAX
 
 void mntkit_table_free(struct mntkit_table *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; t->full && i < t->n; i++)
+		free(t->full[i]);
+	free(t->full);
 	free(t->arena);
 	free(t->off);
 	free(t->parent);
@@ -67,19 +103,176 @@ size_t mntkit_table_count(const struct mntkit_table *t)
 	return t ? t->n : 0;
 }
 
+/* a whole reply of a table without MNTKIT_TABLE_COMPACT */
+static const struct mntkit_statmount *rec_of(const struct mntkit_table *t,
+					     size_t idx)
+{
+	return (const struct mntkit_statmount *)(t->arena + t->off[idx]);
+}
+
+static const struct crec *crec_at(const struct mntkit_table *t, size_t off)
+{
+	return (const struct crec *)(t->arena + off);
+}
+
+/* @len bytes of the fixed part at @pos (within one word) of @c */
+static void crec_read(const struct crec *c, size_t pos, void *dst,
+		      size_t len)
+{
+	const uint64_t *w = (const uint64_t *)(c + 1);
+	size_t k = pos / 8;
+
+	if (!(c->words & (UINT64_C(1) << k))) {
+		memset(dst, 0, len);
+		return;
+	}
+	w += __builtin_popcountll(c->words & ((UINT64_C(1) << k) - 1));
+	memcpy(dst, (const char *)w + pos % 8, len);
+}
+
+/* the mount ID of the record at arena offset @off */
+static uint64_t id_at_off(const struct mntkit_table *t, size_t off)
+{
+	if (t->compact)
+		return crec_at(t, off)->mnt_id;
+	return ((const struct mntkit_statmount *)(t->arena + off))->mnt_id;
+}
+
+/* the parent's mount ID of mount @idx */
+static uint64_t parent_at(const struct mntkit_table *t, size_t idx)
+{
+	size_t off = t->off[idx];
+
+	if (t->compact)
+		return crec_at(t, off)->mnt_parent_id;
+	return ((const struct mntkit_statmount *)(t->arena + off))
+		->mnt_parent_id;
+}
+
+static struct fixed fixed_at(const struct mntkit_table *t, size_t off)
+{
+	const struct mntkit_statmount *sm = (const void *)(t->arena + off);
+	const struct crec *c = crec_at(t, off);
+	struct fixed f;
+
+	if (!t->compact)
+		return (struct fixed){ sm->mask, sm->mnt_id, sm->mnt_parent_id,
+				       sm->mnt_id_old };
+	f.mnt_id = c->mnt_id;
+	f.mnt_parent_id = c->mnt_parent_id;
+	crec_read(c, offsetof(struct mntkit_statmount, mask), &f.mask,
+		  sizeof(f.mask));
+	crec_read(c, offsetof(struct mntkit_statmount, mnt_id_old),
+		  &f.mnt_id_old, sizeof(f.mnt_id_old));
+	return f;
+}
+
+static struct fixed fix_of(const struct mntkit_table *t, size_t idx)
+{
+	return fixed_at(t, t->off[idx]);
+}
+
+static size_t crec_reply_size(const struct crec *c)
+{
+	return MNTKIT_STATMOUNT_FIXED_SIZE + c->slen;
+}
+
+/* the reply of compact record @idx into @dst (crec_reply_size() bytes) */
+static void crec_expand(const struct mntkit_table *t, size_t idx, void *dst)
+{
+	const struct crec *c = crec_at(t, t->off[idx]);
+	const uint64_t *w = (const uint64_t *)(c + 1);
+	char *d = dst;
+
+	memset(d, 0, MNTKIT_STATMOUNT_FIXED_SIZE);
+	for (uint64_t m = c->words; m; m &= m - 1)
+		memcpy(d + 8 * __builtin_ctzll(m), w++, 8);
+	memcpy(d + offsetof(struct mntkit_statmount, mnt_id), &c->mnt_id, 8);
+	memcpy(d + offsetof(struct mntkit_statmount, mnt_parent_id),
+	       &c->mnt_parent_id, 8);
+	memcpy(d + MNTKIT_STATMOUNT_FIXED_SIZE, w, c->slen);
+}
+
 const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
 						size_t idx)
 {
+	const struct crec *c;
+	struct mntkit_statmount *sm, *none = NULL, **full;
+
 	if (!t || idx >= t->n) {
 		errno = EINVAL;
 		return NULL;
 	}
-	return (const struct mntkit_statmount *)(t->arena + t->off[idx]);
+	if (!t->compact)
+		return rec_of(t, idx);
+	full = __atomic_load_n(&t->full, __ATOMIC_ACQUIRE);
+	if (!full) {
+		/* the first mntkit_table_get() of the table: the slots */
+		struct mntkit_statmount **nf = calloc(t->n, sizeof(*nf)), **no =
+									  NULL;
+
+		if (!nf) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		full = nf;
+		if (!__atomic_compare_exchange_n(&((struct mntkit_table *)t)->full,
+						 &no, nf, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			free(nf);
+			full = no;
+		}
+	}
+	sm = __atomic_load_n(&full[idx], __ATOMIC_ACQUIRE);
+	if (sm)
+		return sm;
+	c = crec_at(t, t->off[idx]);
+	sm = malloc(crec_reply_size(c));
+	if (!sm) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	crec_expand(t, idx, sm);
+	/* another thread may have made it meanwhile: keep the first */
+	if (__atomic_compare_exchange_n(&full[idx], &none, sm, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return sm;
+	free(sm);
+	return none;
+}
+
+int mntkit_table_get_buf(const struct mntkit_table *t, size_t idx,
+			 struct mntkit_statmount **buf, size_t *bufsize)
+{
+	const struct crec *c = NULL;
+	size_t need;
+
+	if (!t || idx >= t->n || !buf || !bufsize)
+		return mntkit__fail(EINVAL);
+	if (t->compact) {
+		c = crec_at(t, t->off[idx]);
+		need = crec_reply_size(c);
+	} else {
+		need = mntkit__sm_size(rec_of(t, idx));
+	}
+	if (!*buf || *bufsize < need) {
+		void *nb = realloc(*buf, need);
+
+		if (!nb)
+			return mntkit__fail(ENOMEM);
+		*buf = nb;
+		*bufsize = need;
+	}
+	if (c)
+		crec_expand(t, idx, *buf);
+	else
+		mntkit__sm_copy(*buf, rec_of(t, idx));
+	return 0;
 }
 
 static uint64_t id_at(const struct mntkit_table *t, size_t idx)
 {
-	return mntkit_table_get(t, idx)->mnt_id;
+	return id_at_off(t, t->off[idx]);
 }
 
 ssize_t mntkit_table_find(const struct mntkit_table *t, uint64_t mnt_id)
@@ -103,7 +296,7 @@ ssize_t mntkit_table_find(const struct mntkit_table *t, uint64_t mnt_id)
 }
 
 /* a link of the tree (-1 inside: none): the index, -ENOENT or -EINVAL */
-static ssize_t link_at(const struct mntkit_table *t, const ssize_t *links,
+static ssize_t link_at(const struct mntkit_table *t, const int32_t *links,
 		       size_t idx)
 {
 	if (idx >= t->n)
@@ -172,9 +365,72 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static struct mntkit_statmount *rec_at(struct mntkit_table *t, size_t off)
+/* the words of the fixed part @fx a compact record keeps (see crec) */
+static uint64_t crec_words(const uint64_t *fx)
 {
-	return (struct mntkit_statmount *)(t->arena + off);
+	uint64_t words = 0;
+
+	for (size_t k = 0; k < FIXED_WORDS; k++)
+		words |= (uint64_t)(fx[k] != 0) << k;
+	return words & ~(UINT64_C(1) << WORD_OF(mnt_id) |
+			 UINT64_C(1) << WORD_OF(mnt_parent_id));
+}
+
+/*
+ * A compact record of the fixed part @fx, its words @words kept, and the
+ * strings @str (@slen bytes) at @dst
+ */
+static void crec_put(char *dst, const uint64_t *fx, uint64_t words,
+		     const char *str, size_t slen)
+{
+	struct crec *c = (struct crec *)dst;
+	uint64_t *w = (uint64_t *)(c + 1);
+
+	c->mnt_id = fx[WORD_OF(mnt_id)];
+	c->mnt_parent_id = fx[WORD_OF(mnt_parent_id)];
+	c->words = words;
+	c->slen = (uint32_t)slen;
+	c->nwords = (uint32_t)__builtin_popcountll(words);
+	for (; words; words &= words - 1)
+		*w++ = fx[__builtin_ctzll(words)];
+	memcpy(w, str, slen);
+}
+
+/*
+ * The pages of a big arena are made present a run at a time, ahead of
+ * the records (MADV_POPULATE_WRITE, 5.14+): one call instead of a page
+ * fault per page, which a virtual machine makes dear. At most PREFAULT
+ * bytes more than the records take; nothing where the kernel refuses it.
+ */
+#define PREFAULT (256 * 1024)
+
+static void prefault(struct mntkit_table *t, size_t need)
+{
+#ifdef MADV_POPULATE_WRITE
+	static int refused;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
+
+	if (t->used + need <= t->faulted ||
+	    __atomic_load_n(&refused, __ATOMIC_RELAXED) ||
+	    t->cap < 4 * PREFAULT)
+		return;
+	a = ((uintptr_t)t->arena + t->used + page - 1) & ~(page - 1);
+	b = ((uintptr_t)t->arena + t->used + need + PREFAULT) & ~(page - 1);
+	if (b > (uintptr_t)t->arena + t->cap)
+		b = ((uintptr_t)t->arena + t->cap) & ~(page - 1);
+	if (b > a) {
+		int saved = errno;
+
+		if (madvise((void *)a, b - a, MADV_POPULATE_WRITE) < 0 &&
+		    errno == EINVAL)
+			__atomic_store_n(&refused, 1, __ATOMIC_RELAXED);
+		errno = saved;
+	}
+	t->faulted = b - (uintptr_t)t->arena;
+#else
+	(void)t;
+	(void)need;
+#endif
 }
 
 /*
@@ -187,9 +443,38 @@ static struct mntkit_statmount *rec_at(struct mntkit_table *t, size_t off)
 static int arena_put(struct mntkit_table *t, uint64_t id,
 		     const struct mntkit_statmount *sm, size_t *off)
 {
-	size_t need = (mntkit__sm_size(sm) + 7) & ~(size_t)7;
+	union {
+		struct mntkit_statmount sm;
+		uint64_t w[FIXED_WORDS];
+	} fx;
+	size_t need, slen = 0;
+	uint64_t words = 0;
 	struct mntkit_statmount *r;
 	char *na;
+
+	if (t->compact) {
+		/* the fixed part as a whole reply's: a short one zero-padded */
+		size_t have = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
+				      sm->size :
+				      MNTKIT_STATMOUNT_FIXED_SIZE;
+
+		memcpy(&fx, sm, have);
+		memset((char *)&fx + have, 0,
+		       MNTKIT_STATMOUNT_FIXED_SIZE - have);
+		if (!(fx.sm.mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
+			fx.sm.mnt_id = id;
+			fx.sm.mnt_parent_id = id;
+		}
+		words = crec_words(fx.w);
+		slen = sm->size > MNTKIT_STATMOUNT_FIXED_SIZE ?
+			       sm->size - MNTKIT_STATMOUNT_FIXED_SIZE :
+			       0;
+		need = sizeof(struct crec) +
+		       8 * (size_t)__builtin_popcountll(words) + slen;
+	} else {
+		need = mntkit__sm_size(sm);
+	}
+	need = (need + 7) & ~(size_t)7;
 
 	if (t->cap - t->used < need) {
 		size_t ncap = t->cap ? t->cap : 64 * 1024;
@@ -202,11 +487,17 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 		t->arena = na;
 		t->cap = ncap;
 	}
-	mntkit__sm_copy(t->arena + t->used, sm);
-	r = rec_at(t, t->used);
-	if (!(r->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
-		r->mnt_id = id;
-		r->mnt_parent_id = id;
+	prefault(t, need);
+	if (t->compact) {
+		crec_put(t->arena + t->used, fx.w, words,
+			 (const char *)sm + MNTKIT_STATMOUNT_FIXED_SIZE, slen);
+	} else {
+		mntkit__sm_copy(t->arena + t->used, sm);
+		r = (struct mntkit_statmount *)(t->arena + t->used);
+		if (!(r->mask & MNTKIT_STATMOUNT_MNT_BASIC)) {
+			r->mnt_id = id;
+			r->mnt_parent_id = id;
+		}
 	}
 	*off = t->used;
 	t->used += need;
@@ -219,6 +510,7 @@ struct fill_ctx {
 	size_t *off; /* room for every ID asked */
 	size_t n;
 	uint64_t last; /* the last ID added (IDs come sorted, maybe twice) */
+	int unsorted;  /* a record's mnt_id not above the one before it */
 };
 
 static int fill_one(void *ctx, uint64_t id, const struct mntkit_statmount *sm)
@@ -229,11 +521,14 @@ static int fill_one(void *ctx, uint64_t id, const struct mntkit_statmount *sm)
 	if (c->n && id == c->last)
 		return 0;
 	ret = arena_put(c->t, id, sm, &c->off[c->n]);
-	if (!ret) {
-		c->n++;
-		c->last = id;
-	}
-	return ret;
+	if (ret)
+		return ret;
+	if (c->n && id_at_off(c->t, c->off[c->n]) <=
+			    id_at_off(c->t, c->off[c->n - 1]))
+		c->unsorted = 1;
+	c->n++;
+	c->last = id;
+	return 0;
 }
 
 /*
@@ -272,12 +567,14 @@ static int fill(struct fill_ctx *c, const struct mntkit_mnt_id_req *req,
 
 static int alloc_links(struct mntkit_table *t, size_t n)
 {
-	ssize_t **links[] = { &t->parent, &t->first_child, &t->last_child,
+	int32_t **links[] = { &t->parent, &t->first_child, &t->last_child,
 			      &t->next, &t->prev };
 
+	if (n >= INT32_MAX)
+		return -ENOMEM; /* more than the links can name */
 	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(links); i++) {
 		free(*links[i]);
-		*links[i] = malloc((n + 1) * sizeof(ssize_t));
+		*links[i] = malloc((n + 1) * sizeof(int32_t));
 		if (!*links[i])
 			return -ENOMEM;
 		for (size_t k = 0; k <= n; k++)
@@ -293,15 +590,15 @@ static int alloc_links(struct mntkit_table *t, size_t n)
 }
 
 /* append @i to a sibling list whose ends are *@first, *@last */
-static void append(struct mntkit_table *t, ssize_t *first, ssize_t *last,
+static void append(struct mntkit_table *t, int32_t *first, int32_t *last,
 		   size_t i)
 {
 	t->prev[i] = *last;
 	if (*last >= 0)
-		t->next[*last] = (ssize_t)i;
+		t->next[*last] = (int32_t)i;
 	else
-		*first = (ssize_t)i;
-	*last = (ssize_t)i;
+		*first = (int32_t)i;
+	*last = (int32_t)i;
 }
 
 /*
@@ -312,7 +609,8 @@ static void append(struct mntkit_table *t, ssize_t *first, ssize_t *last,
 static void set_depths(struct mntkit_table *t)
 {
 	for (ssize_t r = t->first_root; r >= 0; r = t->next[r]) {
-		size_t i = (size_t)r, d = 0;
+		size_t i = (size_t)r;
+		uint32_t d = 0;
 
 		for (;;) {
 			t->depth[i] = d;
@@ -340,23 +638,31 @@ static void set_depths(struct mntkit_table *t)
 static int link_tree(struct mntkit_table *t)
 {
 	int ret = alloc_links(t, t->n);
+	uint64_t last_parent = 0;
+	ssize_t last_p = -1;
+	int have_last = 0;
 
 	if (ret)
 		return ret;
 	t->first_root = t->last_root = -1;
 	for (size_t i = 0; i < t->n; i++) {
-		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+		uint64_t id = id_at(t, i), parent = parent_at(t, i);
 		ssize_t p = -1;
 
 		if (t->placed && t->placed[i])
 			continue;
-		if (sm->mnt_parent_id != sm->mnt_id) {
+		if (parent != id && have_last && parent == last_parent) {
+			p = last_p; /* a sibling of the mount before */
+		} else if (parent != id) {
 			int saved = errno;
 
-			p = mntkit_table_find(t, sm->mnt_parent_id);
+			p = mntkit_table_find(t, parent);
 			errno = saved;
+			last_parent = parent;
+			last_p = p;
+			have_last = 1;
 		}
-		t->parent[i] = p < 0 ? -1 : p;
+		t->parent[i] = p < 0 ? -1 : (int32_t)p;
 		if (p < 0)
 			append(t, &t->first_root, &t->last_root, i);
 		else
@@ -468,7 +774,7 @@ static int by_id(struct mntkit_table *t, size_t *off, size_t *n)
 	size_t k = 0;
 
 	for (size_t i = 1; i < *n; i++)
-		if (rec_at(t, off[i - 1])->mnt_id >= rec_at(t, off[i])->mnt_id)
+		if (id_at_off(t, off[i - 1]) >= id_at_off(t, off[i]))
 			goto sort;
 	return 0;
 sort:
@@ -476,7 +782,7 @@ sort:
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < *n; i++)
-		v[i] = (struct id_off){ rec_at(t, off[i])->mnt_id, off[i] };
+		v[i] = (struct id_off){ id_at_off(t, off[i]), off[i] };
 	qsort(v, *n, sizeof(*v), cmp_id_off);
 	for (size_t i = 0; i < *n; i++)
 		if (!k || v[i].id != v[k - 1].id)
@@ -504,7 +810,7 @@ static int fill_all(struct build *b, const uint64_t *ids, size_t n,
 		distinct += !i || ids[i] != ids[i - 1];
 	if (c.n < distinct && ids_may_change())
 		b->relist = 1;
-	if (!ret)
+	if (!ret && c.unsorted)
 		ret = by_id(b->t, off, &c.n);
 	*got = c.n;
 	return ret;
@@ -548,12 +854,11 @@ static int renamed(struct build *b, uint64_t p)
 			return ret;
 		b->olds.n = 0;
 		for (size_t i = 0; i < t->n; i++) {
-			const struct mntkit_statmount *sm =
-				mntkit_table_get(t, i);
+			struct fixed sm = fix_of(t, i);
 
-			if ((sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
-			    sm->mnt_id_old != sm->mnt_id)
-				b->olds.v[b->olds.n++] = sm->mnt_id_old;
+			if ((sm.mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
+			    sm.mnt_id_old != sm.mnt_id)
+				b->olds.v[b->olds.n++] = sm.mnt_id_old;
 		}
 		qsort(b->olds.v, b->olds.n, sizeof(*b->olds.v), cmp_id);
 		b->olds_valid = 1;
@@ -635,15 +940,15 @@ static int parent_outside(struct build *b, uint64_t p)
  */
 static int root_ok(struct build *b, size_t r)
 {
-	const struct mntkit_statmount *sm = mntkit_table_get(b->t, r);
+	struct fixed sm = fix_of(b->t, r);
 
-	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
+	if (!(sm.mask & MNTKIT_STATMOUNT_MNT_BASIC))
 		return 1;
 	if (b->start != MNTKIT_LSMT_ROOT)
-		return sm->mnt_id == b->start;
-	if (sm->mnt_parent_id == sm->mnt_id)
+		return sm.mnt_id == b->start;
+	if (sm.mnt_parent_id == sm.mnt_id)
 		return 1;
-	return parent_outside(b, sm->mnt_parent_id);
+	return parent_outside(b, sm.mnt_parent_id);
 }
 
 static int add_sus(struct build *b, size_t i)
@@ -651,7 +956,7 @@ static int add_sus(struct build *b, size_t i)
 	int ret = mntkit__idvec_reserve(&b->sus, 1);
 
 	if (!ret)
-		b->sus.v[b->sus.n++] = mntkit_table_get(b->t, i)->mnt_id;
+		b->sus.v[b->sus.n++] = id_at(b->t, i);
 	return ret;
 }
 
@@ -721,7 +1026,7 @@ static int check(struct build *b)
 
 static int cmp_off_id(struct mntkit_table *t, size_t a, size_t b)
 {
-	uint64_t x = rec_at(t, a)->mnt_id, y = rec_at(t, b)->mnt_id;
+	uint64_t x = id_at_off(t, a), y = id_at_off(t, b);
 
 	return x < y ? -1 : x > y;
 }
@@ -773,7 +1078,7 @@ static int restat(struct build *b)
 	if (!keep)
 		return -ENOMEM;
 	for (size_t i = 0, k = 0; i < t->n && !ret; i++) {
-		uint64_t id = mntkit_table_get(t, i)->mnt_id;
+		uint64_t id = id_at(t, i);
 
 		while (k < b->sus.n && b->sus.v[k] < id)
 			k++;
@@ -824,9 +1129,9 @@ static int relist(struct build *b)
 
 		if (k && id == iv.v[k - 1])
 			continue;
-		while (i < t->n && mntkit_table_get(t, i)->mnt_id < id)
+		while (i < t->n && id_at(t, i) < id)
 			i++;
-		if (i < t->n && mntkit_table_get(t, i)->mnt_id == id)
+		if (i < t->n && id_at(t, i) == id)
 			keep[nkeep++] = t->off[i];
 		else
 			fresh.v[fresh.n++] = id;
@@ -921,8 +1226,8 @@ static int settle(struct build *b)
 	return ret;
 }
 
-int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
-			uint64_t mask, struct mntkit_table **out)
+static int table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
+		       uint64_t mask, int compact, struct mntkit_table **out)
 {
 	struct build b = {
 		.req = req,
@@ -937,6 +1242,7 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 	if (!t)
 		return -ENOMEM;
 	b.t = t;
+	t->compact = compact;
 	ret = list_all(&b, &b.listed);
 	if (ret)
 		goto fail;
@@ -958,6 +1264,12 @@ fail:
 	return ret;
 }
 
+int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
+			uint64_t mask, struct mntkit_table **out)
+{
+	return table_build(req, start, mask, 0, out);
+}
+
 /* the caller's root, in its own namespace or in the one of @req */
 int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 {
@@ -974,7 +1286,7 @@ int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 		return ret;
 	root = mntkit_table_first_root(t);
 	if (root >= 0)
-		*id = mntkit_table_get(t, (size_t)root)->mnt_id;
+		*id = id_at(t, (size_t)root);
 	mntkit_table_free(t);
 	return root >= 0 ? 0 : -ENOENT;
 }
@@ -990,7 +1302,7 @@ int mntkit_table_new(uint64_t mask, unsigned int flags,
 	if (!out)
 		return mntkit__fail(EINVAL);
 	*out = NULL;
-	if (flags & ~MNTKIT_TABLE_UNREACHABLE)
+	if (flags & ~(MNTKIT_TABLE_UNREACHABLE | MNTKIT_TABLE_COMPACT))
 		return mntkit__fail(EINVAL);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
@@ -1001,7 +1313,8 @@ int mntkit_table_new(uint64_t mask, unsigned int flags,
 			ret = mntkit__true_root(&req, &start);
 	}
 	if (!ret)
-		ret = mntkit__table_build(&req, start, mask, out);
+		ret = table_build(&req, start, mask,
+				  !!(flags & MNTKIT_TABLE_COMPACT), out);
 	if (fd >= 0)
 		close(fd);
 	return ret ? mntkit__fail(-ret) : 0;
@@ -1023,8 +1336,8 @@ size_t mntkit__table_children(const struct mntkit_table *t, size_t idx,
 size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
 			  int reverse, int self, uint64_t *out)
 {
-	const ssize_t *down = reverse ? t->last_child : t->first_child;
-	const ssize_t *side = reverse ? t->prev : t->next;
+	const int32_t *down = reverse ? t->last_child : t->first_child;
+	const int32_t *side = reverse ? t->prev : t->next;
 	size_t i = idx, n = 0;
 
 	for (;;) {

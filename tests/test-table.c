@@ -14,6 +14,7 @@
  * walks) derive the expected tree from the records' mnt_parent_id alone,
  * never from the table's own links.
  */
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -1058,7 +1059,7 @@ static void bad_args_suite(enum mntkit_backend b)
 
 	require_backend(b);
 	t = (void *)1;
-	T_NEG(mntkit_table_new(0, 0x2, NULL, &t), EINVAL);
+	T_NEG(mntkit_table_new(0, 0x4, NULL, &t), EINVAL);
 	T_NULL(t);
 	t = (void *)1;
 	T_NEG(mntkit_table_new(0, 0x80000000U, NULL, &t), EINVAL);
@@ -1222,6 +1223,138 @@ T_CASE(table_accessors_native)
 T_CASE(table_accessors_mountinfo)
 {
 	accessors_suite(MOUNTINFO);
+}
+
+/* ---- compact tables ---- */
+
+/* @a and @b are the same reply, byte for byte (the fixed part padded) */
+static void same_reply(const struct mntkit_statmount *a,
+		       const struct mntkit_statmount *b, size_t i)
+{
+	size_t sz = a->size < 512 ? 512 : a->size;
+
+	T_ASSERTF(a->size == b->size, "record %zu: size %u, %u", i, a->size,
+		  b->size);
+	T_ASSERTF(!memcmp(a, b, sz), "record %zu: the bytes differ", i);
+}
+
+struct getter {
+	const struct mntkit_table *t;
+	const struct mntkit_statmount **got;
+	size_t n;
+};
+
+static void *get_all(void *arg)
+{
+	struct getter *g = arg;
+
+	for (size_t i = 0; i < g->n; i++)
+		g->got[i] = mntkit_table_get(g->t, i);
+	return NULL;
+}
+
+/*
+ * MNTKIT_TABLE_COMPACT: the same table as without it (records byte for
+ * byte, index, links), mntkit_table_get() stable and the same from many
+ * threads at once, mntkit_table_get_buf() the same bytes of both kinds
+ */
+static void compact_suite(enum mntkit_backend b)
+{
+	struct t_tree tr;
+
+	setup(&tr, b);
+	for (size_t m = 0; m < NMASKS; m++) {
+		struct mntkit_table *full = table_new(NULL, masks[m], 0);
+		struct mntkit_table *c =
+			table_new(NULL, masks[m], MNTKIT_TABLE_COMPACT);
+		struct mntkit_statmount *buf = NULL;
+		size_t bufsize = 0, n = n_of(full);
+		struct getter g[4];
+		pthread_t th[4];
+
+		T_EQ_U(n_of(c), n);
+		T_ASSERT(n > 0);
+		for (size_t i = 0; i < n; i++) {
+			const struct mntkit_statmount *f = rec(full, i);
+
+			/* the buffer first: the table keeps nothing for it */
+			T_EQ_I(mntkit_table_get_buf(c, i, &buf, &bufsize), 0);
+			same_reply(f, buf, i);
+			T_ASSERT(bufsize >= buf->size);
+			T_EQ_I(mntkit_table_get_buf(full, i, &buf, &bufsize),
+			       0);
+			same_reply(f, buf, i);
+			T_EQ_I(mntkit_table_find(c, f->mnt_id), (ssize_t)i);
+			T_EQ_I(mntkit_table_parent(c, i),
+			       mntkit_table_parent(full, i));
+			T_EQ_I(mntkit_table_first_child(c, i),
+			       mntkit_table_first_child(full, i));
+			T_EQ_I(mntkit_table_next_sibling(c, i),
+			       mntkit_table_next_sibling(full, i));
+			T_EQ_I(mntkit_table_depth(c, i),
+			       mntkit_table_depth(full, i));
+		}
+		T_EQ_I(mntkit_table_first_root(c), mntkit_table_first_root(full));
+		/* four threads make the replies at once: one each */
+		for (int k = 0; k < 4; k++) {
+			g[k].t = c;
+			g[k].n = n;
+			g[k].got = calloc(n, sizeof(*g[k].got));
+			T_ASSERT(g[k].got != NULL);
+			T_EQ_I(pthread_create(&th[k], NULL, get_all, &g[k]), 0);
+		}
+		for (int k = 0; k < 4; k++)
+			T_EQ_I(pthread_join(th[k], NULL), 0);
+		for (size_t i = 0; i < n; i++) {
+			const struct mntkit_statmount *sm = rec(c, i);
+
+			same_reply(rec(full, i), sm, i);
+			T_EQ_U((uintptr_t)sm % 8, 0);
+			for (int k = 0; k < 4; k++)
+				T_ASSERTF(g[k].got[i] == sm,
+					  "record %zu: thread %d got another "
+					  "reply", i, k);
+			T_ASSERT(mntkit_table_get(c, i) == sm);
+		}
+		for (int k = 0; k < 4; k++)
+			free(g[k].got);
+		check_all(c, b, &here, masks[m]);
+		/* the error rule */
+		T_NEG(mntkit_table_get_buf(NULL, 0, &buf, &bufsize), EINVAL);
+		T_NEG(mntkit_table_get_buf(c, n, &buf, &bufsize), EINVAL);
+		T_NEG(mntkit_table_get_buf(full, n, &buf, &bufsize), EINVAL);
+		T_NEG(mntkit_table_get_buf(c, 0, NULL, &bufsize), EINVAL);
+		T_NEG(mntkit_table_get_buf(c, 0, &buf, NULL), EINVAL);
+		free(buf);
+		mntkit_table_free(full);
+		mntkit_table_free(c);
+	}
+	/* with UNREACHABLE too (the kernel's: see foreign_unreachable_suite
+	 * for the emulation's) */
+	if (b == NATIVE) {
+		struct mntkit_table *full =
+			table_new(NULL, MNTKIT_STATMOUNT_MNT_POINT,
+				  MNTKIT_TABLE_UNREACHABLE);
+		struct mntkit_table *c = table_new(
+			NULL, MNTKIT_STATMOUNT_MNT_POINT,
+			MNTKIT_TABLE_UNREACHABLE | MNTKIT_TABLE_COMPACT);
+
+		T_EQ_U(n_of(c), n_of(full));
+		for (size_t i = 0; i < n_of(c); i++)
+			same_reply(rec(full, i), rec(c, i), i);
+		mntkit_table_free(full);
+		mntkit_table_free(c);
+	}
+}
+
+T_CASE(table_compact_native)
+{
+	compact_suite(NATIVE);
+}
+
+T_CASE(table_compact_mountinfo)
+{
+	compact_suite(MOUNTINFO);
 }
 
 /* many mounts: one level of 1500 children, and a chain 200 deep */

@@ -130,6 +130,26 @@ int col_by_name(const char *name, size_t len)
 	return -1;
 }
 
+/* ---- a row's record ---- */
+
+const struct row *row_get(const struct row *r, struct row_rec *rr)
+{
+	if (r->sm)
+		return r;
+	if (mntkit_table_get_buf(r->t, r->idx, &rr->buf, &rr->size) < 0)
+		return NULL;
+	rr->row = *r;
+	rr->row.sm = rr->buf;
+	return &rr->row;
+}
+
+void row_rec_free(struct row_rec *rr)
+{
+	free(rr->buf);
+	rr->buf = NULL;
+	rr->size = 0;
+}
+
 /* ---- pieces of a reply ---- */
 
 static const char *sm_str(const struct mntkit_statmount *sm,

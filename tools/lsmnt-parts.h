@@ -74,6 +74,11 @@ struct cmdline {
 	bool unreachable;  /* --unreachable */
 	bool df;	   /* -D */
 	bool uniq;	   /* -U */
+	/*
+	 * compact snapshots, rows by table and index (struct row): unless
+	 * -m, -U, a file's table or a libblkid column wants every reply
+	 */
+	bool lean;
 	bool backward;	   /* -d backward */
 	bool kernel;	   /* -k */
 	bool all_ns;	   /* --all-namespaces */
@@ -104,17 +109,16 @@ struct matcher {
 	struct outbuf s1, s2;
 };
 
-/* the printed forest: nodes in the order added, children in order */
+/*
+ * the printed forest: nodes in the order added (the rows to be, with
+ * their links), children in order
+ */
 struct forest {
-	struct fnode {
-		const struct mntkit_statmount *sm;
-		/* -U: the topmost dropped mount it was under, or NULL */
-		const struct mntkit_statmount *moved_from;
-		int tid; /* of its snapshot (TID) */
-		ssize_t first_child, last_child, next;
-	} * v;
+	struct row *v;
 	size_t n, cap;
-	ssize_t first_root, last_root;
+	int32_t first_root, last_root;
+	/* the tables are compact: rows without a record (struct row) */
+	bool lean;
 };
 
 /*
@@ -149,6 +153,13 @@ struct build {
 	bool first;	      /* -f: stop after the first */
 	const struct uniq *u; /* -U: the mounts dropped and moved, or NULL */
 	size_t *order;	      /* list order (list_order()), or NULL */
+	/*
+	 * the snapshots are compact (MNTKIT_TABLE_COMPACT): the rows keep
+	 * table and index, the filters read a record in @smbuf
+	 */
+	bool lean;
+	struct mntkit_statmount *smbuf;
+	size_t smsize;
 	int tid;	      /* TID of the snapshot walked */
 	char *done;	      /* per table index: in the forest already (-R) */
 	ssize_t *node_of;     /* per table index: its forest node (-R) */
@@ -172,7 +183,7 @@ void target_walk_up(struct filter *f, struct mntkit_table **tabs,
 		    size_t ntabs);
 
 /* lsmnt-rows.c */
-int forest_rows(const struct forest *fo, struct row **rows, size_t *n);
+int forest_rows(struct forest *fo, struct row **rows, size_t *n);
 void uniq_free(struct uniq *u);
 int uniq_build(const struct mntkit_table *t, struct uniq *u);
 size_t *list_order(const struct cmdline *cl,

@@ -333,6 +333,7 @@ static int print_json(const struct printer *pr, const struct row *rows,
 {
 	struct cellctx cc = cell_ctx(pr, false);
 	struct outbuf scratch = OUTBUF_INIT;
+	struct row_rec rr = {0};
 	bool *lastv = NULL;
 	size_t lastcap = 0;
 	bool opened = false;
@@ -344,14 +345,16 @@ static int print_json(const struct printer *pr, const struct row *rows,
 		unsigned int d = row_depth(pr, &rows[i]);
 		size_t ind = json_indent(d);
 		bool kids = i + 1 < n && row_depth(pr, &rows[i + 1]) > d;
+		const struct row *r = row_get(&rows[i], &rr);
 
-		if (d >= lastcap) {
+		if (!r || d >= lastcap) {
 			size_t ncap = (size_t)d * 2 + 16;
-			bool *nv = realloc(lastv, ncap * sizeof(*nv));
+			bool *nv = r ? realloc(lastv, ncap * sizeof(*nv)) : NULL;
 
 			if (!nv) {
 				free(lastv);
 				outbuf_free(&scratch);
+				row_rec_free(&rr);
 				return -ENOMEM;
 			}
 			lastv = nv;
@@ -367,10 +370,8 @@ static int print_json(const struct printer *pr, const struct row *rows,
 		opened = false;
 		for (size_t c = 0; c < pr->ncols; c++) {
 			const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
-			const char *v =
-				cell_value(&cc, (enum col_id)pr->cols[c],
-					   &rows[i], &scratch);
-
+			const char *v = cell_value(
+				&cc, (enum col_id)pr->cols[c], r, &scratch);
 			char nb[COLNAME_MAX];
 
 			if (c)
@@ -415,6 +416,7 @@ static int print_json(const struct printer *pr, const struct row *rows,
 	if (!ob->err)
 		outbuf_puts(ob, "   ]\n}\n");
 	free(lastv);
+	row_rec_free(&rr);
 	if (scratch.err && !ob->err)
 		ob->err = scratch.err;
 	outbuf_free(&scratch);
@@ -460,6 +462,7 @@ static int print_flat(const struct printer *pr, const struct row *rows,
 {
 	struct cellctx cc = cell_ctx(pr, false);
 	struct outbuf scratch = OUTBUF_INIT, art = OUTBUF_INIT;
+	struct row_rec rr = {0};
 	bool pairs = pr->mode == OUT_PAIRS;
 	bool *more = NULL; /* per depth: that level's row has a later sibling */
 	size_t morecap = 0;
@@ -477,7 +480,12 @@ static int print_flat(const struct printer *pr, const struct row *rows,
 	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned int d = row_depth(pr, &rows[i]);
+		const struct row *r = row_get(&rows[i], &rr);
 
+		if (!r) {
+			ret = -ENOMEM;
+			break;
+		}
 		/* --tree: findmnt's art is part of the TARGET value here */
 		if (d >= morecap) {
 			bool *nv = realloc(more, (d + 16) * sizeof(*nv));
@@ -493,9 +501,8 @@ static int print_flat(const struct printer *pr, const struct row *rows,
 		for (size_t c = 0; c < pr->ncols; c++) {
 			char nb[COLNAME_MAX];
 			const char *name = col_name(pr, c, nb);
-			const char *v =
-				cell_value(&cc, (enum col_id)pr->cols[c],
-					   &rows[i], &scratch);
+			const char *v = cell_value(
+				&cc, (enum col_id)pr->cols[c], r, &scratch);
 
 			if (d && is_tree_col(pr, pr->cols[c])) {
 				outbuf_reset(&art);
@@ -522,6 +529,7 @@ static int print_flat(const struct printer *pr, const struct row *rows,
 			break;
 	}
 	free(more);
+	row_rec_free(&rr);
 	outbuf_free(&art);
 	outbuf_free(&scratch);
 	if (ret)
@@ -577,6 +585,7 @@ struct textctx {
 	size_t morecap;
 	struct outbuf art;
 	struct outbuf scratch;
+	struct row_rec rr;
 };
 
 static int grow_more(struct textctx *tc, unsigned int d)
@@ -621,29 +630,33 @@ static size_t wrap_width(const char *v)
 	return widest;
 }
 
-static void measure(struct textctx *tc, const struct row *rows, size_t n)
+/* the widest cell of each column into tc->width (its widest cells) */
+static int measure(struct textctx *tc, const struct row *rows, size_t n)
 {
 	const struct printer *pr = tc->pr;
 	struct cellctx cc = cell_ctx(pr, true);
 
-	for (size_t c = 0; c < pr->ncols; c++) {
-		size_t widest = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = row_get(&rows[i], &tc->rr);
 
-		for (size_t i = 0; i < n; i++) {
-			const char *v =
-				cell_value(&cc, (enum col_id)pr->cols[c],
-					   &rows[i], &tc->scratch);
+		if (!r)
+			return -ENOMEM;
+		for (size_t c = 0; c < pr->ncols; c++) {
+			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
+						   r, &tc->scratch);
 			size_t w = !v ? 0
 				   : is_wrap(pr, c) ? wrap_width(v)
 						    : put_safe(NULL, v);
 
 			if (is_tree_col(pr, pr->cols[c]))
-				w += 2 * (size_t)row_depth(pr, &rows[i]);
-			if (w > widest)
-				widest = w;
+				w += 2 * (size_t)row_depth(pr, r);
+			if (w > tc->width[c])
+				tc->width[c] = w;
 		}
-		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], widest);
 	}
+	for (size_t c = 0; c < pr->ncols; c++)
+		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], tc->width[c]);
+	return 0;
 }
 
 /*
@@ -747,7 +760,8 @@ static int print_text(const struct printer *pr, const struct row *rows,
 	pend = calloc(pr->ncols ? pr->ncols : 1, sizeof(*pend));
 	if (!tc.width || !pend)
 		goto out;
-	measure(&tc, rows, n);
+	if (measure(&tc, rows, n) < 0)
+		goto out;
 	if (!pr->noheadings) {
 		for (size_t c = 0; c < pr->ncols; c++) {
 			char nb[COLNAME_MAX];
@@ -763,8 +777,9 @@ static int print_text(const struct printer *pr, const struct row *rows,
 	for (size_t i = 0; i < n; i++) {
 		unsigned int d = row_depth(pr, &rows[i]);
 		bool last = row_last(pr, rows, i, n), wrapped = false;
+		const struct row *r = row_get(&rows[i], &tc.rr);
 
-		if (grow_more(&tc, d) < 0)
+		if (!r || grow_more(&tc, d) < 0)
 			goto out;
 		tc.more[d] = !last;
 		outbuf_reset(&tc.art);
@@ -772,8 +787,8 @@ static int print_text(const struct printer *pr, const struct row *rows,
 			put_art(&tc.art, art, tc.more, d, last);
 		for (size_t c = 0; c < pr->ncols; c++) {
 			int col = pr->cols[c];
-			const char *v = cell_value(&cc, (enum col_id)col,
-						   &rows[i], &tc.scratch);
+			const char *v = cell_value(&cc, (enum col_id)col, r,
+						   &tc.scratch);
 			bool treecol = is_tree_col(pr, col) && d;
 			char *first = NULL;
 
@@ -808,6 +823,7 @@ out:
 	free(pend);
 	free(tc.width);
 	free(tc.more);
+	row_rec_free(&tc.rr);
 	outbuf_free(&tc.art);
 	outbuf_free(&tc.scratch);
 	if (!ret && ob->err)
@@ -843,13 +859,19 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 	struct cellctx cc = cell_ctx(pr, true);
 	struct outbuf scratch = OUTBUF_INIT;
 	struct libscols_line **up = NULL;
+	struct row_rec rr = {0};
 	size_t upcap = 0;
 	int ret = 0;
 
 	for (size_t i = 0; i < n && !ret; i++) {
 		unsigned int d = row_depth(pr, &rows[i]);
+		const struct row *r = row_get(&rows[i], &rr);
 		struct libscols_line *ln;
 
+		if (!r) {
+			ret = -ENOMEM;
+			break;
+		}
 		if (d + 1 > upcap) {
 			size_t ncap = (size_t)d * 2 + 16;
 			struct libscols_line **nv =
@@ -869,15 +891,15 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 		}
 		up[d] = ln;
 		for (size_t c = 0; c < pr->ncols && !ret; c++) {
-			const char *v =
-				cell_value(&cc, (enum col_id)pr->cols[c],
-					   &rows[i], &scratch);
+			const char *v = cell_value(
+				&cc, (enum col_id)pr->cols[c], r, &scratch);
 
 			if (v && scols_line_set_data(ln, c, v))
 				ret = -ENOMEM;
 		}
 	}
 	free(up);
+	row_rec_free(&rr);
 	outbuf_free(&scratch);
 	return ret;
 }

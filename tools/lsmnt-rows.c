@@ -27,15 +27,17 @@
 
 /* ---- the rows to print ---- */
 
-static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
-			  ssize_t parent)
+static ssize_t forest_add(struct forest *fo, const struct mntkit_table *t,
+			  size_t idx, ssize_t parent)
 {
-	struct fnode *node;
-	ssize_t *first, *last;
+	struct row *node;
+	int32_t *first, *last;
 
+	if (fo->n >= INT32_MAX)
+		return -ENOMEM;
 	if (fo->n == fo->cap) {
 		size_t ncap = fo->cap ? fo->cap * 2 : 256;
-		struct fnode *nv = realloc(fo->v, ncap * sizeof(*nv));
+		struct row *nv = realloc(fo->v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
@@ -43,48 +45,55 @@ static ssize_t forest_add(struct forest *fo, const struct mntkit_statmount *sm,
 		fo->cap = ncap;
 	}
 	node = &fo->v[fo->n];
-	node->sm = sm;
-	node->moved_from = NULL;
-	node->tid = 0;
+	memset(node, 0, sizeof(*node));
+	node->t = t;
+	node->idx = idx;
 	node->first_child = node->last_child = node->next = -1;
 	first = parent < 0 ? &fo->first_root : &fo->v[parent].first_child;
 	last = parent < 0 ? &fo->last_root : &fo->v[parent].last_child;
 	if (*last >= 0)
-		fo->v[*last].next = (ssize_t)fo->n;
+		fo->v[*last].next = (int32_t)fo->n;
 	else
-		*first = (ssize_t)fo->n;
-	*last = (ssize_t)fo->n;
+		*first = (int32_t)fo->n;
+	*last = (int32_t)fo->n;
 	return (ssize_t)fo->n++;
 }
 
-/* pre-order of the forest into rows, iteratively (a chain may be deep) */
-int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
+/*
+ * The rows: the forest's nodes in pre-order, with their depth and whether
+ * they are the last of their siblings, walked iteratively (a chain may be
+ * deep). The nodes were added in pre-order (every walk that adds them
+ * goes depth first), so the rows are the nodes themselves, taken over
+ * from @fo; a walk that finds another order copies them in its order.
+ */
+int forest_rows(struct forest *fo, struct row **rows, size_t *n)
 {
 	ssize_t *up = NULL, cur = fo->first_root;
 	size_t upcap = 0, depth = 0, k = 0;
-	struct row *r;
+	struct row *r = NULL;
 
 	*rows = NULL;
 	*n = 0;
 	if (!fo->n)
 		return 0;
-	r = malloc(fo->n * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
 	while (cur >= 0) {
-		const struct fnode *node = &fo->v[cur];
+		struct row *node = &fo->v[cur];
 
-		memset(&r[k], 0, sizeof(r[k]));
-		r[k].sm = node->sm;
-		r[k].depth = (unsigned int)depth;
-		r[k].last = node->next < 0;
-		r[k].tid = node->tid;
-		if (node->moved_from) {
-			/* libmount gives it the dropped mount's parent */
-			r[k].moved = true;
-			r[k].parent_old = node->moved_from->mnt_parent_id_old;
-			r[k].parent_uniq = node->moved_from->mnt_parent_id;
+		node->depth = (unsigned int)depth;
+		node->last = node->next < 0;
+		if (!fo->lean && !node->sm)
+			node->sm = mntkit_table_get(node->t, node->idx);
+		if (!r && (size_t)cur != k) {
+			/* not in pre-order: the rows become copies */
+			r = malloc(fo->n * sizeof(*r));
+			if (!r) {
+				free(up);
+				return -ENOMEM;
+			}
+			memcpy(r, fo->v, k * sizeof(*r));
 		}
+		if (r)
+			r[k] = *node;
 		k++;
 		if (node->first_child >= 0) {
 			if (depth + 1 > upcap) {
@@ -108,23 +117,63 @@ int forest_rows(const struct forest *fo, struct row **rows, size_t *n)
 		cur = fo->v[cur].next;
 	}
 	free(up);
+	if (!r) {
+		r = fo->v; /* taken over */
+		fo->v = NULL;
+		fo->n = fo->cap = 0;
+	}
 	*rows = r;
 	*n = k;
 	return 0;
 }
 
-static const struct mntkit_table *kids_table; /* for the comparison */
+/* what the children are sorted by, per table index */
+struct kid_key {
+	uint64_t id;
+	uint32_t old;
+};
+
+static const struct kid_key *kids_keys; /* for the comparison */
 
 static int cmp_old_id(const void *a, const void *b)
 {
-	const struct mntkit_statmount *x =
-		mntkit_table_get(kids_table, *(const size_t *)a);
-	const struct mntkit_statmount *y =
-		mntkit_table_get(kids_table, *(const size_t *)b);
+	const struct kid_key *x = &kids_keys[*(const size_t *)a];
+	const struct kid_key *y = &kids_keys[*(const size_t *)b];
 
-	if (x->mnt_id_old != y->mnt_id_old)
-		return x->mnt_id_old < y->mnt_id_old ? -1 : 1;
-	return x->mnt_id < y->mnt_id ? -1 : x->mnt_id > y->mnt_id;
+	if (x->old != y->old)
+		return x->old < y->old ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The keys of every mount of @t, read without keeping a reply of a
+ * compact snapshot (@lean); NULL: no memory
+ */
+static struct kid_key *kid_keys(const struct mntkit_table *t, size_t n,
+				bool lean)
+{
+	struct kid_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+	struct mntkit_statmount *buf = NULL;
+	size_t size = 0;
+
+	for (size_t i = 0; keys && i < n; i++) {
+		const struct mntkit_statmount *sm;
+
+		if (lean)
+			sm = mntkit_table_get_buf(t, i, &buf, &size) < 0 ? NULL
+									: buf;
+		else
+			sm = mntkit_table_get(t, i);
+		if (!sm) {
+			free(keys);
+			keys = NULL;
+			break;
+		}
+		keys[i].id = sm->mnt_id;
+		keys[i].old = sm->mnt_id_old;
+	}
+	free(buf);
+	return keys;
 }
 
 static void kids_free(struct kids *k)
@@ -272,9 +321,10 @@ static ssize_t tree_parent(const struct mntkit_table *t, const struct uniq *u,
 }
 
 static int kids_build(const struct mntkit_table *t, const struct uniq *u,
-		      struct kids *k)
+		      struct kids *k, bool lean)
 {
 	size_t n = mntkit_table_count(t), *pos;
+	struct kid_key *keys = NULL;
 
 	k->start = calloc(n + 2, sizeof(*k->start));
 	k->v = malloc((n ? n : 1) * sizeof(*k->v));
@@ -300,11 +350,18 @@ static int kids_build(const struct mntkit_table *t, const struct uniq *u,
 			k->v[pos[p]++] = i;
 	}
 	free(pos);
-	kids_table = t;
-	for (size_t i = 0; i < n; i++)
-		if (k->start[i + 1] - k->start[i] > 1)
-			qsort(k->v + k->start[i], k->start[i + 1] - k->start[i],
-			      sizeof(*k->v), cmp_old_id);
+	for (size_t i = 0; i < n; i++) {
+		if (k->start[i + 1] - k->start[i] < 2)
+			continue;
+		if (!keys && !(keys = kid_keys(t, n, lean))) {
+			kids_free(k);
+			return -ENOMEM;
+		}
+		kids_keys = keys;
+		qsort(k->v + k->start[i], k->start[i + 1] - k->start[i],
+		      sizeof(*k->v), cmp_old_id);
+	}
+	free(keys);
 	return 0;
 }
 
@@ -339,21 +396,48 @@ static int frame(struct build *b, size_t sp, size_t node, ssize_t anc)
 static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
 			ssize_t parent)
 {
-	ssize_t me = forest_add(b->fo, mntkit_table_get(t, i), parent);
+	ssize_t me = forest_add(b->fo, t, i, parent);
 
 	if (me >= 0)
 		b->fo->v[me].tid = b->tid;
-	if (me >= 0 && b->u && b->u->moved_from[i] >= 0)
-		b->fo->v[me].moved_from =
+	if (me >= 0 && b->u && b->u->moved_from[i] >= 0) {
+		/* libmount gives it the topmost dropped mount's parent */
+		const struct mntkit_statmount *from =
 			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
+		struct row *node = &b->fo->v[me];
+
+		if (!from)
+			return -ENOMEM;
+		node->moved = true;
+		node->parent_old = from->mnt_parent_id_old;
+		node->parent_uniq = from->mnt_parent_id;
+	}
 	return me;
+}
+
+/*
+ * The record of mount @i for a filter: the table's, or of a compact
+ * snapshot a copy in b->smbuf (until the next call); NULL: no memory
+ */
+static const struct mntkit_statmount *
+filter_rec(struct build *b, const struct mntkit_table *t, size_t i)
+{
+	if (!b->lean)
+		return mntkit_table_get(t, i);
+	if (mntkit_table_get_buf(t, i, &b->smbuf, &b->smsize) < 0)
+		return NULL;
+	return b->smbuf;
 }
 
 /* visit @i under the printed node @above: its printed node (or @above) */
 static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 			      size_t i, ssize_t above)
 {
-	if (!matches(b->m, mntkit_table_get(t, i)))
+	const struct mntkit_statmount *sm = filter_rec(b, t, i);
+
+	if (!sm)
+		return -ENOMEM;
+	if (!matches(b->m, sm))
 		return above;
 	return add_node(b, t, i, above);
 }
@@ -403,6 +487,8 @@ size_t *list_order(const struct cmdline *cl,
 	size_t n = mntkit_table_count(t), *order = NULL;
 	const struct mntkit_opts *opts = cl->ns;
 	MNTKIT_OPTS(o);
+	struct mntkit_statmount *buf = NULL;
+	size_t size = 0;
 	uint64_t *ids;
 
 	if (mntkit_get_backend() != MNTKIT_BACKEND_MOUNTINFO || !n ||
@@ -419,8 +505,16 @@ size_t *list_order(const struct cmdline *cl,
 	ids = malloc(n * sizeof(*ids));
 	if (ids)
 		order = malloc(n * sizeof(*order));
-	for (size_t i = 0; order && i < n; i++)
-		ids[i] = mntkit_table_get(t, i)->mnt_id;
+	/* copies: no reply kept of a compact snapshot */
+	for (size_t i = 0; order && i < n; i++) {
+		if (mntkit_table_get_buf(t, i, &buf, &size) < 0) {
+			free(order);
+			order = NULL;
+			break;
+		}
+		ids[i] = buf->mnt_id;
+	}
+	free(buf);
 	if (order && mntkit_list_order(ids, n, opts) < 0) {
 		free(order);
 		order = NULL;
@@ -446,7 +540,7 @@ size_t *list_order(const struct cmdline *cl,
  */
 int build_tree(struct build *b, const struct mntkit_table *t)
 {
-	int r = kids_build(t, b->u, &b->k);
+	int r = kids_build(t, b->u, &b->k, b->lean);
 
 	for (ssize_t root = next_root(b, t, -1); !r && root >= 0;
 	     root = next_root(b, t, root)) {
@@ -482,10 +576,17 @@ int build_list(struct build *b, const struct mntkit_table *t)
 	for (size_t k = 0; k < n; k++) {
 		size_t i = nth(b, n, k);
 
+		const struct mntkit_statmount *sm;
+
 		if (b->u && b->u->gone[i])
 			continue;
-		if (!b->all && !matches(b->m, mntkit_table_get(t, i)))
-			continue;
+		if (!b->all) {
+			sm = filter_rec(b, t, i);
+			if (!sm)
+				return -ENOMEM;
+			if (!matches(b->m, sm))
+				continue;
+		}
 		if (add_node(b, t, i, -1) < 0)
 			return -ENOMEM;
 		if (b->first)
@@ -546,12 +647,20 @@ int build_submounts(struct build *b, const struct mntkit_table *t)
 	if (!b->done || !b->node_of)
 		r = -ENOMEM;
 	if (!r)
-		r = kids_build(t, b->u, &b->k);
+		r = kids_build(t, b->u, &b->k, b->lean);
 	for (size_t k = 0; k < n && !r; k++) {
 		size_t i = nth(b, n, k);
 
-		if (b->done[i] || (b->u && b->u->gone[i]) ||
-		    !matches(b->m, mntkit_table_get(t, i)))
+		const struct mntkit_statmount *sm;
+
+		if (b->done[i] || (b->u && b->u->gone[i]))
+			continue;
+		sm = filter_rec(b, t, i);
+		if (!sm) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!matches(b->m, sm))
 			continue;
 		r = add_subtree(b, t, i);
 		if (b->first)

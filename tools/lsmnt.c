@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <dirent.h>
@@ -70,7 +71,11 @@ static int take_snapshot(const struct cmdline *cl,
 			 struct mntkit_table **out, bool quiet)
 {
 	unsigned int flags = cl->unreachable ? MNTKIT_TABLE_UNREACHABLE : 0;
-	int r = mntkit_table_new(mask, flags, opts, out);
+	int r;
+
+	if (cl->lean)
+		flags |= MNTKIT_TABLE_COMPACT;
+	r = mntkit_table_new(mask, flags, opts, out);
 
 	if (r == 0 || quiet)
 		return r;
@@ -365,13 +370,40 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 			  .tree = p->tree_mode,
 			  .all = list_all(&cl->f),
 			  .backward = cl->backward,
-			  .first = cl->f.first};
+			  .first = cl->f.first,
+			  .lean = cl->lean};
 	struct uniq u = {0};
 	int r = 0;
 
 	outbuf_init(&m.s1);
 	outbuf_init(&m.s2);
+	/* room for every mount: the forest grows without a copy */
+	if (!fo->v) {
+		size_t all = 0;
+
+		for (size_t k = 0; k < ntabs; k++)
+			all += mntkit_table_count(tabs[k]);
+		fo->v = malloc((all ? all : 1) * sizeof(*fo->v));
+		fo->cap = fo->v ? (all ? all : 1) : 0;
+#ifdef MADV_POPULATE_WRITE
+		/*
+		 * every mount a row: its pages present at once, not a page
+		 * fault each (dear in a virtual machine); a kernel before
+		 * 5.14 refuses, and they come a fault at a time
+		 */
+		if (fo->v && all * sizeof(*fo->v) >= (256U << 10) &&
+		    (b.all || p->whole_tree) && !b.first) {
+			uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+			uintptr_t a = ((uintptr_t)fo->v + pg - 1) & ~(pg - 1);
+			uintptr_t e = ((uintptr_t)(fo->v + all)) & ~(pg - 1);
+
+			if (e > a)
+				madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+		}
+#endif
+	}
 	fo->first_root = fo->last_root = -1;
+	fo->lean = cl->lean;
 	for (size_t k = 0; k < ntabs && !r; k++) {
 		size_t ti = b.backward ? ntabs - 1 - k : k;
 		struct mntkit_table *t = tabs[ti];
@@ -399,6 +431,7 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 		uniq_free(&u);
 		b.u = NULL;
 	}
+	free(b.smbuf);
 	free(b.node);
 	free(b.cur);
 	free(b.anc);
@@ -458,6 +491,7 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 static int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
 		     struct fs_usage **usage)
 {
+	struct row_rec rr = {0};
 	bool want = false;
 
 	*usage = NULL;
@@ -469,9 +503,16 @@ static int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
 	if (!*usage)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		fs_usage_get(rows[i].sm, &(*usage)[i]);
+		const struct row *r = row_get(&rows[i], &rr);
+
+		if (!r) {
+			row_rec_free(&rr);
+			return -ENOMEM;
+		}
+		fs_usage_get(r->sm, &(*usage)[i]);
 		rows[i].usage = &(*usage)[i];
 	}
+	row_rec_free(&rr);
 	return 0;
 }
 
@@ -736,6 +777,8 @@ static int run(struct cmdline *cl)
 	cl->pr.stream = stdout;
 	cl->pr.terminal = !cl->pr.json && isatty(STDOUT_FILENO) &&
 			  (cl->pr.mode == OUT_TREE || cl->pr.mode == OUT_LIST);
+	cl->lean = !cl->ntabfiles && !cl->mtab && !cl->uniq &&
+		   !tags_wanted(cl);
 	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;
@@ -750,6 +793,8 @@ static int run(struct cmdline *cl)
 	r = select_rows(cl, &p, tabs, ntabs, &fo);
 	if (!r)
 		r = forest_rows(&fo, &rows, &n);
+	free(fo.v); /* the rows have it all */
+	fo.v = NULL;
 	if (!r)
 		r = add_usage(cl, rows, n, &usage);
 	if (!r)

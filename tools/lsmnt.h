@@ -220,12 +220,19 @@ enum poll_action {
 /* "mount", "umount", ...; NULL for ACT_NONE (lsmnt-cols.c) */
 const char *poll_action_name(enum poll_action a);
 
-/* a row: a mount of one of the tables, in output order */
+/*
+ * a row: a mount of one of the tables, in output order. Its record is
+ * @sm, or, when that is NULL, mount @idx of the compact snapshot @t, made
+ * when it is printed (row_get()): a snapshot of many mounts is then never
+ * held as whole replies.
+ */
 struct row {
 	const struct mntkit_statmount *sm;
-	/* --poll: the action, and the record before it (umount, move, remount) */
-	enum poll_action action;
+	const struct mntkit_table *t;
+	size_t idx;
+	/* --poll: the record before the action (umount, move, remount) */
 	const struct mntkit_statmount *old;
+	enum poll_action action;
 	unsigned int depth; /* in the printed tree, 0 for a top-level row */
 	bool last;	    /* no later sibling in the printed tree */
 	/*
@@ -239,7 +246,25 @@ struct row {
 	const struct fs_usage *usage; /* NULL unless a column needs it */
 	const struct devtags *tags;   /* NULL unless a column needs it */
 	int tid; /* TID: the process whose view this is, 0 for none */
+	/* the forest of the rows, while it is built (lsmnt-rows.c) */
+	int32_t first_child, last_child, next;
 };
+
+/* a row with its record at hand (row_get()) */
+struct row_rec {
+	struct row row;
+	struct mntkit_statmount *buf; /* the record, when made here */
+	size_t size;
+};
+
+/*
+ * @r itself when it has its record, else a copy of it in @rr whose record
+ * is made from its snapshot into rr's buffer (valid until the next call
+ * with @rr); NULL when that fails (ENOMEM). row_rec_free() frees the
+ * buffer.
+ */
+const struct row *row_get(const struct row *r, struct row_rec *rr);
+void row_rec_free(struct row_rec *rr);
 
 enum out_mode {
 	OUT_TREE,  /* default: list/tree text */
