@@ -694,26 +694,39 @@ static int errno_of(long ret)
 T_CASE(foreign_by_id_without_cap)
 {
 	struct t_ns_tree c;
-	int go[2], st;
+	int go[2], ready[2], st;
 	pid_t in, pid;
 	char buf[4096];
 
 	start_child(&c);
 	T_OK(pipe(go));
+	T_OK(pipe(ready));
 	/* a process of uid 65534 in the namespace, readable by one */
 	in = fork();
 	T_ASSERT(in >= 0);
 	if (in == 0) {
-		char x;
+		char x = 1;
 
 		if (setns(c.ch.ns_fd, CLONE_NEWNS) || setgid(65534) ||
 		    setuid(65534) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 			_exit(1);
 		close(go[1]);
+		close(ready[0]);
+		(void)!write(ready[1], &x, 1);
 		(void)!read(go[0], &x, 1);
 		_exit(0);
 	}
 	close(go[0]);
+	close(ready[1]);
+	{
+		/* the checker looks only once that process is in place (it
+		 * raced it: seen on 6.12 under qemu's TCG) */
+		char x;
+
+		T_ASSERTF(read(ready[0], &x, 1) == 1, "%s",
+			  "the namespace's process failed");
+		close(ready[0]);
+	}
 	pid = fork();
 	T_ASSERT(pid >= 0);
 	if (pid == 0) {
