@@ -296,18 +296,10 @@ static int load_once(struct table *t, int ids)
 	return mntkit__emul_table_changed(t) ? -ESTALE : 0;
 }
 
-static long long clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* how long a load takes: the precise clock */
 static long long now_ns(void)
 {
-	return clock_ns(CLOCK_MONOTONIC);
+	return mntkit__clock_ns(CLOCK_MONOTONIC);
 }
 
 /*
@@ -317,7 +309,7 @@ static long long now_ns(void)
  */
 static long long age_now_ns(void)
 {
-	return clock_ns(CLOCK_MONOTONIC_COARSE);
+	return mntkit__clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 /* too old to trust for the changes poll does not report */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "mntkit.h"
 
@@ -48,6 +49,15 @@ extern const struct mntkit_backend_ops mntkit_native_ops;
 extern const struct mntkit_backend_ops mntkit_mountinfo_ops;
 
 /* the backend in effect (probes once; the pinned one inside a call) */
+/* clock @clk now, in nanoseconds */
+static inline int64_t mntkit__clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 const struct mntkit_backend_ops *mntkit__ops(void);
 
 /*

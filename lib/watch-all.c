@@ -107,14 +107,6 @@ struct mntkit__watch_all {
 	enum mntkit_watch_source source;
 };
 
-static int64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int64_t every_ns(const struct mntkit__watch_all *a)
 {
 	uint32_t ms = a->rescan_ms;
@@ -244,8 +236,8 @@ static int ns_open(struct mntkit__watch_all *a, struct ns *ns)
 	struct stat st;
 	int ret;
 
-	ns->found_rt = clock_ns(CLOCK_REALTIME);
-	ns->found_mono = clock_ns(CLOCK_MONOTONIC);
+	ns->found_rt = mntkit__clock_ns(CLOCK_REALTIME);
+	ns->found_mono = mntkit__clock_ns(CLOCK_MONOTONIC);
 	ret = ns_id(ns);
 	if (ret == -ENOENT)
 		ret = -ESRCH;
@@ -330,13 +322,13 @@ static void pidfd_take(struct mntkit__watch_all *a, struct ns *ns)
  */
 static int scan(struct mntkit__watch_all *a)
 {
-	int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	int64_t t0 = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int ret;
 
 	for (size_t i = 0; i < a->n; i++)
 		a->ns[i]->seen = 0;
 	ret = mntkit__proc_each_pid(scan_each, a);
-	a->scan_cost = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	a->scan_cost = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	if (ret)
 		return ret; /* nothing is let go on a partial scan */
 	for (size_t i = 0; i < a->n;) {
@@ -389,7 +381,7 @@ static int scan(struct mntkit__watch_all *a)
 		i++;
 	}
 	a->scanned = 1;
-	a->scan_end = clock_ns(CLOCK_MONOTONIC);
+	a->scan_end = mntkit__clock_ns(CLOCK_MONOTONIC);
 	mntkit__debug(MNTKIT_PRINT_DEBUG,
 		      "watch: scan of /proc: %zu namespaces (%zu skipped), "
 		      "%lld us CPU", a->n, a->skipped,
@@ -438,9 +430,9 @@ static int rescan_next(struct mntkit__watch_all *a, int64_t now)
 		a->rr_next = (a->rr_next + 1) % a->n;
 		gap /= (int64_t)a->n;
 		if (ns->w) {
-			t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			t0 = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID);
 			ret = a->ops->rescan(ns->w);
-			cost = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+			cost = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 			if (gap < RESCAN_COST_FACTOR * cost)
 				gap = RESCAN_COST_FACTOR * cost;
 			if (push_drain(a, ns))
@@ -488,10 +480,10 @@ static int poll_all(struct mntkit__watch_all *a)
 		    errno != EAGAIN)
 			return -errno;
 	}
-	now = clock_ns(CLOCK_MONOTONIC);
+	now = mntkit__clock_ns(CLOCK_MONOTONIC);
 	if (now >= a->scan_due) {
 		ret = scan(a);
-		schedule_scan(a, clock_ns(CLOCK_MONOTONIC));
+		schedule_scan(a, mntkit__clock_ns(CLOCK_MONOTONIC));
 	}
 	if (!ret && a->rr_due && now >= a->rr_due)
 		ret = rescan_next(a, now);
@@ -527,9 +519,9 @@ static void emit_ns(struct mntkit__watch_all *a, struct mntkit_event *ev,
 
 	e.kind = kind;
 	e.realtime_ns = (uint64_t)(add ? ns->found_rt :
-					 clock_ns(CLOCK_REALTIME));
+					 mntkit__clock_ns(CLOCK_REALTIME));
 	e.monotonic_ns = (uint64_t)(add ? ns->found_mono :
-					  clock_ns(CLOCK_MONOTONIC));
+					  mntkit__clock_ns(CLOCK_MONOTONIC));
 	emit(a, ev, &e, ns);
 }
 
@@ -605,7 +597,7 @@ int mntkit__watch_all_rescan(struct mntkit__watch_all *a)
 {
 	int ret = scan(a);
 
-	schedule_scan(a, clock_ns(CLOCK_MONOTONIC));
+	schedule_scan(a, mntkit__clock_ns(CLOCK_MONOTONIC));
 	for (size_t i = 0; !ret && i < a->n; i++) {
 		if (!a->ns[i]->w)
 			continue;
@@ -707,7 +699,7 @@ int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
 	ret = scan(a);
 	if (ret)
 		goto fail;
-	now = clock_ns(CLOCK_MONOTONIC);
+	now = mntkit__clock_ns(CLOCK_MONOTONIC);
 	schedule_scan(a, now);
 	if (a->rescan_ms != MNTKIT_WATCH_NO_RESCAN)
 		a->rr_due = now + every_ns(a) / (int64_t)(a->n ? a->n : 1);

@@ -466,23 +466,15 @@ struct mntkit_watch {
 	struct mntkit__watch_all *all; /* MNTKIT_WATCH_ALL_NS: it does all */
 };
 
-static int64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int64_t now_ns(void)
 {
-	return clock_ns(CLOCK_MONOTONIC);
+	return mntkit__clock_ns(CLOCK_MONOTONIC);
 }
 
 /* the cost of a diff is the CPU time it took (not lock waits) */
 static int64_t cpu_ns(void)
 {
-	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	return mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* the record of a mount gone before it could be stat'ed: its ID only */
