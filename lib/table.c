@@ -480,11 +480,12 @@ static void more_huge(struct mntkit_table *t, size_t need)
 {
 #ifdef MADV_HUGEPAGE
 	size_t n = t->nput + 1, end;
-	int saved = errno;
+	int saved;
 
 	if (!t->mapped || t->huge == SIZE_MAX ||
 	    t->used + need + PREFAULT <= t->huge)
 		return;
+	saved = errno;
 	/* the records' bytes when all are in, at the mean size so far */
 	end = n < t->expect ? (t->used + need) / n * t->expect : 0;
 	if (t->huge + HUGE / 4 * 3 > end || t->huge + HUGE > t->cap ||
