@@ -122,6 +122,16 @@ static const struct crec *crec_at(const struct mntkit_table *t, size_t off)
 	return (const struct crec *)(t->arena + off);
 }
 
+/* the bits set in @v (without a call to libgcc where there is no popcnt) */
+static unsigned int popcount64(uint64_t v)
+{
+	v -= (v >> 1) & UINT64_C(0x5555555555555555);
+	v = (v & UINT64_C(0x3333333333333333)) +
+	    ((v >> 2) & UINT64_C(0x3333333333333333));
+	v = (v + (v >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned int)((v * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 /* @len bytes of the fixed part at @pos (within one word) of @c */
 static void crec_read(const struct crec *c, size_t pos, void *dst,
 		      size_t len)
@@ -133,7 +143,7 @@ static void crec_read(const struct crec *c, size_t pos, void *dst,
 		memset(dst, 0, len);
 		return;
 	}
-	w += __builtin_popcountll(c->words & ((UINT64_C(1) << k) - 1));
+	w += popcount64(c->words & ((UINT64_C(1) << k) - 1));
 	memcpy(dst, (const char *)w + pos % 8, len);
 }
 
@@ -372,13 +382,22 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* word @k of the fixed part at @fx */
+static uint64_t word_at(const void *fx, size_t k)
+{
+	uint64_t w;
+
+	memcpy(&w, (const char *)fx + 8 * k, sizeof(w));
+	return w;
+}
+
 /* the words of the fixed part @fx a compact record keeps (see crec) */
-static uint64_t crec_words(const uint64_t *fx)
+static uint64_t crec_words(const void *fx)
 {
 	uint64_t words = 0;
 
 	for (size_t k = 0; k < FIXED_WORDS; k++)
-		words |= (uint64_t)(fx[k] != 0) << k;
+		words |= (uint64_t)(word_at(fx, k) != 0) << k;
 	return words & ~(UINT64_C(1) << WORD_OF(mnt_id) |
 			 UINT64_C(1) << WORD_OF(mnt_parent_id));
 }
@@ -387,19 +406,19 @@ static uint64_t crec_words(const uint64_t *fx)
  * A compact record of the fixed part @fx, its words @words kept, and the
  * strings @str (@slen bytes) at @dst
  */
-static void crec_put(char *dst, const uint64_t *fx, uint64_t words,
+static void crec_put(char *dst, const void *fx, uint64_t words,
 		     const char *str, size_t slen)
 {
 	struct crec *c = (struct crec *)dst;
 	uint64_t *w = (uint64_t *)(c + 1);
 
-	c->mnt_id = fx[WORD_OF(mnt_id)];
-	c->mnt_parent_id = fx[WORD_OF(mnt_parent_id)];
+	c->mnt_id = word_at(fx, WORD_OF(mnt_id));
+	c->mnt_parent_id = word_at(fx, WORD_OF(mnt_parent_id));
 	c->words = words;
 	c->slen = (uint32_t)slen;
-	c->nwords = (uint32_t)__builtin_popcountll(words);
+	c->nwords = popcount64(words);
 	for (; words; words &= words - 1)
-		*w++ = fx[__builtin_ctzll(words)];
+		*w++ = word_at(fx, (size_t)__builtin_ctzll(words));
 	memcpy(w, str, slen);
 }
 
@@ -573,11 +592,13 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 		struct mntkit_statmount sm;
 		uint64_t w[FIXED_WORDS];
 	} fx;
+	const void *src = sm; /* the fixed part to keep */
 	size_t need, slen = 0;
 	uint64_t words = 0;
 	struct mntkit_statmount *r;
 
-	if (t->compact) {
+	if (t->compact && (sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ||
+			   !(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))) {
 		/* the fixed part as a whole reply's: a short one zero-padded */
 		size_t have = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
 				      sm->size :
@@ -590,12 +611,15 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 			fx.sm.mnt_id = id;
 			fx.sm.mnt_parent_id = id;
 		}
-		words = crec_words(fx.w);
+		src = &fx;
+	}
+	if (t->compact) {
+		words = crec_words(src);
 		slen = sm->size > MNTKIT_STATMOUNT_FIXED_SIZE ?
 			       sm->size - MNTKIT_STATMOUNT_FIXED_SIZE :
 			       0;
 		need = sizeof(struct crec) +
-		       8 * (size_t)__builtin_popcountll(words) + slen;
+		       8 * (size_t)popcount64(words) + slen;
 	} else {
 		need = mntkit__sm_size(sm);
 	}
@@ -606,7 +630,7 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 	more_huge(t, need);
 	prefault(t, need);
 	if (t->compact) {
-		crec_put(t->arena + t->used, fx.w, words,
+		crec_put(t->arena + t->used, src, words,
 			 (const char *)sm + MNTKIT_STATMOUNT_FIXED_SIZE, slen);
 	} else {
 		mntkit__sm_copy(t->arena + t->used, sm);
