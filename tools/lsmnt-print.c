@@ -559,23 +559,33 @@ static size_t col_width(const struct colinfo *ci, size_t widest)
 	return widest;
 }
 
+/*
+ * A cell padded to @width. A left-aligned one is written, then padded by
+ * the width the writing found; only a right-aligned one is measured first.
+ */
 static void put_cell(struct outbuf *ob, const struct colinfo *ci,
 		     const char *art_prefix, size_t art_w, const char *v,
 		     size_t width, bool lastcol)
 {
-	size_t w = art_w + (v ? put_safe(NULL, v) : 0);
-	size_t pad = width > w ? width - w : 0;
+	size_t w;
 
+	if (!(ci->flags & CF_RIGHT)) {
+		if (art_prefix)
+			outbuf_puts(ob, art_prefix);
+		w = art_w + (v ? put_safe(ob, v) : 0);
+		if (!lastcol && width > w)
+			put_spaces(ob, width - w);
+		return;
+	}
+	w = art_w + (v ? put_safe(NULL, v) : 0);
 	if (lastcol && !w)
 		return; /* libsmartcols pads no empty last cell, even right */
-	if (ci->flags & CF_RIGHT)
-		put_spaces(ob, pad);
+	if (width > w)
+		put_spaces(ob, width - w);
 	if (art_prefix)
 		outbuf_puts(ob, art_prefix);
 	if (v)
 		put_safe(ob, v);
-	if (!(ci->flags & CF_RIGHT) && !lastcol)
-		put_spaces(ob, pad);
 }
 
 struct textctx {
