@@ -22,7 +22,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <langinfo.h>
-#include <libsmartcols.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <wctype.h>
 
 #include "lsmnt.h"
+#include "lsmnt-dl.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -894,7 +894,7 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 			up = nv;
 			upcap = ncap;
 		}
-		ln = scols_table_new_line(tb, d ? up[d - 1] : NULL);
+		ln = sym_scols_table_new_line(tb, d ? up[d - 1] : NULL);
 		if (!ln) {
 			ret = -ENOMEM;
 			break;
@@ -904,7 +904,7 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 			const char *v = cell_value(
 				&cc, (enum col_id)pr->cols[c], r, &scratch);
 
-			if (v && scols_line_set_data(ln, c, v))
+			if (v && sym_scols_line_set_data(ln, c, v))
 				ret = -ENOMEM;
 		}
 	}
@@ -917,28 +917,29 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 /* a libsmartcols table with the columns of @pr, and no lines yet */
 static struct libscols_table *scols_table_for(const struct printer *pr)
 {
-	struct libscols_table *tb = scols_new_table();
+	struct libscols_table *tb = sym_scols_new_table();
 
 	if (!tb)
 		return NULL;
-	scols_table_enable_ascii(tb, pr->ascii);
-	scols_table_enable_noheadings(tb, pr->noheadings);
-	scols_table_enable_shellvar(tb, pr->shell);
+	sym_scols_table_enable_ascii(tb, pr->ascii);
+	sym_scols_table_enable_noheadings(tb, pr->noheadings);
+	sym_scols_table_enable_shellvar(tb, pr->shell);
 	for (size_t c = 0; c < pr->ncols; c++) {
 		const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
 
-		struct libscols_column *cl = scols_table_new_column(
+		struct libscols_column *cl = sym_scols_table_new_column(
 			tb, ci->name, ci->whint, scols_flags(pr, pr->cols[c]));
 
 		if (!cl) {
-			scols_unref_table(tb);
+			sym_scols_unref_table(tb);
 			return NULL;
 		}
 		if (ci->flags & CF_WRAP) {
 			/* findmnt's multi-line cells (SOURCES) */
-			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
-						  scols_wrapnl_nextchunk, NULL);
-			scols_column_set_safechars(cl, "\n");
+			sym_scols_column_set_wrapfunc(
+				cl, sym_scols_wrapnl_chunksize,
+				sym_scols_wrapnl_nextchunk, NULL);
+			sym_scols_column_set_safechars(cl, "\n");
 		}
 	}
 	return tb;
@@ -952,13 +953,14 @@ static int print_scols(const struct printer *pr, const struct row *rows,
 
 	if (!n)
 		return 0; /* libsmartcols prints nothing, not even a header */
+	dl_smartcols();
 	tb = scols_table_for(pr);
 	if (!tb)
 		return -ENOMEM;
 	ret = scols_fill(pr, tb, rows, n);
-	if (!ret && scols_print_table(tb))
+	if (!ret && sym_scols_print_table(tb))
 		ret = -EIO;
-	scols_unref_table(tb);
+	sym_scols_unref_table(tb);
 	return ret;
 }
 
@@ -986,16 +988,17 @@ static int batch_scols(struct batch_printer *bp, const struct row *rows,
 {
 	int ret;
 
+	dl_smartcols();
 	if (!bp->tb)
 		bp->tb = scols_table_for(&bp->pr);
 	if (!bp->tb)
 		return -ENOMEM;
 	ret = scols_fill(&bp->pr, bp->tb, rows, n);
-	if (!ret && scols_table_print_range(bp->tb, NULL, NULL))
+	if (!ret && sym_scols_table_print_range(bp->tb, NULL, NULL))
 		ret = -EIO;
 	if (!ret && fputc('\n', stdout) == EOF)
 		ret = -EIO;
-	scols_table_remove_lines(bp->tb);
+	sym_scols_table_remove_lines(bp->tb);
 	return ret;
 }
 
@@ -1023,6 +1026,6 @@ int print_batch(struct batch_printer *bp, const struct row *rows, size_t n,
 void batch_printer_end(struct batch_printer *bp)
 {
 	if (bp->tb)
-		scols_unref_table(bp->tb);
+		sym_scols_unref_table(bp->tb);
 	bp->tb = NULL;
 }
