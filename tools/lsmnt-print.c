@@ -328,16 +328,43 @@ static size_t json_indent(unsigned int depth)
 	return 6 + 6 * (size_t)depth;
 }
 
+/*
+ * Each column's key as written before its value (`"name": `), made once
+ * for all rows in @keys: the offsets of the keys in it in @at, their
+ * ends in @at[c + 1].
+ */
+static int json_keys(const struct printer *pr, struct outbuf *keys,
+		     size_t **at)
+{
+	*at = malloc((pr->ncols + 1) * sizeof(**at));
+	if (!*at)
+		return -ENOMEM;
+	for (size_t c = 0; c < pr->ncols; c++) {
+		char nb[COLNAME_MAX];
+
+		(*at)[c] = keys->len;
+		json_key_lower(keys, col_name(pr, c, nb));
+		outbuf_puts(keys, ": ");
+	}
+	(*at)[pr->ncols] = keys->len;
+	return keys->err ? -keys->err : 0;
+}
+
 static int print_json(const struct printer *pr, const struct row *rows,
 		      size_t n, struct outbuf *ob)
 {
 	struct cellctx cc = cell_ctx(pr, false);
-	struct outbuf scratch = OUTBUF_INIT;
+	struct outbuf scratch = OUTBUF_INIT, keys = OUTBUF_INIT;
 	struct row_rec rr = {0};
 	bool *lastv = NULL;
-	size_t lastcap = 0;
+	size_t lastcap = 0, *key_at = NULL;
 	bool opened = false;
 
+	if (json_keys(pr, &keys, &key_at) < 0) {
+		free(key_at);
+		outbuf_free(&keys);
+		return -ENOMEM;
+	}
 	outbuf_puts(ob, "{\n   \"filesystems\": [\n");
 	if (!n)
 		outbuf_putc(ob, '\n');
@@ -353,6 +380,8 @@ static int print_json(const struct printer *pr, const struct row *rows,
 
 			if (!nv) {
 				free(lastv);
+				free(key_at);
+				outbuf_free(&keys);
 				outbuf_free(&scratch);
 				row_rec_free(&rr);
 				return -ENOMEM;
@@ -372,13 +401,12 @@ static int print_json(const struct printer *pr, const struct row *rows,
 			const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
 			const char *v = cell_value(
 				&cc, (enum col_id)pr->cols[c], r, &scratch);
-			char nb[COLNAME_MAX];
 
 			if (c)
 				outbuf_puts(ob, ",\n");
 			put_spaces(ob, ind + 3);
-			json_key_lower(ob, col_name(pr, c, nb));
-			outbuf_puts(ob, ": ");
+			outbuf_write(ob, keys.data + key_at[c],
+				     key_at[c + 1] - key_at[c]);
 			if (ci->flags & CF_WRAP)
 				put_json_array(ob, v, ind + 3);
 			else if (!v || !*v)
@@ -416,6 +444,8 @@ static int print_json(const struct printer *pr, const struct row *rows,
 	if (!ob->err)
 		outbuf_puts(ob, "   ]\n}\n");
 	free(lastv);
+	free(key_at);
+	outbuf_free(&keys);
 	row_rec_free(&rr);
 	if (scratch.err && !ob->err)
 		ob->err = scratch.err;
