@@ -438,8 +438,10 @@ static void crec_put(char *dst, const void *fx, uint64_t words,
  * (about 8 us there, against about 0.3 us per 4 KiB of a huge page; the
  * statmount(2) of a mount takes 3 us). Only the runs the records will
  * fill, as far as the records so far tell: the last run has small pages,
- * so the memory held stays what the records take. Where there are no
- * huge pages (disabled, none free) the kernel gives small ones.
+ * so the memory held stays what the records take. prefault() goes on as
+ * for small pages: its first MADV_POPULATE_WRITE in a run makes the huge
+ * page present, and where there are none (disabled, none free) it makes
+ * the small ones the kernel gives instead present at once.
  */
 #define HUGE (2 * 1024 * 1024)
 
@@ -514,8 +516,6 @@ static void more_huge(struct mntkit_table *t, size_t need)
 		return;
 	}
 	t->huge += HUGE;
-	if (t->faulted < t->huge)
-		t->faulted = t->huge; /* a fault each run: no prefault() */
 #else
 	(void)t;
 	(void)need;
