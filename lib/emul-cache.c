@@ -47,7 +47,7 @@ pthread_mutex_t mntkit__emul_lock = PTHREAD_MUTEX_INITIALIZER;
  * statmounts of its IDs are of one read. The watch learns of what changed
  * since from its own POLLPRI.
  */
-static __thread unsigned int snap_cur; /* 0: not in a window */
+static MNTKIT__TLS unsigned int snap_cur; /* 0: not in a window */
 static unsigned int snap_serial;       /* under @mntkit__emul_lock */
 pthread_once_t mntkit__emul_atfork_once = PTHREAD_ONCE_INIT;
 static struct table self_tab = { .fd = -1, .ep = -1 };
