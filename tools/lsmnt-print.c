@@ -234,7 +234,7 @@ static unsigned int row_depth(const struct printer *pr, const struct row *r)
 static bool row_last(const struct printer *pr, const struct row *rows, size_t i,
 		     size_t n)
 {
-	return pr->tree ? rows[i].last : i + 1 == n;
+	return pr->tree ? rows[i].last : i + 1 == n && !pr->more;
 }
 
 static struct cellctx cell_ctx(const struct printer *pr, bool text)
@@ -358,15 +358,16 @@ static int print_json(const struct printer *pr, const struct row *rows,
 	struct row_rec rr = {0};
 	bool *lastv = NULL;
 	size_t lastcap = 0, *key_at = NULL;
-	bool opened = false;
+	bool opened = pr->cont;
 
 	if (json_keys(pr, &keys, &key_at) < 0) {
 		free(key_at);
 		outbuf_free(&keys);
 		return -ENOMEM;
 	}
-	outbuf_puts(ob, "{\n   \"filesystems\": [\n");
-	if (!n)
+	if (!pr->cont)
+		outbuf_puts(ob, "{\n   \"filesystems\": [\n");
+	if (!n && !pr->cont)
 		outbuf_putc(ob, '\n');
 	for (size_t i = 0; i < n; i++) {
 		unsigned int d = row_depth(pr, &rows[i]);
@@ -441,7 +442,7 @@ static int print_json(const struct printer *pr, const struct row *rows,
 			outbuf_puts(ob, "]\n");
 		}
 	}
-	if (!ob->err)
+	if (!ob->err && !pr->more)
 		outbuf_puts(ob, "   ]\n}\n");
 	free(lastv);
 	free(key_at);
@@ -498,7 +499,7 @@ static int print_flat(const struct printer *pr, const struct row *rows,
 	size_t morecap = 0;
 	int ret = 0;
 
-	if (!pairs && !pr->noheadings && n) {
+	if (!pairs && !pr->noheadings && !pr->cont && n) {
 		for (size_t c = 0; c < pr->ncols; c++) {
 			char nb[COLNAME_MAX];
 

@@ -110,18 +110,10 @@ static const char *ns_subject(const struct cmdline *cl)
 	return cl->unreachable ? "--unreachable" : NULL;
 }
 
-static int take_snapshot(const struct cmdline *cl,
-			 const struct mntkit_opts *opts, uint64_t mask,
-			 struct mntkit_table **out, bool quiet)
+/* @r: 0, or an error of the query, reported here */
+static int query_failed(const struct cmdline *cl, int r)
 {
-	unsigned int flags = cl->unreachable ? MNTKIT_TABLE_UNREACHABLE : 0;
-	int r;
-
-	if (cl->lean)
-		flags |= MNTKIT_TABLE_COMPACT;
-	r = mntkit_table_new(mask, flags, opts, out);
-
-	if (r == 0 || quiet)
+	if (r == 0)
 		return r;
 	if (cli_report_refusal(ns_subject(cl), CLI_REFUSED_QUERY, -r))
 		return r;
@@ -137,6 +129,19 @@ static int take_snapshot(const struct cmdline *cl,
 		cli_errmsg(ns_subject(cl), "cannot list the mounts: %s",
 		       strerror(-r));
 	return r;
+}
+
+static int take_snapshot(const struct cmdline *cl,
+			 const struct mntkit_opts *opts, uint64_t mask,
+			 struct mntkit_table **out, bool quiet)
+{
+	unsigned int flags = cl->unreachable ? MNTKIT_TABLE_UNREACHABLE : 0;
+	int r;
+
+	if (cl->lean)
+		flags |= MNTKIT_TABLE_COMPACT;
+	r = mntkit_table_new(mask, flags, opts, out);
+	return quiet ? r : query_failed(cl, r);
 }
 
 static void free_tables(struct mntkit_table **tabs, size_t n)
@@ -788,6 +793,178 @@ static int run_verify(struct cmdline *cl)
 	return r < 0 ? -1 : 0;
 }
 
+/*
+ * The stream: a flat listing of every mount in findmnt's order, each row
+ * of one reply and nothing else (no filter, sort, tree, file, -m, -U, -N,
+ * --ns, statvfs or libblkid column, TID), printed as raw, pairs or JSON
+ * straight from the replies, STREAM_ROWS at a time: neither a snapshot
+ * nor a row per mount is kept. On the native backend only, whose listing
+ * order (by ID) is findmnt's; the emulation's needs the whole table
+ * (list_order()).
+ */
+#define STREAM_ROWS 128
+
+static bool streamable(const struct cmdline *cl, const struct plan *p)
+{
+	const struct printer *pr = &cl->pr;
+
+	if (p->tree_mode || p->submounts || pr->tree || pr->terminal)
+		return false;
+	if (!pr->json && pr->mode != OUT_RAW && pr->mode != OUT_PAIRS)
+		return false;
+	if (!cl->lean || cl->ntabfiles || cl->mtab || cl->uniq || cl->df ||
+	    cl->all_ns || cl->ns || cl->unreachable || cl->backward ||
+	    cl->f.first || !list_all(&cl->f) || has_col(cl, COL_TID))
+		return false;
+	for (size_t c = 0; c < cl->ncols; c++)
+		if (lsmnt_cols[cl->cols[c]].flags & CF_STATVFS)
+			return false;
+	return mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
+}
+
+/* the replies of a part of the stream, one after another */
+struct stream_part {
+	struct row rows[STREAM_ROWS + 1];
+	size_t off[STREAM_ROWS + 1];
+	size_t n;
+	char *arena;
+	size_t len, cap;
+};
+
+#define STREAM_ALIGN 8U
+
+static int stream_put(struct stream_part *sp, const struct mntkit_statmount *sm,
+		      size_t bufsize)
+{
+	size_t len = sm->size < sizeof(*sm) ? sizeof(*sm) : sm->size;
+	size_t at = (sp->len + STREAM_ALIGN - 1) & ~(size_t)(STREAM_ALIGN - 1);
+
+	if (len > bufsize)
+		len = bufsize;
+	if (at + len > sp->cap) {
+		size_t ncap = sp->cap ? sp->cap : 64U << 10;
+		char *nv;
+
+		while (ncap < at + len)
+			ncap *= 2;
+		nv = realloc(sp->arena, ncap);
+		if (!nv)
+			return -ENOMEM;
+		sp->arena = nv;
+		sp->cap = ncap;
+	}
+	memcpy(sp->arena + at, sm, len);
+	sp->off[sp->n++] = at;
+	sp->len = at + len;
+	return 0;
+}
+
+/* the row that waited goes first, alone */
+static void stream_next(struct stream_part *sp)
+{
+	size_t at = sp->off[STREAM_ROWS];
+
+	memmove(sp->arena, sp->arena + at, sp->len - at);
+	sp->off[0] = 0;
+	sp->len -= at;
+	sp->n = 1;
+}
+
+/* print the first @n rows of @sp, more to come when @more */
+static int stream_print(struct printer *pr, struct stream_part *sp, size_t n,
+			bool more, struct outbuf *ob)
+{
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		memset(&sp->rows[i], 0, sizeof(sp->rows[i]));
+		sp->rows[i].sm =
+			(const struct mntkit_statmount *)(sp->arena + sp->off[i]);
+	}
+	pr->more = more;
+	r = print_rows(pr, sp->rows, n, ob);
+	pr->cont = true;
+	return r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The last row of a full part waits for the next part, so that the last
+ * row printed is known to be the last (JSON closes after it).
+ */
+static int run_stream(struct cmdline *cl)
+{
+	uint64_t mask = wanted_mask(cl) | MNTKIT_STATMOUNT_MNT_BASIC, *ids;
+	struct stream_part *sp = calloc(1, sizeof(*sp));
+	struct mntkit_statmount *buf = NULL;
+	struct outbuf ob = OUTBUF_INIT;
+	size_t bufsize = 0, shown = 0;
+	ssize_t n;
+	int r = 0;
+
+	if (!sp) {
+		cli_errmsg(NULL, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
+	if (n < 0) {
+		query_failed(cl, (int)n);
+		free(sp);
+		return -1;
+	}
+	for (ssize_t i = 1; i < n; i++) {
+		if (ids[i - 1] >= ids[i]) { /* the root may come first */
+			qsort(ids, (size_t)n, sizeof(*ids), cmp_u64);
+			break;
+		}
+	}
+	for (ssize_t i = 0; i < n && !r; i++) {
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		r = mntkit_stat_buf(ids[i], mask, NULL, &buf, &bufsize);
+		if (r == -ENOENT) { /* gone since the listing */
+			r = 0;
+			continue;
+		}
+		if (r < 0) {
+			query_failed(cl, r);
+			goto out;
+		}
+		r = stream_put(sp, buf, bufsize);
+		if (r < 0 || sp->n <= STREAM_ROWS)
+			continue;
+		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, &ob);
+		shown += STREAM_ROWS;
+		stream_next(sp);
+	}
+	if (!r && sp->n) {
+		r = stream_print(&cl->pr, sp, sp->n, false, &ob);
+		shown += sp->n;
+	}
+	if (!r && !shown) {
+		r = -ENOENT; /* found nothing: exit 1, silently */
+		goto out;
+	}
+	if (!r)
+		r = outbuf_flush(&ob, stdout);
+	if (r < 0)
+		cli_errmsg(r == -ENOMEM ? NULL : "write error", "%s",
+			   strerror(-r));
+out:
+	free(buf);
+	free(ids);
+	free(sp->arena);
+	free(sp);
+	outbuf_free(&ob);
+	return r < 0 ? -1 : 0;
+}
+
 static int run(struct cmdline *cl)
 {
 	struct fs_usage *usage = NULL;
@@ -808,6 +985,8 @@ static int run(struct cmdline *cl)
 			  (cl->pr.mode == OUT_TREE || cl->pr.mode == OUT_LIST);
 	cl->lean = !cl->ntabfiles && !cl->mtab && !cl->uniq &&
 		   !tags_wanted(cl);
+	if (streamable(cl, &p))
+		return run_stream(cl);
 	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;

@@ -291,6 +291,14 @@ struct printer {
 	const int *cols;   /* enum col_id */
 	size_t ncols;
 	FILE *stream; /* where @ob goes, a chunk at a time */
+	/*
+	 * A flat listing printed in parts (lsmnt.c's stream): @cont, the
+	 * rows go on an output begun (no header, no JSON opening; the JSON
+	 * object of the first row is open already); @more, more rows follow
+	 * (no JSON closing: the last row is not the last).
+	 */
+	bool cont;
+	bool more;
 };
 
 /*
