@@ -995,6 +995,85 @@ static int print_scols(const struct printer *pr, const struct row *rows,
 	return ret;
 }
 
+/* ---- a flat list of rows that come in parts ---- */
+
+int text_cells_add(const struct printer *pr, struct text_cells *tc,
+		   const struct row *rows, size_t n)
+{
+	struct cellctx cc = cell_ctx(pr, true);
+
+	if (!tc->width) {
+		tc->width = calloc(pr->ncols ? pr->ncols : 1,
+				   sizeof(*tc->width));
+		if (!tc->width)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (size_t c = 0; c < pr->ncols; c++) {
+			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
+						   &rows[i], &tc->scratch);
+			size_t w = v ? put_safe(NULL, v) : 0;
+
+			if (w > tc->width[c])
+				tc->width[c] = w;
+			/* no value prints as an empty one */
+			outbuf_write(&tc->text, v ? v : "", v ? strlen(v) + 1 : 1);
+		}
+	}
+	tc->n += n;
+	if (tc->text.err || tc->scratch.err)
+		return -ENOMEM;
+	return 0;
+}
+
+int text_cells_print(const struct printer *pr, struct text_cells *tc,
+		     struct outbuf *ob)
+{
+	const char *v = tc->text.data;
+
+	if (!tc->n)
+		return 0; /* libsmartcols prints nothing, not even a header */
+	for (size_t c = 0; c < pr->ncols; c++)
+		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], tc->width[c]);
+	if (!pr->noheadings) {
+		for (size_t c = 0; c < pr->ncols; c++) {
+			char nb[COLNAME_MAX];
+
+			if (c)
+				outbuf_putc(ob, ' ');
+			put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
+				 col_name(pr, c, nb), tc->width[c],
+				 c + 1 == pr->ncols);
+		}
+		outbuf_putc(ob, '\n');
+	}
+	for (size_t i = 0; i < tc->n; i++) {
+		int ret;
+
+		for (size_t c = 0; c < pr->ncols; c++) {
+			if (c)
+				outbuf_putc(ob, ' ');
+			put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0, v,
+				 tc->width[c], c + 1 == pr->ncols);
+			v += strlen(v) + 1;
+		}
+		outbuf_putc(ob, '\n');
+		ret = row_done(pr, ob);
+		if (ret < 0)
+			return ret;
+	}
+	return ob->err ? -ob->err : 0;
+}
+
+void text_cells_free(struct text_cells *tc)
+{
+	outbuf_free(&tc->text);
+	outbuf_free(&tc->scratch);
+	free(tc->width);
+	tc->width = NULL;
+	tc->n = 0;
+}
+
 int print_rows(const struct printer *pr, const struct row *rows, size_t n,
 	       struct outbuf *ob)
 {

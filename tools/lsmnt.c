@@ -798,9 +798,10 @@ static int run_verify(struct cmdline *cl)
  * of one reply and nothing else (no filter, sort, tree, file, -m, -U, -N,
  * --ns, statvfs or libblkid column, TID), printed as raw, pairs or JSON
  * straight from the replies, STREAM_ROWS at a time: neither a snapshot
- * nor a row per mount is kept. On the native backend only, whose listing
- * order (by ID) is findmnt's; the emulation's needs the whole table
- * (list_order()).
+ * nor a row per mount is kept. A list (-l) needs every row for its
+ * widths: it keeps their cells' text only (struct text_cells). On the
+ * native backend only, whose listing order (by ID) is findmnt's; the
+ * emulation's needs the whole table (list_order()).
  */
 #define STREAM_ROWS 128
 
@@ -810,14 +811,15 @@ static bool streamable(const struct cmdline *cl, const struct plan *p)
 
 	if (p->tree_mode || p->submounts || pr->tree || pr->terminal)
 		return false;
-	if (!pr->json && pr->mode != OUT_RAW && pr->mode != OUT_PAIRS)
+	if (!pr->json && pr->mode != OUT_RAW && pr->mode != OUT_PAIRS &&
+	    pr->mode != OUT_LIST)
 		return false;
 	if (!cl->lean || cl->ntabfiles || cl->mtab || cl->uniq || cl->df ||
 	    cl->all_ns || cl->ns || cl->unreachable || cl->backward ||
 	    cl->f.first || !list_all(&cl->f) || has_col(cl, COL_TID))
 		return false;
 	for (size_t c = 0; c < cl->ncols; c++)
-		if (lsmnt_cols[cl->cols[c]].flags & CF_STATVFS)
+		if (lsmnt_cols[cl->cols[c]].flags & (CF_STATVFS | CF_WRAP))
 			return false;
 	return mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
 }
@@ -870,9 +872,12 @@ static void stream_next(struct stream_part *sp)
 	sp->n = 1;
 }
 
-/* print the first @n rows of @sp, more to come when @more */
+/*
+ * print the first @n rows of @sp, more to come when @more; or, for a
+ * list, add them to @cells
+ */
 static int stream_print(struct printer *pr, struct stream_part *sp, size_t n,
-			bool more, struct outbuf *ob)
+			bool more, struct text_cells *cells, struct outbuf *ob)
 {
 	int r;
 
@@ -881,6 +886,8 @@ static int stream_print(struct printer *pr, struct stream_part *sp, size_t n,
 		sp->rows[i].sm =
 			(const struct mntkit_statmount *)(sp->arena + sp->off[i]);
 	}
+	if (cells)
+		return text_cells_add(pr, cells, sp->rows, n);
 	pr->more = more;
 	r = print_rows(pr, sp->rows, n, ob);
 	pr->cont = true;
@@ -904,6 +911,9 @@ static int run_stream(struct cmdline *cl)
 	struct stream_part *sp = calloc(1, sizeof(*sp));
 	struct mntkit_statmount *buf = NULL;
 	struct outbuf ob = OUTBUF_INIT;
+	struct text_cells tcs = {.text = OUTBUF_INIT, .scratch = OUTBUF_INIT};
+	struct text_cells *cells =
+		!cl->pr.json && cl->pr.mode == OUT_LIST ? &tcs : NULL;
 	size_t bufsize = 0, shown = 0;
 	ssize_t n;
 	int r = 0;
@@ -939,17 +949,23 @@ static int run_stream(struct cmdline *cl)
 		r = stream_put(sp, buf, bufsize);
 		if (r < 0 || sp->n <= STREAM_ROWS)
 			continue;
-		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, &ob);
+		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, cells, &ob);
 		shown += STREAM_ROWS;
 		stream_next(sp);
 	}
 	if (!r && sp->n) {
-		r = stream_print(&cl->pr, sp, sp->n, false, &ob);
+		r = stream_print(&cl->pr, sp, sp->n, false, cells, &ob);
 		shown += sp->n;
 	}
 	if (!r && !shown) {
 		r = -ENOENT; /* found nothing: exit 1, silently */
 		goto out;
+	}
+	if (!r && cells) {
+		/* the replies' memory is done with */
+		free(sp->arena);
+		sp->arena = NULL;
+		r = text_cells_print(&cl->pr, cells, &ob);
 	}
 	if (!r)
 		r = outbuf_flush(&ob, stdout);
@@ -957,6 +973,7 @@ static int run_stream(struct cmdline *cl)
 		cli_errmsg(r == -ENOMEM ? NULL : "write error", "%s",
 			   strerror(-r));
 out:
+	text_cells_free(&tcs);
 	free(buf);
 	free(ids);
 	free(sp->arena);

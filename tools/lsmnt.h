@@ -311,6 +311,26 @@ int print_rows(const struct printer *pr, const struct row *rows, size_t n,
 	       struct outbuf *ob);
 
 /*
+ * A flat list for a pipe or a file (no tree, no multi-line column) of
+ * rows that come in parts: each row's cells kept as text, no more, until
+ * every row is in and the widths are known. text_cells_add() takes a
+ * part (its records may go afterwards), text_cells_print() prints them
+ * all as print_rows() does; 0 or a negative errno.
+ */
+struct text_cells {
+	struct outbuf text; /* each cell NUL-terminated, row after row */
+	size_t *width;	    /* per column: the widest cell */
+	size_t n;	    /* rows */
+	struct outbuf scratch;
+};
+
+int text_cells_add(const struct printer *pr, struct text_cells *tc,
+		   const struct row *rows, size_t n);
+int text_cells_print(const struct printer *pr, struct text_cells *tc,
+		     struct outbuf *ob);
+void text_cells_free(struct text_cells *tc);
+
+/*
  * --poll: the batches of rows, as findmnt prints them with
  * scols_table_print_range(): each batch measured on its own rows, the
  * header (list, raw) with the first batch only; JSON: a document per
