@@ -37,13 +37,15 @@
 /* ---- main work ---- */
 
 /*
- * Room for @n rows. When every mount will be a row (@all), their pages
- * are made present at once, not a page fault each (dear in a virtual
- * machine: about 8 us a page), and an array of several 2 MiB runs is
- * aligned to them and has those it covers in huge pages (about 0.3 us
- * per 4 KiB), as the snapshot's records have (lib/table.c). The memory
- * held is the array's either way. A kernel before 5.14 refuses
- * MADV_POPULATE_WRITE: the pages come a fault at a time.
+ * @len bytes of memory (malloc()ed: free(3) and realloc(3) take it).
+ * When it will all be written (@all: every mount a row, the text of
+ * every cell), its pages are made present at once, not a page fault
+ * each (dear in a virtual machine: about 8 us a page), and a block of
+ * several 2 MiB runs is aligned to them and has those it covers in huge
+ * pages (about 0.3 us per 4 KiB), as the snapshot's records have
+ * (lib/table.c). The memory held is the block's either way. A kernel
+ * before 5.14 refuses MADV_POPULATE_WRITE: the pages come a fault at a
+ * time.
  */
 #define HUGE_RUN (2U << 20)
 
@@ -57,13 +59,10 @@ static void advise_within(void *v, size_t len, uintptr_t unit, int advice)
 		madvise((void *)a, e - a, advice);
 }
 
-static struct row *rows_alloc(size_t n, bool all)
+static void *big_alloc(size_t len, bool all)
 {
-	size_t len = n * sizeof(struct row);
 	void *v = NULL;
 
-	if (n > SIZE_MAX / sizeof(struct row))
-		return NULL;
 	if (!all || len < (256U << 10))
 		return malloc(len);
 	if (len < 2 * HUGE_RUN || posix_memalign(&v, HUGE_RUN, len))
@@ -78,6 +77,13 @@ static struct row *rows_alloc(size_t n, bool all)
 		      MADV_POPULATE_WRITE);
 #endif
 	return v;
+}
+
+static struct row *rows_alloc(size_t n, bool all)
+{
+	if (n > SIZE_MAX / sizeof(struct row))
+		return NULL;
+	return big_alloc(n * sizeof(struct row), all);
 }
 
 /* -m: the tables utab merges into (-F takes at most as many files) */
@@ -902,6 +908,31 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
+ * Room in @ob for the text of @n rows as long, on average, as those in
+ * it (@m of them), and an eighth more, in big_alloc()'s pages: not a
+ * page fault per 4 KiB as it grows. Without the memory it grows as it
+ * can.
+ */
+static void text_reserve(struct outbuf *ob, size_t m, size_t n)
+{
+	size_t per = m ? ob->len / m + 1 : 0, len;
+	char *v;
+
+	if (ob->err || !ob->data || !per || n > SIZE_MAX / 2 / per)
+		return;
+	len = per * n + per * n / 8 + 4096;
+	if (len <= ob->cap)
+		return;
+	v = big_alloc(len, true);
+	if (!v)
+		return;
+	memcpy(v, ob->data, ob->len + 1);
+	free(ob->data);
+	ob->data = v;
+	ob->cap = len;
+}
+
+/*
  * The last row of a full part waits for the next part, so that the last
  * row printed is known to be the last (JSON closes after it).
  */
@@ -950,6 +981,8 @@ static int run_stream(struct cmdline *cl)
 		if (r < 0 || sp->n <= STREAM_ROWS)
 			continue;
 		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, cells, &ob);
+		if (cells && !shown)
+			text_reserve(&cells->text, STREAM_ROWS, (size_t)n);
 		shown += STREAM_ROWS;
 		stream_next(sp);
 	}
