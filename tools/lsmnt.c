@@ -6,9 +6,11 @@
  * One snapshot (mntkit_table_new(): one listing, one statmount per mount,
  * the tree linked in the library) per mount namespace; the filters and the
  * rows to print are one pass over it; the printers (lsmnt-print.c) write
- * findmnt's bytes. All output is built in memory and written once, so a
- * failure never leaves half a record; every error is one line on stderr
- * and exit status 1, as is finding nothing (findmnt's convention).
+ * findmnt's bytes. A flat listing of every mount that needs nothing but
+ * each mount's own reply goes without the snapshot (run_stream()). Output
+ * is written a chunk of whole rows at a time, so a failure never leaves
+ * half a record; every error is one line on stderr and exit status 1, as
+ * is finding nothing (findmnt's convention).
  */
 #include <ctype.h>
 #include <errno.h>
