@@ -912,9 +912,12 @@ static int cmp_u64(const void *a, const void *b)
 /*
  * Room in @ob for the text of @n rows as long, on average, as those in
  * it (@m of them), and an eighth more, in big_alloc()'s pages: not a
- * page fault per 4 KiB as it grows. Without the memory it grows as it
- * can.
+ * page fault per 4 KiB as it grows. At most TEXT_RESERVE_MAX, as the
+ * first rows may be longer than the rest (the memory is made present
+ * at once). Without the memory it grows as it can.
  */
+#define TEXT_RESERVE_MAX (16U << 20)
+
 static void text_reserve(struct outbuf *ob, size_t m, size_t n)
 {
 	size_t per = m ? ob->len / m + 1 : 0, len;
@@ -923,6 +926,8 @@ static void text_reserve(struct outbuf *ob, size_t m, size_t n)
 	if (ob->err || !ob->data || !per || n > SIZE_MAX / 2 / per)
 		return;
 	len = per * n + per * n / 8 + 4096;
+	if (len > TEXT_RESERVE_MAX)
+		len = TEXT_RESERVE_MAX;
 	if (len <= ob->cap)
 		return;
 	v = big_alloc(len, true);
