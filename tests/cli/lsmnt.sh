@@ -694,9 +694,41 @@ c_ns_dead_fuse() {
 	pass ns_dead_fuse
 }
 
+# the stream (lsmnt.c's run_stream(): a flat listing of every mount, 128
+# replies at a time, the last of a part waiting for the next): the whole
+# table with as many mounts as fill two and three parts, and one more
+c_ns_stream() {
+	local want have i=0
+	mkdir -p "$T/st" && mount -t tmpfs lsmnt-st "$T/st" || {
+		fail ns_stream "cannot mount"
+		return
+	}
+	for want in 256 257 384 385; do
+		have=$(wc -l </proc/self/mountinfo)
+		if [ "$have" -gt "$want" ]; then
+			skip "ns_stream_$want" "$have mounts already"
+			continue
+		fi
+		while [ "$have" -lt "$want" ]; do
+			mkdir -p "$T/st/$i" && mount -t tmpfs "lsmnt-st$i" "$T/st/$i" || {
+				fail "ns_stream_$want" "cannot mount"
+				return
+			}
+			i=$((i + 1))
+			have=$((have + 1))
+		done
+		py_case "ns_stream_$want" <<'PY'
+from lsmntcmp import *
+need_findmnt()
+compare_modes([["-l"], ["-l", "-n"], ["-r"], ["-P"], ["-J", "-l"]],
+              colsets=COLSETS[:3])
+PY
+	done
+}
+
 ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
 	c_ns_columns c_ns_idmap c_ns_other
-	c_ns_churn c_ns_child_order c_ns_dead_fuse"
+	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream"
 
 # ---- main ----
 
