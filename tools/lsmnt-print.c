@@ -1012,12 +1012,14 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 		for (size_t c = 0; c < pr->ncols; c++) {
 			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
 						   &rows[i], &tc->scratch);
-			size_t w = v ? put_safe(NULL, v) : 0;
+			size_t w;
 
+			if (!v)
+				v = ""; /* no value prints as an empty one */
+			w = put_safe(NULL, v);
 			if (w > tc->width[c])
 				tc->width[c] = w;
-			/* no value prints as an empty one */
-			outbuf_write(&tc->text, v ? v : "", v ? strlen(v) + 1 : 1);
+			outbuf_write(&tc->text, v, strlen(v) + 1);
 		}
 	}
 	tc->n += n;

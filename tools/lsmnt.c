@@ -890,9 +890,10 @@ static int stream_print(struct printer *pr, struct stream_part *sp, size_t n,
 	int r;
 
 	for (size_t i = 0; i < n; i++) {
+		const void *rec = sp->arena + sp->off[i];
+
 		memset(&sp->rows[i], 0, sizeof(sp->rows[i]));
-		sp->rows[i].sm =
-			(const struct mntkit_statmount *)(sp->arena + sp->off[i]);
+		sp->rows[i].sm = rec;
 	}
 	if (cells)
 		return text_cells_add(pr, cells, sp->rows, n);
