@@ -76,6 +76,7 @@ struct ns {
 	int pidfd;		 /* of @pid, or -1 */
 	pid_t pidfd_pid;
 	int dying;		 /* let go of: its NS_GONE is queued */
+	int broken;		 /* its watch lost its process: let go */
 	int lost;		 /* dying, and its last changes are lost */
 };
 
@@ -317,14 +318,55 @@ static void pidfd_take(struct mntkit__watch_all *a, struct ns *ns)
 }
 
 /*
+ * Let go of the watched namespace a->ns[@i]: its last events, then
+ * NS_GONE; the item owns it. A change signalled but not yet diffed (a
+ * diff that waits to serve several) would be lost with the watch: a
+ * rescan now brings the view to the table as the last process left it
+ * (nothing changes it since: no process is in it, and the watch keeps
+ * it); where it cannot be read any more, a RESYNC before NS_GONE says so.
+ */
+static int ns_let_go(struct mntkit__watch_all *a, size_t i)
+{
+	struct ns *ns = a->ns[i];
+	int ret;
+
+	pidfd_drop(a, ns);
+	epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->ops->fd(ns->w), NULL);
+	if (a->ops->rescan(ns->w))
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: mount namespace %llu: "
+			      "last rescan failed: %s",
+			      (unsigned long long)ns->id, strerror(errno));
+	ns->queued = 0;
+	ns->dying = 1;
+	ret = push(a, ITEM_DRAIN, ns);
+	if (!ret)
+		ret = push(a, ITEM_GONE, ns);
+	if (!ret)
+		ns_remove(a, i);
+	return ret;
+}
+
+/*
  * One scan of /proc: watch the namespaces new to it, let go of those no
- * process is in any more.
+ * process is in any more. A namespace whose watch lost the process it
+ * reads the table through (broken) is let go first: found again in
+ * another process, it is a new one (NS_ADD, its mounts).
  */
 static int scan(struct mntkit__watch_all *a)
 {
 	int64_t t0 = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int ret;
 
+	for (size_t i = 0; i < a->n;) {
+		if (a->ns[i]->broken && a->ns[i]->w) {
+			ret = ns_let_go(a, i);
+			if (ret)
+				return ret;
+			continue;
+		}
+		i++;
+	}
 	for (size_t i = 0; i < a->n; i++)
 		a->ns[i]->seen = 0;
 	ret = mntkit__proc_each_pid(scan_each, a);
@@ -344,31 +386,9 @@ static int scan(struct mntkit__watch_all *a)
 				continue;
 			}
 		} else if (!ns->seen && ns->w) {
-			pidfd_drop(a, ns);
-			/*
-			 * Its last events, then NS_GONE; the item owns it.
-			 * A change signalled but not yet diffed (a diff that
-			 * waits to serve several) would be lost with the
-			 * watch: a rescan now brings the view to the table
-			 * as the last process left it (nothing changes it
-			 * since: no process is in it, and the watch keeps it).
-			 */
-			epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->ops->fd(ns->w),
-				  NULL);
-			if (a->ops->rescan(ns->w))
-				mntkit__debug(MNTKIT_PRINT_INFO,
-					      "watch: mount namespace %llu: "
-					      "last rescan failed: %s",
-					      (unsigned long long)ns->id,
-					      strerror(errno));
-			ns->queued = 0;
-			ns->dying = 1;
-			ret = push(a, ITEM_DRAIN, ns);
-			if (!ret)
-				ret = push(a, ITEM_GONE, ns);
+			ret = ns_let_go(a, i);
 			if (ret)
 				return ret;
-			ns_remove(a, i);
 			continue;
 		} else if (!ns->seen) {
 			a->skipped -= !!ns->err;
@@ -415,6 +435,26 @@ static void schedule_scan(struct mntkit__watch_all *a, int64_t now)
 	a->scan_due = now + every;
 }
 
+/*
+ * A read or rescan of a namespace's watch failed with @err. ENOENT and
+ * ESRCH: the process it reads the table through (the mountinfo
+ * emulation) has left, most often because the namespace is ending; that
+ * is no error of the all-namespace watch: the namespace is let go at a
+ * scan made at once (scan()). 1 if so, else 0 (an error).
+ */
+static int ns_broken(struct mntkit__watch_all *a, struct ns *ns, int err)
+{
+	if ((err != -ENOENT && err != -ESRCH) || ns->dying)
+		return 0;
+	mntkit__debug(MNTKIT_PRINT_INFO,
+		      "watch: mount namespace %llu (pid %d): %s: let go",
+		      (unsigned long long)ns->id, (int)ns->pid, strerror(-err));
+	ns->broken = 1;
+	a->scan_due = mntkit__clock_ns(CLOCK_MONOTONIC);
+	arm_timer(a);
+	return 1;
+}
+
 static int rescan_next(struct mntkit__watch_all *a, int64_t now)
 {
 	int64_t t0, cost, gap;
@@ -432,6 +472,8 @@ static int rescan_next(struct mntkit__watch_all *a, int64_t now)
 		if (ns->w) {
 			t0 = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID);
 			ret = a->ops->rescan(ns->w);
+			if (ret && ns_broken(a, ns, ret))
+				ret = 0;
 			cost = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 			if (gap < RESCAN_COST_FACTOR * cost)
 				gap = RESCAN_COST_FACTOR * cost;
@@ -580,6 +622,8 @@ int mntkit__watch_all_read(struct mntkit__watch_all *a,
 					      strerror(-ret));
 				ret = 0;
 			}
+			if (ret < 0 && ns_broken(a, it->ns, ret))
+				ret = 0;
 			if (ret < 0) {
 				mntkit__debug(MNTKIT_PRINT_INFO,
 					      "watch: mount namespace %llu: "
@@ -602,6 +646,10 @@ int mntkit__watch_all_rescan(struct mntkit__watch_all *a)
 		if (!a->ns[i]->w)
 			continue;
 		ret = a->ops->rescan(a->ns[i]->w);
+		if (ret && ns_broken(a, a->ns[i], ret)) {
+			ret = 0;
+			continue;
+		}
 		if (!ret)
 			ret = push_drain(a, a->ns[i]);
 	}
