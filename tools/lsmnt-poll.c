@@ -238,6 +238,18 @@ static const char *sm_field(const struct mntkit_statmount *sm,
 	return s;
 }
 
+/* what findmnt's OPTIONS string is made of */
+#define OPTIONS_GROUPS                                                        \
+	(MNTKIT_STATMOUNT_MNT_BASIC | MNTKIT_STATMOUNT_SB_BASIC |              \
+	 MNTKIT_STATMOUNT_MNT_OPTS)
+
+/* both records have the statmount groups @groups */
+static bool both_have(const struct mntkit_statmount *x,
+		      const struct mntkit_statmount *y, uint64_t groups)
+{
+	return (x->mask & y->mask & groups) == groups;
+}
+
 /* the findmnt OPTIONS strings of two records differ */
 static bool options_differ(struct batch *b, const struct mntkit_statmount *x,
 			   const struct mntkit_statmount *y)
@@ -257,7 +269,10 @@ static bool options_differ(struct batch *b, const struct mntkit_statmount *x,
  *  MOVE, CHANGE      another source: umount of the old pair and mount of
  *                    the new; else another target: move; else other
  *                    OPTIONS (VFS and fs options, findmnt's string):
- *                    remount; else (propagation, IDs, ...) nothing
+ *                    remount; else (propagation, IDs, ...) nothing. A
+ *                    part one of the records lacks (its mask) is no
+ *                    change: seen on 6.12 as a namespace ends, its last
+ *                    rescan's records without the groups of mountinfo
  *  RESYNC            nothing (the events after it bring the view up)
  *  NS_ADD            nothing; the ATTACHes of that namespace read in the
  *                    same wakeup are its first view: nothing
@@ -289,7 +304,8 @@ static int batch_event(struct batch *b, const struct poll_opts *po,
 	case MNTKIT_EVENT_CHANGE:
 		if (!x || !y || !x->mask || !y->mask)
 			return 0;
-		if (strcmp(sm_field(x, MNTKIT_FIELD_SB_SOURCE),
+		if (both_have(x, y, MNTKIT_STATMOUNT_SB_SOURCE) &&
+		    strcmp(sm_field(x, MNTKIT_FIELD_SB_SOURCE),
 			   sm_field(y, MNTKIT_FIELD_SB_SOURCE))) {
 			r = batch_add(b, po, ACT_MOUNT, ev, y, NULL);
 			if (r >= 0)
@@ -297,10 +313,11 @@ static int batch_event(struct batch *b, const struct poll_opts *po,
 					      NULL);
 			return r;
 		}
-		if (strcmp(sm_field(x, MNTKIT_FIELD_MNT_POINT),
+		if (both_have(x, y, MNTKIT_STATMOUNT_MNT_POINT) &&
+		    strcmp(sm_field(x, MNTKIT_FIELD_MNT_POINT),
 			   sm_field(y, MNTKIT_FIELD_MNT_POINT)))
 			return batch_add(b, po, ACT_MOVE, ev, y, x);
-		if (options_differ(b, x, y))
+		if (both_have(x, y, OPTIONS_GROUPS) && options_differ(b, x, y))
 			return batch_add(b, po, ACT_REMOUNT, ev, y, x);
 		return 0;
 	default:
