@@ -535,14 +535,15 @@ NS_A = ns_id("/proc/%d/ns/mnt" % A.pid)
 raw = Mon("lsmnt", ["--all-namespaces", "-r", "-o", "NS,ACTION,TARGET,SOURCE,TID"], env)
 js = Mon("lsmnt", ["--all-namespaces", "-J", "-o", "NS,ACTION,SOURCE"], env)
 um = Mon("lsmnt", ["--all-namespaces", "--poll=umount", "-P", "-o", "NS,ACTION,SOURCE"], env)
-first = Mon("lsmnt", ["--all-namespaces", "-f", "-t", "ramfs", "-r", "-n", "-o", "NS,SOURCE"], env)
+first = Mon("lsmnt", ["--all-namespaces", "-f", "-S", "allns-own2", "-r", "-n", "-o", "NS,SOURCE"],
+            env)
 dflt = Mon("lsmnt", ["--all-namespaces"], env)
 mons = (raw, js, um, first, dflt)
 for m in mons:
     m.ready()
 
 
-def wait_source(m, src, t=10, action="mount"):
+def wait_source(m, src, t=int(os.environ.get("WT", "10")), action="mount"):
     """wait until m (-r -o NS,ACTION,TARGET,SOURCE,TID) printed the row of
     ACTION of SOURCE src; True if it did"""
     end = time.time() + t
@@ -554,13 +555,15 @@ def wait_source(m, src, t=10, action="mount"):
     return True
 
 
-def wait_text(m, *texts, t=10):
+def wait_text(m, *texts, t=int(os.environ.get("WT", "10"))):
     """wait until m printed each of texts (bytes)"""
     end = time.time() + t
     while not all(x in m.out for x in texts):
         left = end - time.time()
         if left <= 0 or m.pump(left) is None:
-            expect(False, "%s: no %r in %r" % (m.name, texts, m.out[-300:]))
+            expect(False, "%s: no %r in %r (exit %r) %r" % (
+                m.name, texts, m.out[-300:], m.p.poll(),
+                m.p.stderr.read()[-300:] if m.p.poll() is not None else b""))
 
 
 in_ns(A, "mkdir", D + "/o/x")
@@ -568,25 +571,36 @@ in_ns(A, "mount", "-t", "tmpfs", "allns-a1", D + "/o/x")
 expect(wait_source(raw, "allns-a1"), "no row of A's mount: %r" % raw.out[-300:])
 sh("mount", "-t", "tmpfs", "allns-own", D + "/m")
 expect(wait_source(raw, "allns-own"), "no row of our mount: %r" % raw.out[-300:])
-# B: made now; found by a scan of /proc (about a second): a probe mounted
-# before that is part of its first view, so mount the next one until one
-# is printed
+# B: made now; each monitor finds it at a scan of /proc of its own (about
+# a second apart): a probe mounted before that is part of its first view,
+# so mount the next one until -r and -J both printed one
 B = kid("exec sleep 120")
 time.sleep(0.2)
 NS_B = ns_id("/proc/%d/ns/mnt" % B.pid)
+
+
+def js_has(text, t):
+    end = time.time() + t
+    while text not in js.out:
+        left = end - time.time()
+        if left <= 0 or js.pump(left) is None:
+            return False
+    return True
+
+
 for i in range(30):
     os.makedirs(D + "/b/p%d" % i)
     in_ns(B, "mount", "-t", "tmpfs", "allns-b%d" % i, D + "/b/p%d" % i)
-    if wait_source(raw, "allns-b%d" % i, 1.5):
+    if (wait_source(raw, "allns-b%d" % i, 1.5) and
+            js_has(b'"source": "allns-b%d"' % i, 1.5)):
         break
 else:
     expect(False, "no row of B's mounts: %r" % raw.out[-300:])
 probe = i
 in_ns(B, "umount", D + "/b/p%d" % probe)
 expect(wait_source(raw, "allns-b%d" % probe, action="umount"), "no umount row of B's probe")
-# each monitor finds B at its own scan (a second apart at most): give the
-# others time to, so that B's ramfs below is a change for each
-time.sleep(2)
+expect(js_has(b'"action": "umount",\n         "source": "allns-b%d"' % probe, 10),
+       "-J: no umount row of B's probe: %r" % js.out[-300:])
 # one batch of three namespaces: the monitors stopped while they change
 for m in mons:
     if m.p.poll() is None:
@@ -602,12 +616,17 @@ for m in mons:
         m.p.send_signal(signal.SIGCONT)
 for src in ("allns-own2", "allns-a2", "allns-bram"):
     expect(wait_source(raw, src), "no row of %s: %r" % (src, raw.out[-300:]))
+# (the mountinfo backend cannot read a namespace without a process: what
+# it had not yet diffed when B ends is lost, with a RESYNC)
+expect(js_has(b'"source": "allns-bram"', 10), "-J: no row of allns-bram")
 # B ends: nothing printed for it; then a last mount of ours
 B.kill()
 B.wait()
 time.sleep(1.5)
 sh("mount", "-t", "tmpfs", "allns-end", D + "/e")
-expect(wait_source(raw, "allns-end"), "no row of the last mount")
+expect(wait_source(raw, "allns-end"),
+       "no row of the last mount (exit %r): %r" % (raw.p.poll(), raw.out[-200:] + (
+           raw.p.stderr.read()[:300] if raw.p.poll() is not None else b"")))
 wait_text(js, b'"allns-end"')
 wait_text(um, b'"allns-a1"', b'"allns-own"')
 for m in (raw, js, um, dflt):
@@ -618,8 +637,7 @@ expect(rc == 0 and first.err == b"", "-f: exit %d %r" % (rc, first.err[:300]))
 
 # what the kernel says: NS from NS_GET_MNTNS_ID, TID a process in it
 tid = {OWN: raw.p.pid, NS_A: A.pid, NS_B: B.pid}
-want = [(NS_A, "mount", "allns-a1"), (OWN, "mount", "allns-own"),
-        (NS_B, "mount", "allns-b%d" % probe), (NS_B, "umount", "allns-b%d" % probe)]
+want = [(NS_A, "mount", "allns-a1"), (OWN, "mount", "allns-own")]
 batch = [(NS_A, "mount", "allns-a2"), (NS_A, "umount", "allns-a1"),
          (OWN, "mount", "allns-own2"), (OWN, "umount", "allns-own"),
          (NS_B, "mount", "allns-bram")]
@@ -632,12 +650,18 @@ def by_ns(rows):
 
 def check_rows(what, rows, keep=None):
     """the steps' rows: those of the stopped monitors' batch in any order
-    (it may come as several batches), the others in order. B's probes are
-    printed by the monitors that found B before them: those of -r, which
-    the steps waited for; the others' are left out."""
-    if keep is None:
-        rows = [r for r in rows if not re.fullmatch(r"allns-b\d+", r[2])]
-        keep = lambda r: not re.fullmatch(r"allns-b\d+", r[2])
+    (it may come as several batches), the others in order. B's probes,
+    printed by a monitor that found B before them, are checked apart: all
+    in B, mounts, and an umount for the last only (-r and -J, which the
+    steps waited for: the mount and umount of the last)."""
+    probes = [r for r in rows if re.fullmatch(r"allns-b\d+", r[2])]
+    rows = [r for r in rows if not re.fullmatch(r"allns-b\d+", r[2])]
+    last = "allns-b%d" % probe
+    expect(all(r[0] == NS_B for r in probes) and
+           all(r[1] == "mount" or r[2] == last for r in probes) and
+           (keep or {(NS_B, "mount", last), (NS_B, "umount", last)} <= set(probes)),
+           "%s: B's probes %r (the last %s)" % (what, probes, last))
+    keep = keep or (lambda r: True)
     w, b = [r for r in want if keep(r)], [r for r in batch if keep(r)]
     e = [r for r in end if keep(r)]
     n = len(w)
@@ -652,7 +676,7 @@ got = [l.split() for l in lines[1:]]
 for r in got:
     expect(int(r[4]) == tid.get(int(r[0])), "TID of %r, expected %r" % (r, tid))
 rows = [(int(r[0]), r[1], r[3]) for r in got]
-check_rows("-r", rows, lambda r: True)
+check_rows("-r", rows)
 # JSON: a document per batch, each sorted by NS, its mounts before umounts
 docs, cur = [], []
 for line in js.out.decode().splitlines(True):
@@ -669,10 +693,9 @@ expect(any(len({r[0] for r in d}) > 1 for d in docs) or backend == "mountinfo",
        "no batch of several namespaces: %r" % docs)
 pairs = [dict(kv.split("=", 1) for kv in l.split()) for l in um.out.decode().splitlines()]
 check_rows("-P --poll=umount", [(int(p["NS"].strip('"')), p["ACTION"].strip('"'),
-                                 p["SOURCE"].strip('"')) for p in pairs
-                                if not re.fullmatch(r'"allns-b\d+"', p["SOURCE"])],
-           lambda r: r[1] == "umount" and not re.fullmatch(r"allns-b\d+", r[2]))
-expect(first.out.decode().split() == [str(NS_B), "allns-bram"], "-f -t ramfs %r" % first.out)
+                                 p["SOURCE"].strip('"')) for p in pairs],
+           lambda r: r[1] == "umount")
+expect(first.out.decode().split() == [str(OWN), "allns-own2"], "-f -S %r" % first.out)
 expect(dflt.out.decode().splitlines()[0].split() ==
        ["NS", "ACTION", "TARGET", "SOURCE", "FSTYPE", "OPTIONS"], "default columns %r" % dflt.out[:200])
 PY
