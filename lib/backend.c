@@ -77,8 +77,8 @@ static int forced(void)
 }
 
 /* the backend a call pinned (MNTKIT__PIN()), and how deep */
-static __thread const struct mntkit_backend_ops *pinned_ops;
-static __thread unsigned int pin_depth;
+static MNTKIT__TLS const struct mntkit_backend_ops *pinned_ops;
+static MNTKIT__TLS unsigned int pin_depth;
 
 /* the backend in effect now, whatever is pinned */
 static enum mntkit_backend backend_now(void)

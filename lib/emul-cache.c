@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ pthread_mutex_t mntkit__emul_lock = PTHREAD_MUTEX_INITIALIZER;
  * statmounts of its IDs are of one read. The watch learns of what changed
  * since from its own POLLPRI.
  */
-static __thread unsigned int snap_cur; /* 0: not in a window */
+static MNTKIT__TLS unsigned int snap_cur; /* 0: not in a window */
 static unsigned int snap_serial;       /* under @mntkit__emul_lock */
 pthread_once_t mntkit__emul_atfork_once = PTHREAD_ONCE_INIT;
 static struct table self_tab = { .fd = -1, .ep = -1 };
@@ -86,6 +87,12 @@ static void table_close(struct table *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
+	if (t->held) {
+		close(t->ns_fd);
+		close(t->at);
+		t->at = AT_FDCWD;
+		t->held = 0;
+	}
 	free(t->buf);
 	t->buf = NULL;
 	t->cap = t->len = 0;
@@ -170,6 +177,21 @@ static int root_ident(dev_t *dev, ino_t *ino, uint64_t *mnt)
 	return 0;
 }
 
+/* the change signal of the open mountinfo: POLLPRI through an epoll set
+ * (one epoll_wait, no poll table per check), or poll() without one */
+static void table_follow(struct table *t)
+{
+	t->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (t->ep >= 0) {
+		struct epoll_event ev = { .events = EPOLLPRI };
+
+		if (epoll_ctl(t->ep, EPOLL_CTL_ADD, t->fd, &ev)) {
+			close(t->ep);
+			t->ep = -1;
+		}
+	}
+}
+
 static int table_open(struct table *t, pid_t pid)
 {
 	dev_t d2;
@@ -194,24 +216,83 @@ static int table_open(struct table *t, pid_t pid)
 	}
 	t->fd = mntkit__proc_open(pid, "mountinfo", O_RDONLY);
 	if (t->fd < 0)
-		errno = -t->fd;
-	if (t->fd < 0)
-		return errno == EACCES ? -EPERM : -errno;
-	t->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (t->ep >= 0) {
-		struct epoll_event ev = { .events = EPOLLPRI };
-
-		if (epoll_ctl(t->ep, EPOLL_CTL_ADD, t->fd, &ev)) {
-			close(t->ep);
-			t->ep = -1;
-		}
-	}
+		return t->fd == -EACCES ? -EPERM : t->fd;
+	table_follow(t);
 	/* the namespace did not change under the open */
 	ret = ns_inode(pid, &d2, &i2);
 	if (ret || d2 != t->ns_dev || i2 != t->ns_ino) {
 		table_close(t);
 		return ret ? ret : -EAGAIN;
 	}
+	return 0;
+}
+
+struct held_arg {
+	int ns_fd, mi_fd, root_fd, err;
+};
+
+/* in a thread of its own (unshare(CLONE_FS): setns needs its own root
+ * and cwd): enter the namespace, open its mountinfo and its root */
+static void *held_thread(void *p)
+{
+	struct held_arg *a = p;
+
+	if (unshare(CLONE_FS) || setns(a->ns_fd, CLONE_NEWNS)) {
+		a->err = -errno;
+		return NULL;
+	}
+	a->mi_fd = mntkit__proc_open(0, "mountinfo", O_RDONLY);
+	if (a->mi_fd < 0) {
+		a->err = a->mi_fd;
+		return NULL;
+	}
+	a->root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (a->root_fd < 0)
+		a->err = -errno;
+	return NULL;
+}
+
+/*
+ * The table of a namespace no process is in, kept alive by an nsfs fd
+ * (@ns_fd, taken over: closed on failure too): read through a mountinfo
+ * file opened by a thread that entered it (an open mountinfo keeps reading
+ * its namespace), its mount points looked at from its root. The kernel's
+ * checks are setns(2)'s: CAP_SYS_ADMIN over the namespace's owner and
+ * CAP_SYS_CHROOT.
+ */
+static int table_open_held(struct table *t, int ns_fd)
+{
+	struct held_arg a = { .ns_fd = ns_fd, .mi_fd = -1, .root_fd = -1 };
+	pthread_t th;
+	int ret;
+
+	table_close(t);
+	t->pid = -1;
+	ret = mntkit__stat_ident(ns_fd, "", AT_EMPTY_PATH, &t->ns_dev,
+				 &t->ns_ino);
+	if (!ret)
+		ret = -pthread_create(&th, NULL, held_thread, &a);
+	if (!ret) {
+		pthread_join(th, NULL);
+		ret = a.err;
+	}
+	if (ret) {
+		if (a.mi_fd >= 0)
+			close(a.mi_fd);
+		if (a.root_fd >= 0)
+			close(a.root_fd);
+		close(ns_fd);
+		return ret == -EACCES ? -EPERM : ret;
+	}
+	t->held = 1;
+	t->ns_fd = ns_fd;
+	t->fd = a.mi_fd;
+	t->at = a.root_fd;
+	strcpy(t->prefix, ".");
+	table_follow(t);
+	mntkit__debug(MNTKIT_PRINT_DEBUG,
+		      "emulation: a namespace with no process in it, read "
+		      "by entering it");
 	return 0;
 }
 
@@ -360,7 +441,8 @@ static int table_load(struct table *t, int ids)
 		t->max_age = AGE_MAX_NS;
 	t->has_ns_id = 0;
 	if (mntkit__emul_have_ns_id) {
-		fd = mntkit__proc_open(t->pid, "ns/mnt", O_RDONLY);
+		fd = t->held ? fcntl(t->ns_fd, F_DUPFD_CLOEXEC, 3) :
+			       mntkit__proc_open(t->pid, "ns/mnt", O_RDONLY);
 		if (fd >= 0) {
 			if (ioctl(fd, MNTKIT_NS_GET_MNTNS_ID, &id) == 0) {
 				t->has_ns_id = 1;
@@ -446,6 +528,7 @@ void mntkit__emul_snapshot(int begin)
 
 struct ns_want {
 	int by_id;            /* else by inode */
+	int fd;               /* by inode: the request's nsfs fd */
 	uint64_t id;
 	dev_t dev;
 	ino_t ino;
@@ -526,6 +609,103 @@ static int find_pid(const struct ns_want *w, pid_t *pid)
 	return 0;
 }
 
+/*
+ * Namespaces held by the library's callers (watches: mntkit__emul_ns_hold())
+ * through an nsfs fd each, by inode, with its ID where the kernel has them.
+ * Under @mntkit__emul_lock.
+ */
+static struct held_ns {
+	dev_t dev;
+	ino_t ino;
+	uint64_t id; /* 0: none */
+	int fd;
+	unsigned int refs;
+} *held_v;
+static size_t held_n, held_cap;
+
+static int held_grow(void)
+{
+	size_t cap = held_cap ? held_cap * 2 : 8;
+	void *p = realloc(held_v, cap * sizeof(*held_v));
+
+	if (!p)
+		return -ENOMEM;
+	held_v = p;
+	held_cap = cap;
+	return 0;
+}
+
+int mntkit__emul_ns_hold(int ns_fd, dev_t *dev, ino_t *ino)
+{
+	uint64_t id = 0;
+	size_t i;
+	int ret;
+
+	ret = mntkit__stat_ident(ns_fd, "", AT_EMPTY_PATH, dev, ino);
+	if (ret)
+		return ret;
+	mntkit__emul_caps();
+	if (mntkit__emul_have_ns_id &&
+	    ioctl(ns_fd, MNTKIT_NS_GET_MNTNS_ID, &id))
+		id = 0;
+	pthread_mutex_lock(&mntkit__emul_lock);
+	for (i = 0; i < held_n; i++)
+		if (held_v[i].dev == *dev && held_v[i].ino == *ino)
+			break;
+	if (i < held_n) {
+		held_v[i].refs++;
+	} else if (held_n == held_cap && held_grow()) {
+		ret = -ENOMEM;
+	} else {
+		int fd = fcntl(ns_fd, F_DUPFD_CLOEXEC, 3);
+
+		if (fd < 0)
+			ret = -errno;
+		else
+			held_v[held_n++] = (struct held_ns){
+				.dev = *dev, .ino = *ino, .id = id,
+				.fd = fd, .refs = 1 };
+	}
+	pthread_mutex_unlock(&mntkit__emul_lock);
+	return ret;
+}
+
+void mntkit__emul_ns_release(dev_t dev, ino_t ino)
+{
+	pthread_mutex_lock(&mntkit__emul_lock);
+	for (size_t i = 0; i < held_n; i++) {
+		if (held_v[i].dev != dev || held_v[i].ino != ino)
+			continue;
+		if (!--held_v[i].refs) {
+			close(held_v[i].fd);
+			held_v[i] = held_v[--held_n];
+		}
+		break;
+	}
+	if (!held_n) {
+		free(held_v);
+		held_v = NULL;
+		held_cap = 0;
+	}
+	pthread_mutex_unlock(&mntkit__emul_lock);
+}
+
+/*
+ * An nsfs fd of the wanted namespace, which no process is in: a held
+ * one's, the request's own, or the kernel's walk's (6.12+, from the
+ * initial namespace: NS_MNT_GET_PREV answers EPERM from others on 6.18).
+ */
+static int held_find(const struct ns_want *w)
+{
+	for (size_t i = 0; i < held_n; i++)
+		if (w->by_id ? held_v[i].id == w->id :
+			       held_v[i].dev == w->dev && held_v[i].ino == w->ino)
+			return fcntl(held_v[i].fd, F_DUPFD_CLOEXEC, 3);
+	if (!w->by_id)
+		return fcntl(w->fd, F_DUPFD_CLOEXEC, 3);
+	return mntkit__nsfs_open_id(w->id);
+}
+
 /* the cached foreign table, if it still is the wanted namespace */
 static int other_matches(const struct ns_want *w)
 {
@@ -538,6 +718,8 @@ static int other_matches(const struct ns_want *w)
 	if (w->by_id ? (!t->has_ns_id || t->ns_id != w->id) :
 		       (t->ns_dev != w->dev || t->ns_ino != w->ino))
 		return 0;
+	if (t->held)
+		return 1; /* its nsfs fd keeps it */
 	/* the process is still there and still in it */
 	return ns_inode(t->pid, &dev, &ino) == 0 && dev == t->ns_dev &&
 	       ino == t->ns_ino;
@@ -561,6 +743,22 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 		return 0;
 	}
 	ret = find_pid(w, &pid);
+	if (ret == -ENOENT) {
+		/* kept by a file or a bind mount: entered, if reachable */
+		int fd = held_find(w);
+
+		if (fd < 0)
+			return -ENOENT;
+		ret = table_open_held(t, fd);
+		if (!ret)
+			ret = table_load(t, ids);
+		if (ret) {
+			table_close(t);
+			return ret == -EPERM ? -EPERM : -ENOENT;
+		}
+		*out = t;
+		return 0;
+	}
 	if (ret)
 		return ret;
 	ret = table_open(t, pid);
@@ -596,6 +794,7 @@ int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
 		if (fd < 0 ||
 		    mntkit__stat_ident(fd, "", AT_EMPTY_PATH, &w.dev, &w.ino))
 			return -EBADF;
+		w.fd = fd;
 		type = ioctl(fd, MNTKIT_NS_GET_NSTYPE);
 		if (type < 0 || type != CLONE_NEWNS)
 			return -EINVAL;
@@ -633,6 +832,8 @@ int mntkit__emul_foreign_denied(const struct mntkit_mnt_id_req *req,
 
 	if (!req->mnt_ns_id || t != &other_tab)
 		return 0;
+	if (t->held)
+		return mntkit__ns_admin(t->ns_fd) == 0;
 	fd = mntkit__proc_open(t->pid, "ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* the table was read: as before */

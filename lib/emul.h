@@ -165,13 +165,16 @@ struct memo {
 struct table {
 	int fd;               /* the open mountinfo; -1: empty slot */
 	int ep;               /* epoll set of fd (POLLPRI), or -1: poll() */
-	pid_t pid;            /* 0: the calling thread */
+	pid_t pid;            /* 0: the calling thread; -1: held (below) */
+	int held;             /* a namespace no process is in, entered by
+			       * setns: ns_fd is its nsfs file, at its root */
+	int ns_fd;
 	dev_t ns_dev;         /* nsfs inode of the namespace */
 	ino_t ns_ino;
 	dev_t root_dev;       /* self: the root when opened */
 	ino_t root_ino;
 	uint64_t root_mnt;
-	char prefix[48];      /* "" or "[/proc/]PID/root" */
+	char prefix[48];      /* "", "[/proc/]PID/root" or "." (held) */
 	int at;               /* the dirfd the prefix is relative to */
 	char *buf;
 	size_t cap;

@@ -64,10 +64,23 @@ const struct mntkit__group *mntkit__group(uint64_t flag)
 	return &mntkit__groups[__builtin_ctzll(flag)];
 }
 
+/* the group of each string field, for a lookup per cell of lsmnt's */
+#define FIELD(flag) [MNTKIT_FIELD_##flag] = &mntkit__groups[IDX(flag)]
+
+static const struct mntkit__group *const by_field[] = {
+	FIELD(FS_TYPE),	      FIELD(MNT_ROOT),	    FIELD(MNT_POINT),
+	FIELD(MNT_OPTS),      FIELD(FS_SUBTYPE),    FIELD(SB_SOURCE),
+	FIELD(OPT_ARRAY),     FIELD(OPT_SEC_ARRAY), FIELD(MNT_UIDMAP),
+	FIELD(MNT_GIDMAP),
+};
+
+_Static_assert(sizeof(by_field) / sizeof(by_field[0]) ==
+		       MNTKIT__NSTR_GROUPS + 1,
+	       "a string group has no field, or a field no group");
+
 const struct mntkit__group *mntkit__field_group(enum mntkit_field field)
 {
-	for (size_t i = 0; i < MNTKIT__NGROUPS; i++)
-		if (field && mntkit__groups[i].field == field)
-			return &mntkit__groups[i];
-	return NULL;
+	if ((unsigned int)field >= sizeof(by_field) / sizeof(by_field[0]))
+		return NULL;
+	return by_field[field]; /* NULL for 0 */
 }

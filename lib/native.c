@@ -7,6 +7,7 @@
  * from the mountinfo emulation, in one reply laid out as a kernel with
  * every group would lay it. Everything else goes to the kernel untouched.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,10 +31,21 @@ static uint32_t *field_u32(struct mntkit_statmount *sm, size_t off)
  * byte cut from the string area, the later offsets moved down. Returns
  * the bytes cut.
  */
+static bool empty_str(const struct mntkit_statmount *sm, uint64_t flag,
+		      uint32_t off)
+{
+	return (sm->mask & flag) &&
+	       off < sm->size - MNTKIT_STATMOUNT_FIXED_SIZE && !sm->str[off];
+}
+
 static size_t cut_empty(struct mntkit_statmount *sm)
 {
 	size_t cut = 0;
 
+	/* the common case, once per mount of a snapshot: nothing to cut */
+	if (!empty_str(sm, MNTKIT_STATMOUNT_MNT_OPTS, sm->mnt_opts) &&
+	    !empty_str(sm, MNTKIT_STATMOUNT_MNT_POINT, sm->mnt_point))
+		return 0;
 	for (size_t k = 0; k < MNTKIT__NSTR_GROUPS; k++) {
 		const struct mntkit__group *g = mntkit__str_groups[k];
 		size_t area = sm->size - MNTKIT_STATMOUNT_FIXED_SIZE;

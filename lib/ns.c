@@ -156,7 +156,6 @@ static int ns_procs(int (*each)(void *ctx, int fd, uint64_t id, pid_t pid),
 struct ns_find {
 	uint64_t id;
 	int fd;
-	unsigned long req; /* the walk's direction; 0: /proc */
 };
 
 static int find_each(void *ctx, int fd, uint64_t id, pid_t pid)
@@ -168,33 +167,23 @@ static int find_each(void *ctx, int fd, uint64_t id, pid_t pid)
 		f->fd = fd;
 		return 1;
 	}
-	if (f->req == MNTKIT_NS_MNT_GET_NEXT ? id > f->id :
-	    f->req == MNTKIT_NS_MNT_GET_PREV ? id < f->id : 0)
-		return 2; /* the IDs only grow (shrink) from here */
 	return 0;
 }
 
 int mntkit_ns_open_id(uint64_t ns_id)
 {
 	struct ns_find f = { .id = ns_id, .fd = -1 };
-	uint64_t own;
 	int fd, ret;
 
 	if (!ns_id)
 		return mntkit__fail(EINVAL);
-	fd = own_ns(&own);
-	if (fd < 0)
-		return mntkit__fail(-fd);
-	if (own == ns_id)
+	/* the kernel's walk (by ID: one direction is enough) */
+	fd = mntkit__nsfs_open_id(ns_id);
+	if (fd >= 0)
 		return fd;
-	/* the iteration goes by ID: one direction is enough */
-	f.req = ns_id > own ? MNTKIT_NS_MNT_GET_NEXT : MNTKIT_NS_MNT_GET_PREV;
-	ret = ns_step(fd, f.req, find_each, &f);
-	close(fd);
-	if (ret == 1)
-		return f.fd;
+	if (fd != -ENOENT)
+		return mntkit__fail(-fd);
 	/* older kernels, and namespaces of other owners: a process in it */
-	f.req = 0;
 	ret = ns_procs(find_each, &f);
 	if (ret == 1)
 		return f.fd;

@@ -4,7 +4,9 @@
  * at another one: the nsfs files and ioctls under lib/ns.c's API, for
  * the probes and the emulation too.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +29,49 @@ int mntkit__own_ns_fd(void)
 	fd = ioctl(pidfd, MNTKIT_PIDFD_GET_MNT_NAMESPACE, 0);
 	close(pidfd);
 	return fd >= 0 ? fd : -ENOENT;
+}
+
+/*
+ * The kernel's walk of the mount namespaces (6.12+): from the caller's,
+ * NS_MNT_GET_NEXT (ascending IDs) or NS_MNT_GET_PREV until @id. It finds
+ * a namespace whether or not a process is in it (one kept by an open file
+ * or a bind mount of its nsfs file), among those whose owner the caller
+ * has CAP_SYS_ADMIN over.
+ */
+int mntkit__nsfs_open_id(uint64_t id)
+{
+	unsigned long step;
+	uint64_t cur_id;
+	int own, cur;
+
+	own = mntkit__own_ns_fd();
+	if (own < 0)
+		return own;
+	if (ioctl(own, MNTKIT_NS_GET_MNTNS_ID, &cur_id)) {
+		int err = errno;
+
+		close(own);
+		return err == ENOTTY || err == EINVAL ? -ENOENT : -err;
+	}
+	if (cur_id == id)
+		return own;
+	step = id > cur_id ? MNTKIT_NS_MNT_GET_NEXT : MNTKIT_NS_MNT_GET_PREV;
+	for (cur = own;;) {
+		struct mntkit_mnt_ns_info info = { .size = sizeof(info) };
+		int next = ioctl(cur, step, &info);
+
+		close(cur);
+		if (next < 0)
+			return -ENOENT; /* the end, or no walk (before 6.12) */
+		if (info.mnt_ns_id == id)
+			return next;
+		if (step == MNTKIT_NS_MNT_GET_NEXT ? info.mnt_ns_id > id :
+						      info.mnt_ns_id < id) {
+			close(next); /* the IDs only grow (shrink) from here */
+			return -ENOENT;
+		}
+		cur = next;
+	}
 }
 
 /* ---- the kernel's ns_capable(owner of a namespace, CAP_SYS_ADMIN) ---- */

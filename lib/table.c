@@ -20,6 +20,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <stdlib.h>
@@ -63,6 +64,10 @@ struct mntkit_table {
 	char *arena;     /* the replies, 8-byte aligned, back to back */
 	size_t cap, used; /* of the arena */
 	size_t faulted;	  /* the arena's bytes made present ahead (below) */
+	int mapped;	  /* the arena is a mapping (arena_reserve()) */
+	size_t expect;	  /* the records the arena was reserved for */
+	size_t nput;	  /* the records put in it so far */
+	size_t huge;	  /* its first bytes advised MADV_HUGEPAGE */
 	size_t *off;     /* offset of reply i in the arena */
 	/* the tree: indexes, 32 bits (a table holds at most INT32_MAX) */
 	int32_t *parent; /* -1 for a root */
@@ -85,7 +90,10 @@ void mntkit_table_free(struct mntkit_table *t)
 	for (size_t i = 0; t->full && i < t->n; i++)
 		free(t->full[i]);
 	free(t->full);
-	free(t->arena);
+	if (t->mapped)
+		munmap(t->arena, t->cap);
+	else
+		free(t->arena);
 	free(t->off);
 	free(t->parent);
 	free(t->first_child);
@@ -115,6 +123,16 @@ static const struct crec *crec_at(const struct mntkit_table *t, size_t off)
 	return (const struct crec *)(t->arena + off);
 }
 
+/* the bits set in @v (without a call to libgcc where there is no popcnt) */
+static unsigned int popcount64(uint64_t v)
+{
+	v -= (v >> 1) & UINT64_C(0x5555555555555555);
+	v = (v & UINT64_C(0x3333333333333333)) +
+	    ((v >> 2) & UINT64_C(0x3333333333333333));
+	v = (v + (v >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned int)((v * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 /* @len bytes of the fixed part at @pos (within one word) of @c */
 static void crec_read(const struct crec *c, size_t pos, void *dst,
 		      size_t len)
@@ -126,7 +144,7 @@ static void crec_read(const struct crec *c, size_t pos, void *dst,
 		memset(dst, 0, len);
 		return;
 	}
-	w += __builtin_popcountll(c->words & ((UINT64_C(1) << k) - 1));
+	w += popcount64(c->words & ((UINT64_C(1) << k) - 1));
 	memcpy(dst, (const char *)w + pos % 8, len);
 }
 
@@ -365,13 +383,22 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* word @k of the fixed part at @fx */
+static uint64_t word_at(const void *fx, size_t k)
+{
+	uint64_t w;
+
+	memcpy(&w, (const char *)fx + 8 * k, sizeof(w));
+	return w;
+}
+
 /* the words of the fixed part @fx a compact record keeps (see crec) */
-static uint64_t crec_words(const uint64_t *fx)
+static uint64_t crec_words(const void *fx)
 {
 	uint64_t words = 0;
 
 	for (size_t k = 0; k < FIXED_WORDS; k++)
-		words |= (uint64_t)(fx[k] != 0) << k;
+		words |= (uint64_t)(word_at(fx, k) != 0) << k;
 	return words & ~(UINT64_C(1) << WORD_OF(mnt_id) |
 			 UINT64_C(1) << WORD_OF(mnt_parent_id));
 }
@@ -380,19 +407,19 @@ static uint64_t crec_words(const uint64_t *fx)
  * A compact record of the fixed part @fx, its words @words kept, and the
  * strings @str (@slen bytes) at @dst
  */
-static void crec_put(char *dst, const uint64_t *fx, uint64_t words,
+static void crec_put(char *dst, const void *fx, uint64_t words,
 		     const char *str, size_t slen)
 {
 	struct crec *c = (struct crec *)dst;
 	uint64_t *w = (uint64_t *)(c + 1);
 
-	c->mnt_id = fx[WORD_OF(mnt_id)];
-	c->mnt_parent_id = fx[WORD_OF(mnt_parent_id)];
+	c->mnt_id = word_at(fx, WORD_OF(mnt_id));
+	c->mnt_parent_id = word_at(fx, WORD_OF(mnt_parent_id));
 	c->words = words;
 	c->slen = (uint32_t)slen;
-	c->nwords = (uint32_t)__builtin_popcountll(words);
+	c->nwords = popcount64(words);
 	for (; words; words &= words - 1)
-		*w++ = fx[__builtin_ctzll(words)];
+		*w++ = word_at(fx, (size_t)__builtin_ctzll(words));
 	memcpy(w, str, slen);
 }
 
@@ -404,16 +431,109 @@ static void crec_put(char *dst, const uint64_t *fx, uint64_t words,
  */
 #define PREFAULT (256 * 1024)
 
+/*
+ * A snapshot of many mounts reserves its arena as a mapping aligned to
+ * HUGE (arena_reserve()), and the 2 MiB runs of it that the records
+ * will fill are advised MADV_HUGEPAGE ahead (more_huge()): one fault and
+ * one page where 4 KiB pages take 512, each dear in a virtual machine
+ * (about 8 us there, against about 0.3 us per 4 KiB of a huge page; the
+ * statmount(2) of a mount takes 3 us). Only the runs the records will
+ * fill, as far as the records so far tell: the last run has small pages,
+ * so the memory held stays what the records take. prefault() goes on as
+ * for small pages: its first MADV_POPULATE_WRITE in a run makes the huge
+ * page present, and where there are none (disabled, none free) it makes
+ * the small ones the kernel gives instead present at once.
+ */
+#define HUGE (2 * 1024 * 1024)
+
+/* the bytes a record takes at first guess, to reserve the arena by */
+#define GUESS_COMPACT 512
+#define GUESS_FULL (MNTKIT_STATMOUNT_FIXED_SIZE + 512)
+
+static uintptr_t page_size(void)
+{
+	static uintptr_t page;
+
+	if (!page)
+		page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	return page;
+}
+
+/*
+ * Reserve the arena of a table that will hold about @n records: a
+ * mapping aligned to HUGE, for a table of at least two HUGE runs; a
+ * smaller one grows by realloc() from arena_put() as before. Only the
+ * pages written are ever present.
+ */
+static void arena_reserve(struct mntkit_table *t, size_t n)
+{
+	size_t guess = t->compact ? GUESS_COMPACT : GUESS_FULL;
+	size_t cap, len;
+	char *map, *a;
+
+	if (t->arena || n > SIZE_MAX / 2 / guess)
+		return;
+	cap = (n * guess + HUGE - 1) & ~(size_t)(HUGE - 1);
+	if (cap < 2 * HUGE)
+		return;
+	len = cap + HUGE;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return; /* arena_put() allocates it as it goes */
+	a = (char *)(((uintptr_t)map + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+	if (a > map)
+		munmap(map, (size_t)(a - map));
+	if (map + len > a + cap)
+		munmap(a + cap, (size_t)(map + len - (a + cap)));
+	t->arena = a;
+	t->cap = cap;
+	t->mapped = 1;
+	t->expect = n;
+}
+
+/*
+ * Before the records (and the PREFAULT ahead of them) reach past t->huge:
+ * advise the next HUGE run of a reserved arena MADV_HUGEPAGE when the
+ * records so far, as many more as expected, fill three quarters of it at
+ * least. Once a run is left small, so are the later ones.
+ */
+static void more_huge(struct mntkit_table *t, size_t need)
+{
+#ifdef MADV_HUGEPAGE
+	size_t n = t->nput + 1, end;
+	int saved;
+
+	if (!t->mapped || t->huge == SIZE_MAX ||
+	    t->used + need + PREFAULT <= t->huge)
+		return;
+	saved = errno;
+	/* the records' bytes when all are in, at the mean size so far */
+	end = n < t->expect ? (t->used + need) / n * t->expect : 0;
+	if (t->huge + HUGE / 4 * 3 > end || t->huge + HUGE > t->cap ||
+	    madvise(t->arena + t->huge, HUGE, MADV_HUGEPAGE) < 0) {
+		t->huge = SIZE_MAX;
+		errno = saved;
+		return;
+	}
+	t->huge += HUGE;
+#else
+	(void)t;
+	(void)need;
+#endif
+}
+
 static void prefault(struct mntkit_table *t, size_t need)
 {
 #ifdef MADV_POPULATE_WRITE
 	static int refused;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
+	uintptr_t page, a, b;
 
 	if (t->used + need <= t->faulted ||
 	    __atomic_load_n(&refused, __ATOMIC_RELAXED) ||
 	    t->cap < 4 * PREFAULT)
 		return;
+	page = page_size();
 	a = ((uintptr_t)t->arena + t->used + page - 1) & ~(page - 1);
 	b = ((uintptr_t)t->arena + t->used + need + PREFAULT) & ~(page - 1);
 	if (b > (uintptr_t)t->arena + t->cap)
@@ -433,6 +553,32 @@ static void prefault(struct mntkit_table *t, size_t need)
 #endif
 }
 
+/* room for @need more bytes in the arena: 0 or -ENOMEM */
+static int arena_grow(struct mntkit_table *t, size_t need)
+{
+	size_t ncap = t->cap ? t->cap : 64 * 1024;
+	char *na;
+
+	while (ncap - t->used < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	if (t->mapped) {
+		na = mremap(t->arena, t->cap, ncap, MREMAP_MAYMOVE);
+		if (na == MAP_FAILED)
+			return -ENOMEM;
+		t->huge = SIZE_MAX; /* no longer aligned: small pages on */
+	} else {
+		na = realloc(t->arena, ncap);
+		if (!na)
+			return -ENOMEM;
+	}
+	t->arena = na;
+	t->cap = ncap;
+	return 0;
+}
+
 /*
  * Append one reply, stat'ed as @id, to the arena (growing it by doubling);
  * its offset in *@off. A backend may leave MNT_BASIC out (the emulation
@@ -447,12 +593,13 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 		struct mntkit_statmount sm;
 		uint64_t w[FIXED_WORDS];
 	} fx;
+	const void *src = sm; /* the fixed part to keep */
 	size_t need, slen = 0;
 	uint64_t words = 0;
 	struct mntkit_statmount *r;
-	char *na;
 
-	if (t->compact) {
+	if (t->compact && (sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ||
+			   !(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))) {
 		/* the fixed part as a whole reply's: a short one zero-padded */
 		size_t have = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
 				      sm->size :
@@ -465,31 +612,26 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 			fx.sm.mnt_id = id;
 			fx.sm.mnt_parent_id = id;
 		}
-		words = crec_words(fx.w);
+		src = &fx;
+	}
+	if (t->compact) {
+		words = crec_words(src);
 		slen = sm->size > MNTKIT_STATMOUNT_FIXED_SIZE ?
 			       sm->size - MNTKIT_STATMOUNT_FIXED_SIZE :
 			       0;
 		need = sizeof(struct crec) +
-		       8 * (size_t)__builtin_popcountll(words) + slen;
+		       8 * (size_t)popcount64(words) + slen;
 	} else {
 		need = mntkit__sm_size(sm);
 	}
 	need = (need + 7) & ~(size_t)7;
 
-	if (t->cap - t->used < need) {
-		size_t ncap = t->cap ? t->cap : 64 * 1024;
-
-		while (ncap - t->used < need)
-			ncap *= 2;
-		na = realloc(t->arena, ncap);
-		if (!na)
-			return -ENOMEM;
-		t->arena = na;
-		t->cap = ncap;
-	}
+	if (t->cap - t->used < need && arena_grow(t, need))
+		return -ENOMEM;
+	more_huge(t, need);
 	prefault(t, need);
 	if (t->compact) {
-		crec_put(t->arena + t->used, fx.w, words,
+		crec_put(t->arena + t->used, src, words,
 			 (const char *)sm + MNTKIT_STATMOUNT_FIXED_SIZE, slen);
 	} else {
 		mntkit__sm_copy(t->arena + t->used, sm);
@@ -501,6 +643,7 @@ static int arena_put(struct mntkit_table *t, uint64_t id,
 	}
 	*off = t->used;
 	t->used += need;
+	t->nput++;
 	return 0;
 }
 
@@ -736,6 +879,19 @@ static int ids_may_change(void)
 
 /* the listing of the table's mounts, sorted (the start of a subtree,
  * which the kernel does not list, joins it) */
+static bool ascending(const uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (v[i - 1] > v[i])
+			return false;
+	return true;
+}
+
+/*
+ * The listing, sorted. The kernel's comes sorted (listmount(2) walks the
+ * namespace's mounts by ID), so it is checked before it is sorted: a
+ * merge sort of 50,000 sorted IDs took 3 % of lsmnt's own time.
+ */
 static int list_all(const struct build *b, struct mntkit_idvec *iv)
 {
 	int ret = mntkit__list_flat(b->req, b->start, 0, iv);
@@ -745,7 +901,7 @@ static int list_all(const struct build *b, struct mntkit_idvec *iv)
 		if (!ret)
 			iv->v[iv->n++] = b->start;
 	}
-	if (!ret)
+	if (!ret && !ascending(iv->v, iv->n))
 		qsort(iv->v, iv->n, sizeof(*iv->v), cmp_id);
 	return ret;
 }
@@ -1250,6 +1406,7 @@ static int table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 	t->off = malloc((b.listed.n + 1) * sizeof(*t->off));
 	if (!t->off)
 		goto fail;
+	arena_reserve(t, b.listed.n);
 	ret = fill_all(&b, b.listed.v, b.listed.n, t->off, &t->n);
 	if (!ret)
 		ret = settle(&b);

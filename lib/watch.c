@@ -438,6 +438,9 @@ struct mntkit_watch {
 	uint32_t rescan_ms;
 	struct mntkit_mnt_id_req req;
 	int req_fd; /* an fd @req uses, or -1 */
+	int held;   /* its namespace is held for the emulation (ns_dev, _ino) */
+	dev_t ns_dev;
+	ino_t ns_ino;
 	int epfd, fan_fd, wake_fd, mi_fd, timer_fd;
 	int wake_on; /* @wake_fd is in the epoll set */
 	struct recmap view;
@@ -1373,6 +1376,8 @@ void mntkit_watch_free(struct mntkit_watch *w)
 	close_fd(&w->mi_fd);
 	close_fd(&w->timer_fd);
 	close_fd(&w->req_fd);
+	if (w->held)
+		mntkit__emul_ns_release(w->ns_dev, w->ns_ino);
 	qev_free(&w->cur);
 	q_free(&w->q);
 	map_free(&w->view);
@@ -1743,6 +1748,11 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 	w->mi_fd = f.mi[1];
 	f.mi[0] = f.mi[1] = -1;
 	pin_own_ns(w, &o, f.ns_fd);
+	/* its mounts stay readable once no process is left in it: the
+	 * emulation (or a hybrid reply) reads it through this hold */
+	if (f.ns_fd >= 0 &&
+	    !mntkit__emul_ns_hold(f.ns_fd, &w->ns_dev, &w->ns_ino))
+		w->held = 1;
 	/* the mark before the snapshot: nothing falls between the two */
 	ret = pick_source(w, wo.source, f.ns_fd);
 	if (!ret && w->wake_fd < 0 && w->source != MNTKIT_WATCH_FANOTIFY)

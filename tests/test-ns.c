@@ -579,6 +579,40 @@ T_CASE(ns_open_id_without_process)
 	close(c.ch.ns_fd);
 }
 
+/*
+ * The mountinfo backend reads a namespace no process is in, kept alive by
+ * an fd: by that fd (entered with setns, its mountinfo read as a process
+ * in it would), and by its ID where the kernel's walk reaches it. The
+ * mounts are those the kernel listed while the child lived. Before, the
+ * emulation looked for a process in it only, and answered ENOENT.
+ */
+T_CASE(mountinfo_without_process)
+{
+	struct t_ns_tree c;
+	int keep, fd;
+
+	start_child(&c);
+	keep = dup(c.ch.ns_fd);
+	T_ASSERT(keep >= 0);
+	t_ns_tree_stop(&c);
+	c.ch.ns_fd = keep;
+	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
+	{
+		MNTKIT_OPTS(o, .mnt_ns_fd = keep);
+
+		check_opts_emulated(&c, &o, "no process, opts.mnt_ns_fd");
+	}
+	fd = (features() & MNTKIT_FEAT_NS_ITER) ?
+		     mntkit_ns_open_id(c.rep.ns_id) : -1;
+	if (fd >= 0) {
+		MNTKIT_OPTS(o, .mnt_ns_id = c.rep.ns_id);
+
+		check_opts_emulated(&c, &o, "no process, opts.mnt_ns_id");
+		close(fd);
+	}
+	close(keep);
+}
+
 static int in_list(uint64_t id)
 {
 	uint64_t *ids;

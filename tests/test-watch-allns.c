@@ -573,25 +573,6 @@ static void in_own_pidns(void (*body)(int), int arg)
 	t_wait_child(pid, "the case in its PID namespace");
 }
 
-static void skip_hybrid_bug(void)
-{
-	struct mntkit_features f = { .size = sizeof(f) };
-
-	if (mntkit_get_backend() != MNTKIT_BACKEND_NATIVE)
-		return;
-	/*
-	 * KNOWN BUG (mntkit_watch(3), BUGS): on the hybrid kernels (6.8 -
-	 * 6.14, or MNTKIT_TEST_KERNEL_MASK) the record of another
-	 * namespace's root mount comes without the groups the emulation
-	 * adds (SB_SOURCE, OPT_ARRAY, ...), where a snapshot has them:
-	 * found on 6.12 in qemu, not yet fixed.
-	 */
-	T_OK(mntkit_get_features(&f));
-	if (f.flags & MNTKIT_FEAT_HYBRID)
-		t_skip("known bug: on a hybrid kernel a namespace root's record "
-		       "lacks the emulated groups (mntkit_watch(3) BUGS)");
-}
-
 static void use_backend(int mountinfo)
 {
 	if (mountinfo) {
@@ -600,7 +581,6 @@ static void use_backend(int mountinfo)
 	}
 	if (mntkit_set_backend(MNTKIT_BACKEND_NATIVE) < 0)
 		t_skip("no native backend (statmount/listmount)");
-	skip_hybrid_bug();
 }
 
 /* @how: 0 native, 1 mountinfo, 2 native with the poll source */
@@ -756,7 +736,6 @@ static void rescan_body(int unused)
 	struct nsm *ns;
 
 	(void)unused;
-	skip_hybrid_bug();
 	T_OK(ns_id_of(0, &wd.own_id));
 	wd.base = t_tmpdir();
 	T_OK(mntkit_watch_new(&wo, NULL, &w));

@@ -376,24 +376,45 @@ static void put_fs_options(struct outbuf *ob, const struct mntkit_statmount *sm)
  */
 static void put_options(struct outbuf *ob, const struct mntkit_statmount *sm)
 {
+	/*
+	 * the words of the flags, made again only when they differ from
+	 * the mount before's (most mounts have the same flags; a list
+	 * writes each OPTIONS twice, to measure it and to print it)
+	 */
+	static struct {
+		bool valid;
+		uint64_t attr;
+		uint64_t sb_flags;
+		size_t len;
+		char words[2 + 256 + 128];
+	} last;
 	const char *opts = sm_str(sm, MNTKIT_FIELD_MNT_OPTS);
-	char vfs[256];
-	bool ro = (sm->mnt_attr & MNTKIT_MOUNT_ATTR_RDONLY) ||
-		  (sm->sb_flags & MNTKIT_SB_RDONLY);
-	const char *vtail, *stail;
-	char sbw[128];
 
-	if (mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_PROC, vfs, sizeof(vfs)) < 0)
-		vfs[0] = '\0';
-	if (mntkit_sb_flags_str(sm->sb_flags, 0, sbw, sizeof(sbw)) < 0)
-		sbw[0] = '\0';
-	vtail = strchr(vfs, ',');
-	stail = strchr(sbw, ',');
-	outbuf_puts(ob, ro ? "ro" : "rw");
-	if (vtail)
-		outbuf_puts(ob, vtail);
-	if (stail)
-		outbuf_puts(ob, stail);
+	if (!last.valid || last.attr != sm->mnt_attr ||
+	    last.sb_flags != sm->sb_flags) {
+		bool ro = (sm->mnt_attr & MNTKIT_MOUNT_ATTR_RDONLY) ||
+			  (sm->sb_flags & MNTKIT_SB_RDONLY);
+		const char *vtail, *stail;
+		char vfs[256], sbw[128];
+
+		if (mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_PROC, vfs,
+				    sizeof(vfs)) < 0)
+			vfs[0] = '\0';
+		if (mntkit_sb_flags_str(sm->sb_flags, 0, sbw, sizeof(sbw)) < 0)
+			sbw[0] = '\0';
+		vtail = strchr(vfs, ',');
+		stail = strchr(sbw, ',');
+		last.len = (size_t)snprintf(last.words, sizeof(last.words),
+					    "%s%s%s", ro ? "ro" : "rw",
+					    vtail ? vtail : "",
+					    stail ? stail : "");
+		if (last.len >= sizeof(last.words))
+			last.len = sizeof(last.words) - 1;
+		last.attr = sm->mnt_attr;
+		last.sb_flags = sm->sb_flags;
+		last.valid = true;
+	}
+	outbuf_write(ob, last.words, last.len);
 	if (opts && *opts) {
 		outbuf_putc(ob, ',');
 		put_unmangled(ob, opts);

@@ -5,7 +5,6 @@
  * libblkid and udev's database tell of a device (LABEL, UUID, PARTUUID,
  * PARTLABEL, SOURCES). The columns that show them: lsmnt-cols.c.
  */
-#include <blkid.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "lsmnt.h"
+#include "lsmnt-dl.h"
 
 /* ---- a source's tags, -c, -e ---- */
 
@@ -122,9 +122,11 @@ char *evaluate_tag(const char *src)
 {
 	char *name = NULL, *value = NULL, *dev = NULL;
 
-	if (source_is_tag(src) &&
-	    blkid_parse_tag_string(src, &name, &value) == 0)
-		dev = blkid_evaluate_tag(name, value, NULL);
+	if (!source_is_tag(src))
+		return NULL;
+	dl_blkid();
+	if (sym_blkid_parse_tag_string(src, &name, &value) == 0)
+		dev = sym_blkid_evaluate_tag(name, value, NULL);
 	free(name);
 	free(value);
 	return dev;
@@ -232,25 +234,27 @@ static void udev_tags(const char *dev, unsigned int want, struct devtags *out)
 /* then libmount's mnt_cache_read_tags(): a probe of the device itself */
 static void probe_tags(const char *dev, unsigned int want, struct devtags *out)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	blkid_probe pr;
 	const char *v;
 
+	dl_blkid();
+	pr = sym_blkid_new_probe_from_filename(dev);
 	if (!pr)
 		return;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL |
+	sym_blkid_probe_enable_superblocks(pr, 1);
+	sym_blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL |
 						      BLKID_SUBLKS_UUID |
 						      BLKID_SUBLKS_TYPE);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
-	if (blkid_do_safeprobe(pr) == 0) {
+	sym_blkid_probe_enable_partitions(pr, 1);
+	sym_blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+	if (sym_blkid_do_safeprobe(pr) == 0) {
 		for (int t = 0; t < NR_TAGS; t++)
 			if ((want & WANT_TAG(t)) && !out->tag[t] &&
-			    !blkid_probe_lookup_value(pr, probe_name[t], &v,
+			    !sym_blkid_probe_lookup_value(pr, probe_name[t], &v,
 						      NULL))
 				out->tag[t] = strdup(v);
 	}
-	blkid_free_probe(pr);
+	sym_blkid_free_probe(pr);
 }
 
 /* a source that is a tag (LABEL=...): its name and (unquoted) value */
@@ -259,7 +263,8 @@ static bool parse_tag(const char *src, char **name, char **value)
 	*name = *value = NULL;
 	if (!source_is_tag(src))
 		return false;
-	if (blkid_parse_tag_string(src, name, value) == 0)
+	dl_blkid();
+	if (sym_blkid_parse_tag_string(src, name, value) == 0)
 		return true;
 	free(*name);
 	free(*value);
@@ -286,7 +291,8 @@ static void lookup_tags(struct devlookup *dl, const char *src,
 	}
 	if (!(want & WANT_TAGS))
 		goto out;
-	dev = tag ? blkid_evaluate_tag(name, value, (blkid_cache *)&dl->cache)
+	dev = tag ? sym_blkid_evaluate_tag(name, value,
+					   (blkid_cache *)&dl->cache)
 		  : canonical_source(src);
 	if (dev && *dev && !path_may_block(dev)) {
 		udev_tags(dev, want, out);
@@ -315,32 +321,34 @@ static char *lookup_sources(struct devlookup *dl, const char *src,
 
 	if (tag ? !evaluate : strncmp(src, "/dev/", 5))
 		goto out;
-	if (!dl->cache && blkid_get_cache((blkid_cache *)&dl->cache, NULL) < 0)
+	dl_blkid();
+	if (!dl->cache &&
+	    sym_blkid_get_cache((blkid_cache *)&dl->cache, NULL) < 0)
 		dl->cache = NULL;
 	if (!dl->cache)
 		goto out;
 	if (!dl->probed_all) {
-		blkid_probe_all((blkid_cache)dl->cache);
+		sym_blkid_probe_all((blkid_cache)dl->cache);
 		dl->probed_all = true;
 	}
 	if (tag)
 		token = name;
-	else if (!(value = blkid_get_tag_value((blkid_cache)dl->cache, "UUID",
-					       src)))
+	else if (!(value = sym_blkid_get_tag_value((blkid_cache)dl->cache,
+						   "UUID", src)))
 		goto out;
-	it = blkid_dev_iterate_begin((blkid_cache)dl->cache);
+	it = sym_blkid_dev_iterate_begin((blkid_cache)dl->cache);
 	if (!it)
 		goto out;
-	blkid_dev_set_search(it, token, value);
-	while (blkid_dev_next(it, &d) == 0) {
-		d = blkid_verify((blkid_cache)dl->cache, d);
+	sym_blkid_dev_set_search(it, token, value);
+	while (sym_blkid_dev_next(it, &d) == 0) {
+		d = sym_blkid_verify((blkid_cache)dl->cache, d);
 		if (!d)
 			continue;
 		if (ob.len)
 			outbuf_putc(&ob, '\n');
-		outbuf_puts(&ob, blkid_dev_devname(d));
+		outbuf_puts(&ob, sym_blkid_dev_devname(d));
 	}
-	blkid_dev_iterate_end(it);
+	sym_blkid_dev_iterate_end(it);
 	if (ob.len && !ob.err)
 		list = strdup(outbuf_cstr(&ob));
 out:
@@ -373,6 +381,6 @@ void devtags_free(struct devtags *t)
 void devlookup_end(struct devlookup *dl)
 {
 	if (dl->cache)
-		blkid_put_cache((blkid_cache)dl->cache);
+		sym_blkid_put_cache((blkid_cache)dl->cache);
 	dl->cache = NULL;
 }

@@ -22,7 +22,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <langinfo.h>
-#include <libsmartcols.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include <wctype.h>
 
 #include "lsmnt.h"
+#include "lsmnt-dl.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -328,16 +328,43 @@ static size_t json_indent(unsigned int depth)
 	return 6 + 6 * (size_t)depth;
 }
 
+/*
+ * Each column's key as written before its value (`"name": `), made once
+ * for all rows in @keys: the offsets of the keys in it in @at, their
+ * ends in @at[c + 1].
+ */
+static int json_keys(const struct printer *pr, struct outbuf *keys,
+		     size_t **at)
+{
+	*at = malloc((pr->ncols + 1) * sizeof(**at));
+	if (!*at)
+		return -ENOMEM;
+	for (size_t c = 0; c < pr->ncols; c++) {
+		char nb[COLNAME_MAX];
+
+		(*at)[c] = keys->len;
+		json_key_lower(keys, col_name(pr, c, nb));
+		outbuf_puts(keys, ": ");
+	}
+	(*at)[pr->ncols] = keys->len;
+	return keys->err ? -keys->err : 0;
+}
+
 static int print_json(const struct printer *pr, const struct row *rows,
 		      size_t n, struct outbuf *ob)
 {
 	struct cellctx cc = cell_ctx(pr, false);
-	struct outbuf scratch = OUTBUF_INIT;
+	struct outbuf scratch = OUTBUF_INIT, keys = OUTBUF_INIT;
 	struct row_rec rr = {0};
 	bool *lastv = NULL;
-	size_t lastcap = 0;
+	size_t lastcap = 0, *key_at = NULL;
 	bool opened = false;
 
+	if (json_keys(pr, &keys, &key_at) < 0) {
+		free(key_at);
+		outbuf_free(&keys);
+		return -ENOMEM;
+	}
 	outbuf_puts(ob, "{\n   \"filesystems\": [\n");
 	if (!n)
 		outbuf_putc(ob, '\n');
@@ -353,6 +380,8 @@ static int print_json(const struct printer *pr, const struct row *rows,
 
 			if (!nv) {
 				free(lastv);
+				free(key_at);
+				outbuf_free(&keys);
 				outbuf_free(&scratch);
 				row_rec_free(&rr);
 				return -ENOMEM;
@@ -372,13 +401,12 @@ static int print_json(const struct printer *pr, const struct row *rows,
 			const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
 			const char *v = cell_value(
 				&cc, (enum col_id)pr->cols[c], r, &scratch);
-			char nb[COLNAME_MAX];
 
 			if (c)
 				outbuf_puts(ob, ",\n");
 			put_spaces(ob, ind + 3);
-			json_key_lower(ob, col_name(pr, c, nb));
-			outbuf_puts(ob, ": ");
+			outbuf_write(ob, keys.data + key_at[c],
+				     key_at[c + 1] - key_at[c]);
 			if (ci->flags & CF_WRAP)
 				put_json_array(ob, v, ind + 3);
 			else if (!v || !*v)
@@ -416,6 +444,8 @@ static int print_json(const struct printer *pr, const struct row *rows,
 	if (!ob->err)
 		outbuf_puts(ob, "   ]\n}\n");
 	free(lastv);
+	free(key_at);
+	outbuf_free(&keys);
 	row_rec_free(&rr);
 	if (scratch.err && !ob->err)
 		ob->err = scratch.err;
@@ -559,23 +589,33 @@ static size_t col_width(const struct colinfo *ci, size_t widest)
 	return widest;
 }
 
+/*
+ * A cell padded to @width. A left-aligned one is written, then padded by
+ * the width the writing found; only a right-aligned one is measured first.
+ */
 static void put_cell(struct outbuf *ob, const struct colinfo *ci,
 		     const char *art_prefix, size_t art_w, const char *v,
 		     size_t width, bool lastcol)
 {
-	size_t w = art_w + (v ? put_safe(NULL, v) : 0);
-	size_t pad = width > w ? width - w : 0;
+	size_t w;
 
+	if (!(ci->flags & CF_RIGHT)) {
+		if (art_prefix)
+			outbuf_puts(ob, art_prefix);
+		w = art_w + (v ? put_safe(ob, v) : 0);
+		if (!lastcol && width > w)
+			put_spaces(ob, width - w);
+		return;
+	}
+	w = art_w + (v ? put_safe(NULL, v) : 0);
 	if (lastcol && !w)
 		return; /* libsmartcols pads no empty last cell, even right */
-	if (ci->flags & CF_RIGHT)
-		put_spaces(ob, pad);
+	if (width > w)
+		put_spaces(ob, width - w);
 	if (art_prefix)
 		outbuf_puts(ob, art_prefix);
 	if (v)
 		put_safe(ob, v);
-	if (!(ci->flags & CF_RIGHT) && !lastcol)
-		put_spaces(ob, pad);
 }
 
 struct textctx {
@@ -884,7 +924,7 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 			up = nv;
 			upcap = ncap;
 		}
-		ln = scols_table_new_line(tb, d ? up[d - 1] : NULL);
+		ln = sym_scols_table_new_line(tb, d ? up[d - 1] : NULL);
 		if (!ln) {
 			ret = -ENOMEM;
 			break;
@@ -894,7 +934,7 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 			const char *v = cell_value(
 				&cc, (enum col_id)pr->cols[c], r, &scratch);
 
-			if (v && scols_line_set_data(ln, c, v))
+			if (v && sym_scols_line_set_data(ln, c, v))
 				ret = -ENOMEM;
 		}
 	}
@@ -907,28 +947,29 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 /* a libsmartcols table with the columns of @pr, and no lines yet */
 static struct libscols_table *scols_table_for(const struct printer *pr)
 {
-	struct libscols_table *tb = scols_new_table();
+	struct libscols_table *tb = sym_scols_new_table();
 
 	if (!tb)
 		return NULL;
-	scols_table_enable_ascii(tb, pr->ascii);
-	scols_table_enable_noheadings(tb, pr->noheadings);
-	scols_table_enable_shellvar(tb, pr->shell);
+	sym_scols_table_enable_ascii(tb, pr->ascii);
+	sym_scols_table_enable_noheadings(tb, pr->noheadings);
+	sym_scols_table_enable_shellvar(tb, pr->shell);
 	for (size_t c = 0; c < pr->ncols; c++) {
 		const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
 
-		struct libscols_column *cl = scols_table_new_column(
+		struct libscols_column *cl = sym_scols_table_new_column(
 			tb, ci->name, ci->whint, scols_flags(pr, pr->cols[c]));
 
 		if (!cl) {
-			scols_unref_table(tb);
+			sym_scols_unref_table(tb);
 			return NULL;
 		}
 		if (ci->flags & CF_WRAP) {
 			/* findmnt's multi-line cells (SOURCES) */
-			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
-						  scols_wrapnl_nextchunk, NULL);
-			scols_column_set_safechars(cl, "\n");
+			sym_scols_column_set_wrapfunc(
+				cl, sym_scols_wrapnl_chunksize,
+				sym_scols_wrapnl_nextchunk, NULL);
+			sym_scols_column_set_safechars(cl, "\n");
 		}
 	}
 	return tb;
@@ -942,13 +983,14 @@ static int print_scols(const struct printer *pr, const struct row *rows,
 
 	if (!n)
 		return 0; /* libsmartcols prints nothing, not even a header */
+	dl_smartcols();
 	tb = scols_table_for(pr);
 	if (!tb)
 		return -ENOMEM;
 	ret = scols_fill(pr, tb, rows, n);
-	if (!ret && scols_print_table(tb))
+	if (!ret && sym_scols_print_table(tb))
 		ret = -EIO;
-	scols_unref_table(tb);
+	sym_scols_unref_table(tb);
 	return ret;
 }
 
@@ -976,16 +1018,17 @@ static int batch_scols(struct batch_printer *bp, const struct row *rows,
 {
 	int ret;
 
+	dl_smartcols();
 	if (!bp->tb)
 		bp->tb = scols_table_for(&bp->pr);
 	if (!bp->tb)
 		return -ENOMEM;
 	ret = scols_fill(&bp->pr, bp->tb, rows, n);
-	if (!ret && scols_table_print_range(bp->tb, NULL, NULL))
+	if (!ret && sym_scols_table_print_range(bp->tb, NULL, NULL))
 		ret = -EIO;
 	if (!ret && fputc('\n', stdout) == EOF)
 		ret = -EIO;
-	scols_table_remove_lines(bp->tb);
+	sym_scols_table_remove_lines(bp->tb);
 	return ret;
 }
 
@@ -1013,6 +1056,6 @@ int print_batch(struct batch_printer *bp, const struct row *rows, size_t n,
 void batch_printer_end(struct batch_printer *bp)
 {
 	if (bp->tb)
-		scols_unref_table(bp->tb);
+		sym_scols_unref_table(bp->tb);
 	bp->tb = NULL;
 }

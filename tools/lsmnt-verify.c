@@ -19,7 +19,6 @@
  * --verbose only. The summary goes to stderr; the exit status is 1 when
  * there were errors or parse errors, warnings alone give 0.
  */
-#include <blkid.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +32,7 @@
 
 #include <mntkit.h>
 
+#include "lsmnt-dl.h"
 #include "lsmnt-verify.h"
 
 struct vfy {
@@ -228,8 +228,8 @@ static char *resolve_spec(const char *src, blkid_cache cache)
 	if (source_is_tag(src)) {
 		char *t = NULL, *val = NULL, *dev = NULL;
 
-		if (blkid_parse_tag_string(src, &t, &val) == 0)
-			dev = blkid_evaluate_tag(t, val, &cache);
+		if (sym_blkid_parse_tag_string(src, &t, &val) == 0)
+			dev = sym_blkid_evaluate_tag(t, val, &cache);
 		free(t);
 		free(val);
 		return dev;
@@ -355,7 +355,7 @@ static bool type_known(struct vfy *v, const char *type)
 /* libblkid's type of @dev: NULL (errno set) when none */
 static char *probe_type(const char *dev, bool *ambi)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	blkid_probe pr = sym_blkid_new_probe_from_filename(dev);
 	const char *t = NULL;
 	char *type = NULL;
 	int rc;
@@ -363,14 +363,14 @@ static char *probe_type(const char *dev, bool *ambi)
 	*ambi = false;
 	if (!pr)
 		return NULL;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-	rc = blkid_do_safeprobe(pr);
+	sym_blkid_probe_enable_superblocks(pr, 1);
+	sym_blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	rc = sym_blkid_do_safeprobe(pr);
 	if (rc == -2)
 		*ambi = true;
-	if (rc == 0 && blkid_probe_lookup_value(pr, "TYPE", &t, NULL) == 0)
+	if (rc == 0 && sym_blkid_probe_lookup_value(pr, "TYPE", &t, NULL) == 0)
 		type = strdup(t);
-	blkid_free_probe(pr);
+	sym_blkid_free_probe(pr);
 	if (!type)
 		errno = 0;
 	return type;
@@ -446,7 +446,8 @@ int verify_entries(const struct verify_entry *ents, size_t n,
 	struct vfy v = { .o = o };
 	blkid_cache cache = NULL;
 
-	blkid_get_cache(&cache, NULL);
+	dl_blkid();
+	sym_blkid_get_cache(&cache, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct verify_entry *e = &ents[i];
 		bool stop = false;
@@ -473,7 +474,7 @@ int verify_entries(const struct verify_entry *ents, size_t n,
 			break;
 	}
 	if (cache)
-		blkid_put_cache(cache);
+		sym_blkid_put_cache(cache);
 	for (size_t i = 0; i < v.nfs; i++)
 		free(v.fs[i]);
 	free(v.fs);

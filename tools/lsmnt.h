@@ -12,6 +12,7 @@
  *   lsmnt-print.c  the printers: JSON, raw, pairs, list and tree (linear,
  *                  findmnt's bytes), and libsmartcols for a terminal
  *   lsmnt-poll.c   --poll: findmnt's actions from libmntkit's watch events
+ *   lsmnt-dl.c     libsmartcols and libblkid, dlopen()ed at their first use
  */
 #ifndef MNTKIT_TOOLS_LSMNT_H
 #define MNTKIT_TOOLS_LSMNT_H

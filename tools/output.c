@@ -55,23 +55,13 @@ static bool outbuf_reserve(struct outbuf *ob, size_t extra)
 	return true;
 }
 
-void outbuf_write(struct outbuf *ob, const void *data, size_t len)
+void outbuf_write_grow(struct outbuf *ob, const void *data, size_t len)
 {
 	if (!outbuf_reserve(ob, len))
 		return;
 	memcpy(ob->data + ob->len, data, len);
 	ob->len += len;
 	ob->data[ob->len] = '\0';
-}
-
-void outbuf_puts(struct outbuf *ob, const char *s)
-{
-	outbuf_write(ob, s, strlen(s));
-}
-
-void outbuf_putc(struct outbuf *ob, char c)
-{
-	outbuf_write(ob, &c, 1);
 }
 
 void outbuf_printf(struct outbuf *ob, const char *fmt, ...)

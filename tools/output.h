@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 struct outbuf {
 	char *data;
@@ -56,9 +57,34 @@ void outbuf_free(struct outbuf *ob);
 /* forget the content (and the error), keep the memory */
 void outbuf_reset(struct outbuf *ob);
 
-void outbuf_write(struct outbuf *ob, const void *data, size_t len);
-void outbuf_puts(struct outbuf *ob, const char *s);
-void outbuf_putc(struct outbuf *ob, char c);
+/* outbuf_write() where the buffer must grow first (or has failed) */
+void outbuf_write_grow(struct outbuf *ob, const void *data, size_t len);
+
+/*
+ * Append @len bytes, NUL-terminated after them. Inline where they fit:
+ * lsmnt appends several pieces to each cell of each of 50,000 rows.
+ */
+static inline void outbuf_write(struct outbuf *ob, const void *data,
+				size_t len)
+{
+	if (ob->err || len >= ob->cap - ob->len) {
+		outbuf_write_grow(ob, data, len);
+		return;
+	}
+	memcpy(ob->data + ob->len, data, len);
+	ob->len += len;
+	ob->data[ob->len] = '\0';
+}
+
+static inline void outbuf_puts(struct outbuf *ob, const char *s)
+{
+	outbuf_write(ob, s, strlen(s));
+}
+
+static inline void outbuf_putc(struct outbuf *ob, char c)
+{
+	outbuf_write(ob, &c, 1);
+}
 void outbuf_printf(struct outbuf *ob, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
