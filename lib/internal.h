@@ -362,6 +362,19 @@ void mntkit__debug(enum mntkit_print_level level, const char *fmt, ...)
 int mntkit__debug_on(enum mntkit_print_level level);
 
 /*
+ * One event of a fanotify read buffer (lib/fan-event.c): its mask and the
+ * unique mount ID of its FAN_EVENT_INFO_TYPE_MNT record (0: none).
+ * mntkit__fan_next() takes the event at *@off of @buf (@len bytes) and
+ * moves *@off past it: 1, 0 at the end, -EBADMSG for a malformed one.
+ */
+struct mntkit__fan_event {
+	uint64_t mask;
+	uint64_t mnt_id;
+};
+int mntkit__fan_next(const char *buf, size_t len, size_t *off,
+		     struct mntkit__fan_event *ev);
+
+/*
  * All-namespace watches (lib/watch-all.c): a watch of one namespace per
  * namespace, made and read through @ops, the public calls of watch.c
  * handed down (watch.c calls watch-all.c, never the other way).

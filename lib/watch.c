@@ -88,13 +88,6 @@
 #include "mountinfo.h"
 #include "syscall.h"
 
-/* fanotify mount events (6.15+), not in older <linux/fanotify.h> */
-#define WATCH_FAN_MARK_MNTNS    0x00000110U
-#define WATCH_FAN_MNT_ATTACH    0x01000000ULL
-#define WATCH_FAN_MNT_DETACH    0x02000000ULL
-#define WATCH_FAN_Q_OVERFLOW    0x00004000ULL
-#define WATCH_FAN_INFO_TYPE_MNT 7
-
 #define DEFAULT_MASK (MNTKIT_STATMOUNT_ALL & ~MNTKIT_STATMOUNT_SUPPORTED_MASK)
 
 #define MS_NS 1000000LL
@@ -1041,7 +1034,7 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, c1, NULL);
 		return;
 	}
-	if (!(mask & WATCH_FAN_MNT_ATTACH))
+	if (!(mask & MNTKIT_FAN_MNT_ATTACH))
 		return; /* never seen: detached before our first snapshot */
 	c1 = sm_stub(id);
 	c2 = sm_stub(id);
@@ -1070,8 +1063,8 @@ static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 {
 	int known = map_find(&w->view, id) != NULL;
 	uint32_t kids = kids_of(&w->kids, id);
-	int moved = (mask & WATCH_FAN_MNT_ATTACH) &&
-		    (mask & WATCH_FAN_MNT_DETACH);
+	int moved = (mask & MNTKIT_FAN_MNT_ATTACH) &&
+		    (mask & MNTKIT_FAN_MNT_DETACH);
 	int ret = fan_update(w, id);
 
 	if (ret == -ENOENT) {
@@ -1087,53 +1080,23 @@ static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 		refresh_below(w, id);
 }
 
-/* the unique mount ID of one fanotify event, 0 if it has none */
-static uint64_t fan_mnt_id(const char *ev, size_t len, size_t meta_len)
-{
-	for (size_t off = meta_len; off + 4 <= len;) {
-		const unsigned char *rec = (const unsigned char *)ev + off;
-		uint16_t rlen;
-		uint64_t id;
-
-		memcpy(&rlen, rec + 2, sizeof(rlen));
-		if (rlen < 4 || off + rlen > len)
-			return 0;
-		if (rec[0] == WATCH_FAN_INFO_TYPE_MNT && rlen >= 16) {
-			memcpy(&id, rec + 8, sizeof(id));
-			return id;
-		}
-		off += rlen;
-	}
-	return 0;
-}
-
 static void fan_parse(struct mntkit_watch *w, const char *buf, size_t len)
 {
-	struct fanotify_event_metadata m;
+	struct mntkit__fan_event ev;
+	size_t off = 0;
+	int ret;
 
-	while (len >= sizeof(m)) {
-		uint64_t id;
-
-		memcpy(&m, buf, sizeof(m));
-		if (m.event_len < sizeof(m) || m.event_len > len ||
-		    m.metadata_len < sizeof(m) || m.metadata_len > m.event_len ||
-		    m.vers != FANOTIFY_METADATA_VERSION) {
+	while ((ret = mntkit__fan_next(buf, len, &off, &ev)) > 0) {
+		if (ev.mask & MNTKIT_FAN_Q_OVERFLOW)
 			w->need_resync = 1;
-			return;
-		}
-		if (m.fd >= 0)
-			close(m.fd);
-		if (m.mask & WATCH_FAN_Q_OVERFLOW)
-			w->need_resync = 1;
-		id = fan_mnt_id(buf, m.event_len, m.metadata_len);
-		if (!w->need_resync && id &&
-		    (m.mask & (WATCH_FAN_MNT_ATTACH | WATCH_FAN_MNT_DETACH))) {
+		if (!w->need_resync && ev.mnt_id &&
+		    (ev.mask & (MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH))) {
 			w->fan_events++;
-			fan_event(w, id, m.mask);
+			fan_event(w, ev.mnt_id, ev.mask);
 		}
-		buf += m.event_len;
-		len -= m.event_len;
 	}
+	if (ret < 0)
+		w->need_resync = 1;
 }
 
 /* read what fanotify has (a bounded amount); *@got: any event */
@@ -1531,8 +1494,8 @@ static int fan_open(int ns_fd)
 
 	if (fd < 0)
 		return -errno;
-	if (fanotify_mark(fd, FAN_MARK_ADD | WATCH_FAN_MARK_MNTNS,
-			  WATCH_FAN_MNT_ATTACH | WATCH_FAN_MNT_DETACH, ns_fd,
+	if (fanotify_mark(fd, FAN_MARK_ADD | MNTKIT_FAN_MARK_MNTNS,
+			  MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH, ns_fd,
 			  NULL)) {
 		int err = errno;
 
