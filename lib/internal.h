@@ -376,16 +376,33 @@ int mntkit__fan_next(const char *buf, size_t len, size_t *off,
 
 /*
  * All-namespace watches (lib/watch-all.c): a watch of one namespace per
- * namespace, made and read through @ops, the public calls of watch.c
- * handed down (watch.c calls watch-all.c, never the other way).
+ * namespace, made and read through @ops, the public calls of watch.c and
+ * three of its own handed down (watch.c calls watch-all.c, never the
+ * other way).
+ *
+ * A fed watch (@open_fed) has the fanotify source without a group of its
+ * own: the caller has marked its namespace (FAN_MARK_MNTNS) in the one
+ * group of all namespaces, before the call (nothing falls between the
+ * mark and the first snapshot), reads the group, and hands each event to
+ * @feed: 1 if it was the namespace's (its view holds the mount, or its
+ * namespace has it: the events are queued, @read gives them), 0 if not
+ * (nothing done), -1 if it cannot tell (statmount failed: it owes a
+ * resync, which @read does); FAN_Q_OVERFLOW makes its next @read
+ * resynchronize.
+ * @holds: whether its view has mount @mnt_id (no system call).
  */
 struct mntkit__watch_ns_ops {
 	int (*open)(const struct mntkit_watch_opts *wopts,
 		    const struct mntkit_opts *opts, struct mntkit_watch **out);
+	int (*open_fed)(const struct mntkit_watch_opts *wopts,
+			const struct mntkit_opts *opts,
+			struct mntkit_watch **out);
 	int (*read)(struct mntkit_watch *w, struct mntkit_event *ev);
 	int (*rescan)(struct mntkit_watch *w);
 	int (*fd)(const struct mntkit_watch *w);
 	enum mntkit_watch_source (*source)(const struct mntkit_watch *w);
+	int (*feed)(struct mntkit_watch *w, uint64_t mnt_id, uint64_t mask);
+	int (*holds)(const struct mntkit_watch *w, uint64_t mnt_id);
 	void (*free)(struct mntkit_watch *w);
 };
 struct mntkit__watch_all;

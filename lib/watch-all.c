@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -62,6 +63,10 @@
 #define EPOLL_BATCH 64
 #define EXIT_GAP_FACTOR 10 /* a scan for an exit: 10x its cost apart */
 #define TAG_EXIT 1ULL	   /* epoll data: a namespace's pidfd */
+#define TAG_FAN 2ULL	   /* epoll data: the fanotify group */
+#define FAN_BUFSIZE (64 * 1024)
+#define FAN_READS_PER_CALL 64 /* bounded work per read */
+#define FAN_EVENTS (MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH)
 
 struct ns {
 	uint64_t id;
@@ -77,6 +82,8 @@ struct ns {
 	pid_t pidfd_pid;
 	int dying;		 /* let go of: its NS_GONE is queued */
 	int lost;		 /* dying, and its last changes are lost */
+	int ns_fd;		 /* marked in the group (fed): its nsfs fd */
+	struct ns *prev, *next;	 /* the fed ones, last routed to first */
 };
 
 enum item_kind { ITEM_ADD, ITEM_DRAIN, ITEM_GONE };
@@ -105,6 +112,11 @@ struct mntkit__watch_all {
 	int use_pidfd;	  /* the library's /proc is of our PID namespace */
 	int64_t armed;
 	enum mntkit_watch_source source;
+	int fan_fd;	 /* the one fanotify group of all, or -1 */
+	int fan_err;	 /* why there is none (0: poll asked for) */
+	char *fanbuf;
+	struct ns *mru;	 /* the fed namespaces, last routed to first */
+	uint64_t unrouted; /* ATTACHes of mounts gone before routing */
 };
 
 static int64_t every_ns(const struct mntkit__watch_all *a)
@@ -197,30 +209,115 @@ static int scan_each(void *ctx, pid_t pid)
 	if (!ns)
 		return -ENOMEM;
 	*ns = (struct ns){ .dev = st.st_dev, .ino = st.st_ino, .pid = pid,
-			   .seen = 1, .pidfd = -1 };
+			   .seen = 1, .pidfd = -1, .ns_fd = -1 };
 	a->ns[a->n++] = ns;
 	return 0;
 }
 
-/* the namespace's ID: NS_GET_MNTNS_ID (6.10+), else its nsfs inode */
-static int ns_id(struct ns *ns)
+/*
+ * The namespace's ID: NS_GET_MNTNS_ID (6.10+), else its nsfs inode; and
+ * an fd of it into *@fd (the caller closes it).
+ */
+static int ns_id(struct ns *ns, int *fd)
 {
 	struct stat st;
-	int fd = mntkit__proc_open(ns->pid, "ns/mnt", O_RDONLY), ret;
+	int ret;
 
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) || st.st_ino != ns->ino || st.st_dev != ns->dev) {
-		close(fd);
-		return -ESRCH; /* the process moved on */
-	}
-	ret = mntkit_ns_id_from_fd(fd, &ns->id);
-	close(fd);
+	*fd = mntkit__proc_open(ns->pid, "ns/mnt", O_RDONLY);
+	if (*fd < 0)
+		return *fd;
+	if (fstat(*fd, &st) || st.st_ino != ns->ino || st.st_dev != ns->dev)
+		ret = -ESRCH; /* the process moved on */
+	else
+		ret = mntkit_ns_id_from_fd(*fd, &ns->id);
 	if (ret == -EOPNOTSUPP || ret == -ENOTTY) {
 		ns->id = (uint64_t)ns->ino;
 		ret = 0;
 	}
+	if (ret) {
+		close(*fd);
+		*fd = -1;
+	}
 	return ret;
+}
+
+/* ---- the fanotify group: one mark per namespace ---- */
+
+static void mru_del(struct mntkit__watch_all *a, struct ns *ns)
+{
+	if (ns->prev)
+		ns->prev->next = ns->next;
+	else if (a->mru == ns)
+		a->mru = ns->next;
+	if (ns->next)
+		ns->next->prev = ns->prev;
+	ns->prev = ns->next = NULL;
+}
+
+static void mru_front(struct mntkit__watch_all *a, struct ns *ns)
+{
+	if (a->mru == ns)
+		return;
+	mru_del(a, ns);
+	ns->next = a->mru;
+	if (a->mru)
+		a->mru->prev = ns;
+	a->mru = ns;
+}
+
+/*
+ * Mark the namespace of @fd in the group, for a fed watch of it (the
+ * mark before the watch's first snapshot: nothing falls between). Where
+ * it cannot be had, the namespace is polled (*@source, if the caller left
+ * the choice to the library), else skipped (-errno). The fd is kept with
+ * the mark (ns->ns_fd): removing the mark needs it, once no process is in
+ * the namespace any more.
+ */
+static int ns_mark(struct mntkit__watch_all *a, struct ns *ns, int *fd,
+		   enum mntkit_watch_source *source)
+{
+	int err = a->fan_err;
+
+	if (*source == MNTKIT_WATCH_POLL)
+		return 0;
+	if (a->fan_fd >= 0) {
+		if (!fanotify_mark(a->fan_fd,
+				   FAN_MARK_ADD | MNTKIT_FAN_MARK_MNTNS,
+				   FAN_EVENTS, *fd, NULL)) {
+			ns->ns_fd = *fd;
+			*fd = -1;
+			return 0;
+		}
+		/* EPERM: no CAP_SYS_ADMIN over it; ENOSPC: max_user_marks */
+		err = errno;
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: mount namespace %llu: no fanotify mark "
+			      "(%s)%s", (unsigned long long)ns->id,
+			      strerror(err),
+			      *source == MNTKIT_WATCH_FANOTIFY ?
+				      "" : ": poll source instead");
+	}
+	if (*source == MNTKIT_WATCH_FANOTIFY)
+		return -err;
+	*source = MNTKIT_WATCH_POLL; /* never a group of its own */
+	return 0;
+}
+
+/* remove the namespace's mark: it is not routed to any more */
+static void ns_unmark(struct mntkit__watch_all *a, struct ns *ns)
+{
+	if (ns->ns_fd < 0)
+		return;
+	mru_del(a, ns);
+	/* ENOENT: the mark went with the namespace */
+	if (fanotify_mark(a->fan_fd, FAN_MARK_REMOVE | MNTKIT_FAN_MARK_MNTNS,
+			  FAN_EVENTS, ns->ns_fd, NULL) && errno != ENOENT)
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: mount namespace %llu: its fanotify mark "
+			      "stays: %s", (unsigned long long)ns->id,
+			      strerror(errno));
+	close(ns->ns_fd);
+	ns->ns_fd = -1;
 }
 
 /*
@@ -234,18 +331,23 @@ static int ns_open(struct mntkit__watch_all *a, struct ns *ns)
 	MNTKIT_OPTS(o, .pid = ns->pid);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ns };
 	struct stat st;
-	int ret;
+	int ret, fd;
 
 	ns->found_rt = mntkit__clock_ns(CLOCK_REALTIME);
 	ns->found_mono = mntkit__clock_ns(CLOCK_MONOTONIC);
-	ret = ns_id(ns);
+	ret = ns_id(ns, &fd);
 	if (ret == -ENOENT)
 		ret = -ESRCH;
+	if (!ret)
+		ret = ns_mark(a, ns, &fd, &wo.source);
+	if (fd >= 0)
+		close(fd);
 	if (!ret) {
 		/* a namespace found later: the caller knows nothing of it */
 		if (a->initial || a->scanned)
 			wo.flags |= MNTKIT_WATCH_INITIAL;
-		ret = a->ops->open(&wo, &o, &ns->w);
+		ret = (ns->ns_fd >= 0 ? a->ops->open_fed :
+					a->ops->open)(&wo, &o, &ns->w);
 		if (ret == -ENOENT)
 			ret = -ESRCH;
 	}
@@ -269,6 +371,10 @@ static int ns_open(struct mntkit__watch_all *a, struct ns *ns)
 		a->ops->free(ns->w);
 		ns->w = NULL;
 	}
+	if (ret)
+		ns_unmark(a, ns);
+	else if (ns->ns_fd >= 0)
+		mru_front(a, ns);
 	if (ret == -ESRCH || ret == -ENOMEM)
 		return ret;
 	if (ret) {
@@ -345,6 +451,12 @@ static int scan(struct mntkit__watch_all *a)
 			}
 		} else if (!ns->seen && ns->w) {
 			pidfd_drop(a, ns);
+			/*
+			 * No more of its events: those still in the group's
+			 * queue are routed to no one (the rescan below sees
+			 * all they tell).
+			 */
+			ns_unmark(a, ns);
 			/*
 			 * Its last events, then NS_GONE; the item owns it.
 			 * A change signalled but not yet diffed (a diff that
@@ -443,11 +555,158 @@ static int rescan_next(struct mntkit__watch_all *a, int64_t now)
 	return ret;
 }
 
+/* ---- the group's events, routed to the namespaces' watches ---- */
+
+/*
+ * Events were lost (a queue overflow, a failed read): every fed watch
+ * resynchronizes (RESYNC, then the diff of its view against its table).
+ */
+static int fan_lost(struct mntkit__watch_all *a, const char *why)
+{
+	mntkit__debug(MNTKIT_PRINT_INFO,
+		      "watch: fanotify: %s: every namespace resynchronizes",
+		      why);
+	for (struct ns *ns = a->mru; ns; ns = ns->next) {
+		a->ops->feed(ns->w, 0, MNTKIT_FAN_Q_OVERFLOW);
+		if (push_drain(a, ns))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* hand the event to @ns's watch: 1 taken, 0 not (see route()) */
+static int feed(struct mntkit__watch_all *a, struct ns *ns, uint64_t id,
+		uint64_t mask, int *err)
+{
+	int ret = a->ops->feed(ns->w, id, mask);
+
+	if (ret && push_drain(a, ns)) /* -1: its resync is to be read */
+		*err = -ENOMEM;
+	if (ret > 0)
+		mru_front(a, ns);
+	return ret > 0;
+}
+
+/*
+ * The namespace of an event (see the header): the watch last routed to
+ * (a burst is mostly of one namespace), else the one whose view holds the
+ * mount, else, for an ATTACH, the one that has it now (each watch asks
+ * statmount in its own namespace, last routed to first).
+ */
+static int route(struct mntkit__watch_all *a, uint64_t id, uint64_t mask)
+{
+	struct ns *first = a->mru;
+	int err = 0;
+
+	if (!first || feed(a, first, id, mask, &err))
+		return err;
+	for (struct ns *ns = first->next; ns; ns = ns->next)
+		if (a->ops->holds(ns->w, id)) {
+			feed(a, ns, id, mask, &err);
+			return err;
+		}
+	if (!(mask & MNTKIT_FAN_MNT_ATTACH))
+		return 0; /* in no view: no namespace was told of it */
+	for (struct ns *ns = first->next; ns; ns = ns->next)
+		if (feed(a, ns, id, mask, &err) || err)
+			return err;
+	a->unrouted++;
+	mntkit__debug(MNTKIT_PRINT_DEBUG,
+		      "watch: mount %#llx unmounted before its namespace "
+		      "could be known: not reported (%llu so far)",
+		      (unsigned long long)id, (unsigned long long)a->unrouted);
+	return 0;
+}
+
+static int fan_parse(struct mntkit__watch_all *a, size_t len)
+{
+	struct mntkit__fan_event ev;
+	size_t off = 0;
+	int ret;
+
+	while ((ret = mntkit__fan_next(a->fanbuf, len, &off, &ev)) > 0) {
+		if (ev.mask & MNTKIT_FAN_Q_OVERFLOW)
+			ret = fan_lost(a, "queue overflow");
+		else if (ev.mnt_id && (ev.mask & FAN_EVENTS))
+			ret = route(a, ev.mnt_id, ev.mask);
+		if (ret < 0)
+			return ret;
+	}
+	return ret < 0 ? fan_lost(a, "malformed event") : 0;
+}
+
+/* read what the group has (a bounded amount) */
+static int fan_drain(struct mntkit__watch_all *a)
+{
+	for (int i = 0; i < FAN_READS_PER_CALL; i++) {
+		ssize_t len = read(a->fan_fd, a->fanbuf, FAN_BUFSIZE);
+		int ret;
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno == EAGAIN)
+			return 0;
+		if (len <= 0)
+			return len ? fan_lost(a, strerror(errno)) : 0;
+		ret = fan_parse(a, (size_t)len);
+		/* a read far from full had all there was (epoll tells more) */
+		if (ret || (size_t)len <= FAN_BUFSIZE / 2)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The one group of every namespace (fanotify mount events, 6.15+, on the
+ * native backend), unless the poll source was asked for. Where it cannot
+ * be had, every namespace is polled (or skipped, if fanotify was asked
+ * for), as a namespace is whose mark cannot be had: no namespace ever
+ * opens a group of its own.
+ */
+static int group_open(struct mntkit__watch_all *a,
+		      const struct mntkit_watch_opts *wo)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_FAN };
+
+	if (wo->source == MNTKIT_WATCH_POLL)
+		return 0;
+	if (!(mntkit__kernel_features() & MNTKIT_FEAT_FANOTIFY_MNT) ||
+	    mntkit_get_backend() != MNTKIT_BACKEND_NATIVE) {
+		a->fan_err = EOPNOTSUPP;
+		mntkit__debug(MNTKIT_PRINT_INFO, "watch: poll source (%s)",
+			      mntkit_get_backend() != MNTKIT_BACKEND_NATIVE ?
+				      "the mountinfo backend" :
+				      "no fanotify mount events, 6.15+");
+		return 0;
+	}
+	a->fan_fd = fanotify_init(FAN_CLASS_NOTIF | MNTKIT_FAN_REPORT_MNT |
+					  FAN_NONBLOCK | FAN_CLOEXEC,
+				  O_RDONLY);
+	if (a->fan_fd < 0) {
+		/* EMFILE: fs.fanotify.max_user_groups; EPERM */
+		a->fan_err = errno;
+		mntkit__debug(MNTKIT_PRINT_INFO,
+			      "watch: fanotify failed (%s)%s",
+			      strerror(a->fan_err),
+			      wo->source == MNTKIT_WATCH_FANOTIFY ?
+				      "" : ": poll source instead");
+		return 0;
+	}
+	a->fanbuf = malloc(FAN_BUFSIZE);
+	if (!a->fanbuf)
+		return -ENOMEM;
+	if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, a->fan_fd, &ev))
+		return -errno;
+	mntkit__debug(MNTKIT_PRINT_INFO,
+		      "watch: fanotify source, one group for all namespaces");
+	return 0;
+}
+
 /* what the epoll set says: namespaces to drain, scans and rescans due */
 static int poll_all(struct mntkit__watch_all *a)
 {
 	struct epoll_event evs[EPOLL_BATCH];
-	int n, ret = 0, timer = 0, exited = 0;
+	int n, ret = 0, timer = 0, exited = 0, fan = 0;
 	uint64_t ticks;
 	int64_t now;
 
@@ -459,6 +718,8 @@ static int poll_all(struct mntkit__watch_all *a)
 
 		if (!tag) {
 			timer = 1;
+		} else if (tag == TAG_FAN) {
+			fan = 1;
 		} else if (tag & TAG_EXIT) {
 			pidfd_drop(a, (struct ns *)(uintptr_t)(tag & ~TAG_EXIT));
 			exited = 1;
@@ -466,6 +727,9 @@ static int poll_all(struct mntkit__watch_all *a)
 			ret = push_drain(a, evs[i].data.ptr);
 		}
 	}
+	/* the group before a scan: a watch let go of is routed nothing */
+	if (!ret && fan)
+		ret = fan_drain(a);
 	if (ret)
 		return ret;
 	if (exited) { /* scan soon, not sooner than 10x its cost after one */
@@ -640,11 +904,16 @@ void mntkit__watch_all_free(struct mntkit__watch_all *a)
 		}
 	for (size_t i = 0; i < a->n; i++) {
 		pidfd_drop(a, a->ns[i]);
+		if (a->ns[i]->ns_fd >= 0) /* its mark goes with the group */
+			close(a->ns[i]->ns_fd);
 		a->ops->free(a->ns[i]->w);
 		free(a->ns[i]);
 	}
 	free(a->ns);
 	free(a->items);
+	free(a->fanbuf);
+	if (a->fan_fd >= 0)
+		close(a->fan_fd);
 	if (a->epfd >= 0)
 		close(a->epfd);
 	if (a->timer_fd >= 0)
@@ -687,6 +956,7 @@ int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
 	a->rescan_ms = wopts->rescan_ms;
 	a->initial = !!(wopts->flags & MNTKIT_WATCH_INITIAL);
 	a->armed = -1;
+	a->fan_fd = -1;
 	a->epfd = epoll_create1(EPOLL_CLOEXEC);
 	a->timer_fd = timerfd_create(CLOCK_MONOTONIC,
 				     TFD_NONBLOCK | TFD_CLOEXEC);
@@ -696,7 +966,9 @@ int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
 		goto fail;
 	}
 	a->use_pidfd = proc_is_ours();
-	ret = scan(a);
+	ret = group_open(a, wopts);
+	if (!ret)
+		ret = scan(a);
 	if (ret)
 		goto fail;
 	now = mntkit__clock_ns(CLOCK_MONOTONIC);

@@ -457,6 +457,13 @@ struct mntkit_watch {
 	char *mibuf;
 	size_t micap;
 	struct mntkit__watch_all *all; /* MNTKIT_WATCH_ALL_NS: it does all */
+	/*
+	 * Fed (a namespace of an all-namespace watch): the fanotify source
+	 * without a group of its own; lib/watch-all.c reads the one group of
+	 * all namespaces and hands each event to watch_feed().
+	 */
+	int fed;
+	uint64_t fed_new; /* events fed since the last process() */
 };
 
 static int64_t now_ns(void)
@@ -1058,26 +1065,46 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
  * children of the mount, or when the mount was out of the view (moved
  * into reach, maybe with a subtree); and a mount moved out of reach takes
  * its children in the view with it. Everything else costs one statmount.
+ *
+ * A fed watch is asked about events of every namespace (see watch_feed()):
+ * an event is its namespace's when its view holds the mount or when its
+ * namespace has it (statmount looks a mount up within the namespace
+ * asked, ENOENT elsewhere). Returns 1 if the event was this namespace's
+ * (handled), 0 if not (nothing done: only a fed watch says so), -1 if a
+ * fed watch cannot tell (statmount failed otherwise: it resynchronizes
+ * at its next read, which covers the mount if it was its namespace's).
  */
-static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
+static int fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 {
 	int known = map_find(&w->view, id) != NULL;
 	uint32_t kids = kids_of(&w->kids, id);
 	int moved = (mask & MNTKIT_FAN_MNT_ATTACH) &&
 		    (mask & MNTKIT_FAN_MNT_DETACH);
-	int ret = fan_update(w, id);
+	int ret;
 
+	/* not in the view, not attached: no namespace's to look up */
+	if (w->fed && !known && !(mask & MNTKIT_FAN_MNT_ATTACH))
+		return 0;
+	ret = fan_update(w, id);
+	if (ret == -ENOENT && w->fed && !known)
+		return 0; /* not of this namespace, or gone: watch-all.c */
+	if (ret < 0 && w->fed && !known) {
+		/* whose it is cannot be told: if ours, the resync has it */
+		w->need_resync = 1;
+		return -1;
+	}
 	if (ret == -ENOENT) {
 		fan_gone(w, id, mask);
-		return;
+		return 1;
 	}
 	if (ret < 0) {
 		w->need_resync = 1;
-		return;
+		return 1;
 	}
 	if (ret == MNTKIT_EVENT_DETACH ? kids > 0 :
 					 moved && (kids > 0 || !known))
 		refresh_below(w, id);
+	return 1;
 }
 
 static void fan_parse(struct mntkit_watch *w, const char *buf, size_t len)
@@ -1188,9 +1215,12 @@ static int64_t verify_when(const struct mntkit_watch *w)
 static int process(struct mntkit_watch *w)
 {
 	struct epoll_event evs[4];
-	uint64_t ticks, fan_before = w->fan_events;
-	int got = 0, pri, n, timer = 0, fan = 0;
+	/* events fed since the last call came with this wakeup's signals */
+	uint64_t ticks, fan_before = w->fan_events - w->fed_new;
+	int got = w->fed_new > 0, pri, n, timer = 0, fan = 0;
 	int64_t now;
+
+	w->fed_new = 0;
 
 	/*
 	 * Clears the wakeup file's POLLPRI (the private file says what was
@@ -1515,6 +1545,10 @@ static int pick_source(struct mntkit_watch *w, enum mntkit_watch_source want,
 	w->source = MNTKIT_WATCH_POLL;
 	if (want == MNTKIT_WATCH_POLL)
 		return 0;
+	if (w->fed) { /* the caller marked the namespace in its group */
+		w->source = MNTKIT_WATCH_FANOTIFY;
+		return possible ? 0 : -EOPNOTSUPP;
+	}
 	if (!possible) {
 		mntkit__debug(MNTKIT_PRINT_INFO,
 			      "watch: poll source (%s)",
@@ -1631,12 +1665,57 @@ static int watch_opts_copy(const struct mntkit_watch_opts *in,
  * through these public calls, handed down (it calls nothing of this file).
  */
 
+static int watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, int fed,
+		     struct mntkit_watch **out);
+
+static int watch_new_fed(const struct mntkit_watch_opts *wopts,
+			 const struct mntkit_opts *opts,
+			 struct mntkit_watch **out)
+{
+	return watch_new(wopts, opts, 1, out);
+}
+
+/*
+ * An event of the all-namespace watch's group: FAN_Q_OVERFLOW (a resync
+ * at the next read), or an ATTACH/DETACH of mount @id that is this
+ * namespace's if its view holds it or its namespace has it (fan_event()).
+ * 1: it was (the events are queued: the caller reads them), 0: not, -1:
+ * cannot tell (a resync is owed: the caller reads it, and asks on).
+ */
+static int watch_feed(struct mntkit_watch *w, uint64_t id, uint64_t mask)
+{
+	MNTKIT__PIN_OPS(w->ops);
+	int ret;
+
+	if (mask & MNTKIT_FAN_Q_OVERFLOW) {
+		w->need_resync = 1;
+		return 1;
+	}
+	if (!id || !(mask & (MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH)))
+		return 0;
+	ret = fan_event(w, id, mask);
+	if (ret > 0) {
+		w->fan_events++;
+		w->fed_new++;
+	}
+	return ret;
+}
+
+static int watch_holds(const struct mntkit_watch *w, uint64_t id)
+{
+	return map_find(&w->view, id) != NULL;
+}
+
 static const struct mntkit__watch_ns_ops ns_ops = {
 	.open = mntkit_watch_new,
+	.open_fed = watch_new_fed,
 	.read = mntkit_watch_read,
 	.rescan = mntkit_watch_rescan,
 	.fd = mntkit_watch_fd,
 	.source = mntkit_watch_get_source,
+	.feed = watch_feed,
+	.holds = watch_holds,
 	.free = mntkit_watch_free,
 };
 
@@ -1667,8 +1746,9 @@ ssize_t mntkit_watch_ns_skipped(const struct mntkit_watch *w)
 	return w->all ? (ssize_t)mntkit__watch_all_skipped(w->all) : 0;
 }
 
-int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
-		     const struct mntkit_opts *opts, struct mntkit_watch **out)
+static int watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, int fed,
+		     struct mntkit_watch **out)
 {
 	MNTKIT__PIN();
 	struct nsfiles f = { .ns_fd = -1, .mi = { -1, -1 } };
@@ -1684,12 +1764,14 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 	if (ret)
 		return mntkit__fail(-ret);
 	if (wo.flags & MNTKIT_WATCH_ALL_NS)
-		return opts ? mntkit__fail(EINVAL) : watch_all_new(&wo, out);
+		return opts || fed ? mntkit__fail(EINVAL) :
+				     watch_all_new(&wo, out);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return mntkit__fail(ENOMEM);
 	w->epfd = w->fan_fd = w->wake_fd = w->mi_fd = w->timer_fd = -1;
 	w->armed = -1;
+	w->fed = fed;
 	w->ops = mntkit__ops(); /* pinned above: this call's backend */
 	w->mask = (wo.mask ? wo.mask : DEFAULT_MASK) |
 		  MNTKIT_STATMOUNT_MNT_BASIC;
@@ -1725,4 +1807,10 @@ fail:
 	close_fd(&f.mi[1]);
 	mntkit_watch_free(w);
 	return mntkit__fail(-ret);
+}
+
+int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, struct mntkit_watch **out)
+{
+	return watch_new(wopts, opts, 0, out);
 }

@@ -23,6 +23,7 @@
  * Nothing lost, nothing invented. The watch does no timed rescans of
  * mounts (MNTKIT_WATCH_NO_RESCAN), which could repair a lost event.
  */
+#include <dirent.h>
 #include <poll.h>
 #include <time.h>
 
@@ -30,7 +31,8 @@
 #include "mntkit.h"
 
 #define MASK (MNTKIT_STATMOUNT_ALL & ~MNTKIT_STATMOUNT_SUPPORTED_MASK)
-#define MAX_KIDS 12
+#define MAX_KIDS 48
+#define GROUP_KIDS 40 /* namespaces of one_fanotify_group */
 #define SLOTS 8
 
 /* ---- the model: per namespace, mount ID -> record copy ---- */
@@ -804,6 +806,124 @@ static void rescan_body(int unused)
 T_CASE(rescan_and_exit_at_once)
 {
 	in_own_pidns(rescan_body, 0);
+}
+
+/*
+ * The fanotify groups of this process (their fds: anon_inode:[fanotify])
+ * and the marks of those on mount namespaces (their fdinfo's "fanotify
+ * mnt_ns:" lines, one per mark).
+ */
+static void count_fanotify(int *groups, int *ns_marks)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int info = open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY |
+						     O_CLOEXEC);
+	struct dirent *de;
+
+	T_ASSERT(d && info >= 0);
+	*groups = *ns_marks = 0;
+	while ((de = readdir(d))) {
+		char link[64], line[256];
+		ssize_t n = readlinkat(dirfd(d), de->d_name, link,
+				       sizeof(link) - 1);
+		FILE *f;
+		int fd;
+
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, "anon_inode:[fanotify]"))
+			continue;
+		(*groups)++;
+		fd = openat(info, de->d_name, O_RDONLY | O_CLOEXEC);
+		f = fd < 0 ? NULL : fdopen(fd, "r");
+		if (!f) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while (fgets(line, sizeof(line), f))
+			*ns_marks += !strncmp(line, "fanotify mnt_ns:", 16);
+		fclose(f);
+	}
+	closedir(d);
+	close(info);
+}
+
+/*
+ * One fanotify group for every namespace: GROUP_KIDS private namespaces
+ * and the case's own cost one group (fs.fanotify.max_user_groups is 128
+ * per user, shared with every other fanotify user of the host) with one
+ * mark per namespace, and a mount in each is reported in its namespace
+ * (the model of each then equals its table); a namespace let go of takes
+ * its mark with it.
+ */
+static void group_body(int unused)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
+				       MNTKIT_WATCH_INITIAL,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	int groups0, marks0, groups, marks;
+
+	(void)unused;
+	use_backend(0);
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	t_mkdir(t_path("%s/own", wd.base));
+	t_mkdir(t_path("%s/own/0", wd.base));
+	for (int i = 0; i < GROUP_KIDS; i++)
+		kid_start(&wd);
+	count_fanotify(&groups0, &marks0);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	if (mntkit_watch_get_source(w) != MNTKIT_WATCH_FANOTIFY)
+		t_skip("no fanotify source here (6.15+, CAP_SYS_ADMIN, a "
+		       "group under fs.fanotify.max_user_groups)");
+	T_EQ_I(mntkit_watch_ns_skipped(w), 0);
+	count_fanotify(&groups, &marks);
+	T_EQ_I(groups - groups0, 1);
+	/* every namespace fed by the group, none polled */
+	T_EQ_I(marks - marks0, GROUP_KIDS + 1);
+	drain(&wd, w);
+	T_EQ_U(wd.m.adds, GROUP_KIDS + 1);
+	for (int i = 0; i < GROUP_KIDS; i++)
+		kid_op(&wd.k[i], 0);
+	own_op(&wd, 0);
+	for (int i = 0; i < GROUP_KIDS; i++)
+		kid_caught_up(&wd, w, &wd.k[i]);
+	for (int i = 0; i < GROUP_KIDS; i++) {
+		struct nsm *ns = nsm_find(&wd.m, wd.k[i].nsid);
+		int found = 0;
+
+		for (size_t j = 0; j < ns->n; j++)
+			found |= kid_of_source(sm_source(ns->sm[j])) == i;
+		T_ASSERTF(found, "kid %d: its tmpfs never reported", i);
+	}
+	count_fanotify(&groups, &marks);
+	T_EQ_I(groups - groups0, 1);
+	/* the namespaces let go of: their marks go */
+	for (int i = 0; i < GROUP_KIDS / 2; i++)
+		kid_stop(&wd.k[i]);
+	wait_settled(&wd, w, 100, 30000);
+	count_fanotify(&groups, &marks);
+	T_EQ_I(groups - groups0, 1);
+	T_EQ_I(marks - marks0, GROUP_KIDS - GROUP_KIDS / 2 + 1);
+	t_log("%d namespaces: one fanotify group, %zu events\n",
+	      GROUP_KIDS + 1, wd.m.events);
+	mntkit_watch_free(w);
+	count_fanotify(&groups, &marks);
+	T_EQ_I(groups, groups0);
+	for (int i = 0; i < wd.nkids; i++) {
+		if (wd.k[i].live)
+			kid_stop(&wd.k[i]);
+		mntkit_table_free(wd.k[i].last);
+	}
+}
+
+T_CASE(one_fanotify_group)
+{
+	in_own_pidns(group_body, 0);
 }
 
 /* the flag with a namespace named is refused; one namespace: 0 skipped */
