@@ -4,6 +4,53 @@
  * namespace (watch.c, reached through struct mntkit__watch_ns_ops) per
  * namespace a process is in, behind one epoll fd.
  *
+ * One fanotify group. fanotify groups are few (fs.fanotify.max_user_groups,
+ * 128 per user, shared with every other fanotify user of the host: a
+ * group per namespace would use up root's at ~128 containers, and make
+ * security agents' or systemd's fanotify_init() fail with EMFILE). So the
+ * watch opens one group (fanotify mount events, 6.15+, native backend)
+ * and marks each namespace in it, FAN_MARK_MNTNS: marks are counted per
+ * user against fs.fanotify.max_user_marks (8192 to 1048576 by memory),
+ * one per namespace. The mark comes before the namespace's watch takes
+ * its first snapshot (nothing falls between); the namespace's watch is
+ * "fed": it keeps its own mountinfo signals, timers, view and diffs, and
+ * takes the events this file reads from the group. A namespace whose
+ * mark cannot be had (EPERM: no CAP_SYS_ADMIN over it; ENOSPC: the marks'
+ * limit) is polled, and skipped if fanotify was asked for; where the
+ * group cannot be had (fanotify_init: EMFILE at the groups' limit, EPERM;
+ * an old kernel, the emulation) all are. No namespace ever opens a group
+ * of its own. The mark is removed when the namespace is let go of (its
+ * events still queued are then routed to no one: the last rescan sees
+ * what they tell). The group's queue (fs.fanotify.max_queued_events,
+ * 16384) is now shared by all namespaces: at its overflow every fed
+ * watch resynchronizes (a RESYNC, then the diff of its view).
+ *
+ * Routing. A fanotify mount event names a unique mount ID only, not its
+ * namespace, and statmount(2) finds a mount only in the namespace it is
+ * asked about (ENOENT elsewhere). The fed namespaces are kept in order of
+ * the last event routed to them (a burst is mostly of one namespace), and
+ * an event goes to:
+ *  1. the namespace last routed to, if its view holds the mount or (an
+ *     ATTACH) its namespace has it: one statmount, the one its watch
+ *     needs anyway;
+ *  2. else the namespace whose view holds the mount (no system call): a
+ *     DETACH, and a move (ATTACH|DETACH) or ATTACH of a known mount; a
+ *     DETACH of a mount no view holds is of a mount no namespace's events
+ *     told of (gone before a first snapshot saw it), and is dropped, as
+ *     the watch of one namespace drops it;
+ *  3. else, an ATTACH (or a move into reach), the namespace that has the
+ *     mount now: each watch asks statmount in its namespace, in order.
+ * A mount unmounted before its ATTACH could be routed is in no view and,
+ * unique IDs being never reused, in no namespace's table ever again: its
+ * namespace cannot be known any more, so it is not reported (its DETACH
+ * is not either: rule 2). The watch of one namespace reports such a
+ * mount as ATTACH with MNTKIT_EVENT_F_GONE and DETACH; the all-namespace
+ * watch cannot say whose it was, and leaves the pair out: every view
+ * stays exact, nothing is invented (a debug line counts them). A watch
+ * that cannot tell whether a mount is its namespace's (a statmount that
+ * fails other than with ENOENT) resynchronizes, and the others are asked
+ * on: whichever namespace it was, a diff or an event has it.
+ *
  * Finding the namespaces. The kernel tells no one of a new mount
  * namespace: checked on 6.18, unshare(CLONE_NEWNS) in a child gives no
  * fanotify event on a FAN_MARK_MNTNS mark of the parent's namespace

@@ -42,6 +42,11 @@
  *    that a remount hidden among mounts is reported up to that late.
  *    Nothing is lost: a check that is owed always comes (the timer), and
  *    it diffs the whole of mountinfo.
+ *    Fed (a namespace of an all-namespace watch, see lib/watch-all.c):
+ *    the same source without a group of its own; the all-namespace watch
+ *    marks the namespace in its one group before the first snapshot,
+ *    reads the group and hands each event to watch_feed(), which asks
+ *    whether it is this namespace's (fan_event()).
  *  - poll: POLLPRI on /proc/PID/mountinfo, then a diff of a fresh
  *    snapshot against the view once the namespace has been quiet for
  *    POLL_QUIET_NS (see poll_when()): one snapshot serves every change
