@@ -25,6 +25,7 @@
  */
 #include <dirent.h>
 #include <poll.h>
+#include <sys/fanotify.h>
 #include <time.h>
 
 #include "harness.h"
@@ -924,6 +925,108 @@ static void group_body(int unused)
 T_CASE(one_fanotify_group)
 {
 	in_own_pidns(group_body, 0);
+}
+
+/*
+ * The fanotify limits, in a user namespace of the case's own (root mapped
+ * to root), whose limits it sets for itself (/proc/sys/user/
+ * max_fanotify_{groups,marks}, counted in every user namespace up to the
+ * host's): the host's stay as they are.
+ */
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		t_skip("write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static void own_userns(int max_groups, int max_marks)
+{
+	char buf[16];
+
+	t_require_root();
+	if (unshare(CLONE_NEWUSER))
+		t_skip("unshare(CLONE_NEWUSER): %s", strerror(errno));
+	write_file("/proc/self/uid_map", "0 0 1");
+	write_file("/proc/self/setgroups", "deny"); /* before a gid_map */
+	write_file("/proc/self/gid_map", "0 0 1");
+	snprintf(buf, sizeof(buf), "%d", max_groups);
+	write_file("/proc/sys/user/max_fanotify_groups", buf);
+	snprintf(buf, sizeof(buf), "%d", max_marks);
+	write_file("/proc/sys/user/max_fanotify_marks", buf);
+}
+
+#define LIMIT_KIDS 6
+
+/*
+ * @marks: at most 3 marks and 2 groups: the watch takes one group (another
+ * fanotify user still gets the other), 3 namespaces have fanotify and the
+ * others poll; else no group at all: every namespace polls (skipped if
+ * fanotify is asked for). Each way a mount in each namespace is reported.
+ */
+static void limit_body(int marks)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
+				       MNTKIT_WATCH_INITIAL,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+	MNTKIT_WATCH_OPTS(fan, .flags = MNTKIT_WATCH_ALL_NS,
+			  .source = MNTKIT_WATCH_FANOTIFY);
+	struct world wd = { 0 };
+	struct mntkit_watch *w, *w2;
+	int groups, ns_marks, other;
+
+	use_backend(0);
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	t_mkdir(t_path("%s/own", wd.base));
+	for (int i = 0; i < LIMIT_KIDS; i++)
+		kid_start(&wd);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	T_EQ_I(mntkit_watch_ns_skipped(w), 0);
+	count_fanotify(&groups, &ns_marks);
+	if (marks) {
+		if (mntkit_watch_get_source(w) != MNTKIT_WATCH_FANOTIFY)
+			t_skip("no fanotify source here (6.15+)");
+		T_EQ_I(groups, 1);
+		T_EQ_I(ns_marks, 3);
+		/* one group of the two is left for the others */
+		other = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID,
+				      O_RDONLY | O_CLOEXEC);
+		T_ASSERTF(other >= 0, "a second fanotify group: %s",
+			  strerror(errno));
+		close(other);
+	} else {
+		T_EQ_I(mntkit_watch_get_source(w), MNTKIT_WATCH_POLL);
+		T_EQ_I(groups, 0);
+		T_OK(mntkit_watch_new(&fan, NULL, &w2));
+		T_EQ_I(mntkit_watch_ns_skipped(w2), LIMIT_KIDS + 1);
+		mntkit_watch_free(w2);
+	}
+	drain(&wd, w);
+	T_EQ_U(wd.m.adds, LIMIT_KIDS + 1);
+	for (int i = 0; i < LIMIT_KIDS; i++) {
+		kid_op(&wd.k[i], 0);
+		kid_caught_up(&wd, w, &wd.k[i]);
+	}
+	mntkit_watch_free(w);
+	for (int i = 0; i < wd.nkids; i++) {
+		kid_stop(&wd.k[i]);
+		mntkit_table_free(wd.k[i].last);
+	}
+}
+
+T_CASE(fanotify_marks_limit)
+{
+	own_userns(2, 3);
+	in_own_pidns(limit_body, 1);
+}
+
+T_CASE(fanotify_groups_limit)
+{
+	own_userns(0, 100);
+	in_own_pidns(limit_body, 0);
 }
 
 /* the flag with a namespace named is refused; one namespace: 0 skipped */
