@@ -53,6 +53,7 @@ int mntkit__fan_next(const char *buf, size_t len, size_t *off,
 	if (m.fd >= 0) /* not of a mount event; never leak it */
 		close(m.fd);
 	ev->mask = m.mask;
+	ev->pid = m.pid;
 	ev->mnt_id = mnt_id_of(buf + *off, m.event_len, m.metadata_len);
 	*off += m.event_len;
 	return 1;

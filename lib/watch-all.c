@@ -114,6 +114,7 @@
 #define FAN_BUFSIZE (64 * 1024)
 #define FAN_READS_PER_CALL 64 /* bounded work per read */
 #define FAN_EVENTS (MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH)
+#define PID_HINTS 256 /* a power of two */
 
 struct ns {
 	uint64_t id;
@@ -164,6 +165,12 @@ struct mntkit__watch_all {
 	char *fanbuf;
 	struct ns *mru;	 /* the fed namespaces, last routed to first */
 	uint64_t unrouted; /* ATTACHes of mounts gone before routing */
+	struct {
+		int32_t pid;	/* that caused an event (fanotify's) */
+		uint64_t ns_id; /* the namespace the event was routed to */
+	} hints[PID_HINTS];
+	uint64_t *gone;	/* the IDs detached in the read (a hash set) */
+	size_t gone_cap;
 };
 
 static int64_t every_ns(const struct mntkit__watch_all *a)
@@ -480,6 +487,8 @@ static int scan(struct mntkit__watch_all *a)
 
 	for (size_t i = 0; i < a->n; i++)
 		a->ns[i]->seen = 0;
+	/* a hint a second old at most: PIDs are reused, processes move */
+	memset(a->hints, 0, sizeof(a->hints));
 	ret = mntkit__proc_each_pid(scan_each, a);
 	a->scan_cost = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	if (ret)
@@ -635,34 +644,134 @@ static int feed(struct mntkit__watch_all *a, struct ns *ns, uint64_t id,
 }
 
 /*
- * The namespace of an event (see the header): the watch last routed to
- * (a burst is mostly of one namespace), else the one whose view holds the
- * mount, else, for an ATTACH, the one that has it now (each watch asks
- * statmount in its own namespace, last routed to first).
+ * The fed namespace the process @pid that caused an event is in, if any:
+ * the one its last event was routed to, else the one /proc says (where
+ * the library's /proc is of our PID namespace, as fanotify's @pid). Only
+ * a hint: a process may leave its namespace, a PID be reused, and a
+ * mount propagate to other namespaces (the event is then of another).
  */
-static int route(struct mntkit__watch_all *a, uint64_t id, uint64_t mask)
+static struct ns *pid_hint(struct mntkit__watch_all *a, int32_t pid)
 {
-	struct ns *first = a->mru;
+	uint32_t slot = (uint32_t)pid & (PID_HINTS - 1);
+	struct stat st;
+	struct ns *ns;
+
+	if (pid <= 0)
+		return NULL;
+	if (a->hints[slot].pid == pid) {
+		for (ns = a->mru; ns; ns = ns->next)
+			if (ns->id == a->hints[slot].ns_id)
+				return ns;
+		return NULL;
+	}
+	if (!a->use_pidfd || ns_stat(pid, &st))
+		return NULL;
+	ns = ns_find(a, st.st_dev, st.st_ino);
+	return ns && ns->ns_fd >= 0 ? ns : NULL;
+}
+
+/* 1 if @ns's view holds the mount, or @ns takes the event (feed()) */
+static int try_ns(struct mntkit__watch_all *a, struct ns *ns, uint64_t id,
+		  uint64_t mask, int gone, int *err)
+{
+	if (!ns || (gone && !a->ops->holds(ns->w, id)))
+		return 0;
+	return feed(a, ns, id, mask, err);
+}
+
+/*
+ * The namespace of an event (see the header). @gone: its DETACH is in the
+ * same read (the mount is in no namespace now: only a view can hold it).
+ */
+static int route(struct mntkit__watch_all *a, uint64_t id, uint64_t mask,
+		 int32_t pid, int gone)
+{
+	struct ns *hint = pid_hint(a, pid), *first = a->mru, *to = NULL;
 	int err = 0;
 
-	if (!first || feed(a, first, id, mask, &err))
-		return err;
-	for (struct ns *ns = first->next; ns; ns = ns->next)
-		if (a->ops->holds(ns->w, id)) {
-			feed(a, ns, id, mask, &err);
-			return err;
-		}
-	if (!(mask & MNTKIT_FAN_MNT_ATTACH))
-		return 0; /* in no view: no namespace was told of it */
-	for (struct ns *ns = first->next; ns; ns = ns->next)
-		if (feed(a, ns, id, mask, &err) || err)
-			return err;
+	if (first == hint)
+		first = NULL;
+	if (try_ns(a, hint, id, mask, gone, &err))
+		to = hint;
+	else if (!err && try_ns(a, first, id, mask, gone, &err))
+		to = first;
+	for (struct ns *ns = a->mru; !to && !err && ns; ns = ns->next)
+		if (ns != hint && ns != first && a->ops->holds(ns->w, id) &&
+		    feed(a, ns, id, mask, &err))
+			to = ns;
+	/* in no view, and not attached: no namespace was told of it */
+	if (to || err || !(mask & MNTKIT_FAN_MNT_ATTACH))
+		goto out;
+	for (struct ns *ns = a->mru; !gone && !to && !err && ns; ns = ns->next)
+		if (ns != hint && ns != first && feed(a, ns, id, mask, &err))
+			to = ns;
+	if (to || err)
+		goto out;
+	/*
+	 * Gone before it could be routed: the process that attached it did
+	 * so in its own namespace, where the mount is unless it is a copy
+	 * that a shared mount propagated to another namespace. No shared
+	 * mount there, no copy: reported there, ATTACH F_GONE (its DETACH
+	 * follows: the view holds it now). Else where it was is unknown.
+	 */
+	if (hint && !a->ops->shares(hint->w) &&
+	    feed(a, hint, id, mask | MNTKIT__FEED_GONE, &err)) {
+		to = hint;
+		goto out;
+	}
 	a->unrouted++;
 	mntkit__debug(MNTKIT_PRINT_DEBUG,
-		      "watch: mount %#llx unmounted before its namespace "
-		      "could be known: not reported (%llu so far)",
+		      "watch: mount %#llx, gone, of no namespace known: not "
+		      "reported (%llu so far)",
 		      (unsigned long long)id, (unsigned long long)a->unrouted);
-	return 0;
+out:
+	if (to && pid > 0) {
+		a->hints[(uint32_t)pid & (PID_HINTS - 1)].pid = pid;
+		a->hints[(uint32_t)pid & (PID_HINTS - 1)].ns_id = to->id;
+	}
+	return err;
+}
+
+static size_t gone_slot(const struct mntkit__watch_all *a, uint64_t id)
+{
+	size_t i = (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 29) &
+		   (a->gone_cap - 1);
+
+	while (a->gone[i] && a->gone[i] != id)
+		i = (i + 1) & (a->gone_cap - 1);
+	return i;
+}
+
+/*
+ * The mounts of a read's DETACH events (not moves): an ATTACH before
+ * one of them is of a mount gone since, which statmount finds in no
+ * namespace (no need to ask every one). Without memory, none is known.
+ */
+static void gone_index(struct mntkit__watch_all *a, size_t len)
+{
+	struct mntkit__fan_event ev;
+	size_t off = 0, n = 0, cap = 64;
+
+	while (mntkit__fan_next(a->fanbuf, len, &off, &ev) > 0)
+		n++;
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap > a->gone_cap) {
+		free(a->gone);
+		a->gone = malloc(cap * sizeof(*a->gone));
+		a->gone_cap = a->gone ? cap : 0;
+	}
+	if (!a->gone)
+		return;
+	memset(a->gone, 0, a->gone_cap * sizeof(*a->gone));
+	for (off = 0; mntkit__fan_next(a->fanbuf, len, &off, &ev) > 0;)
+		if (ev.mnt_id && (ev.mask & FAN_EVENTS) == MNTKIT_FAN_MNT_DETACH)
+			a->gone[gone_slot(a, ev.mnt_id)] = ev.mnt_id;
+}
+
+static int gone_later(const struct mntkit__watch_all *a, uint64_t id)
+{
+	return a->gone_cap && a->gone[gone_slot(a, id)] == id;
 }
 
 static int fan_parse(struct mntkit__watch_all *a, size_t len)
@@ -671,11 +780,15 @@ static int fan_parse(struct mntkit__watch_all *a, size_t len)
 	size_t off = 0;
 	int ret;
 
+	gone_index(a, len);
 	while ((ret = mntkit__fan_next(a->fanbuf, len, &off, &ev)) > 0) {
 		if (ev.mask & MNTKIT_FAN_Q_OVERFLOW)
 			ret = fan_lost(a, "queue overflow");
 		else if (ev.mnt_id && (ev.mask & FAN_EVENTS))
-			ret = route(a, ev.mnt_id, ev.mask);
+			ret = route(a, ev.mnt_id, ev.mask, ev.pid,
+				    (ev.mask & FAN_EVENTS) ==
+						    MNTKIT_FAN_MNT_ATTACH &&
+					    gone_later(a, ev.mnt_id));
 		if (ret < 0)
 			return ret;
 	}
@@ -959,6 +1072,7 @@ void mntkit__watch_all_free(struct mntkit__watch_all *a)
 	free(a->ns);
 	free(a->items);
 	free(a->fanbuf);
+	free(a->gone);
 	if (a->fan_fd >= 0)
 		close(a->fan_fd);
 	if (a->epfd >= 0)

@@ -469,6 +469,7 @@ struct mntkit_watch {
 	 */
 	int fed;
 	uint64_t fed_new; /* events fed since the last process() */
+	size_t shared; /* records of the view in a peer group (shared) */
 };
 
 static int64_t now_ns(void)
@@ -480,6 +481,19 @@ static int64_t now_ns(void)
 static int64_t cpu_ns(void)
 {
 	return mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/*
+ * A record enters (@add) or leaves the view: the children and the shared
+ * mounts it counts for.
+ */
+static void view_note(struct mntkit_watch *w,
+		      const struct mntkit_statmount *sm, int add)
+{
+	kids_note(&w->kids, sm, add);
+	if (sm && (sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
+	    sm->mnt_peer_group)
+		w->shared += add ? 1 : (size_t)-1;
 }
 
 /* the record of a mount gone before it could be stat'ed: its ID only */
@@ -604,14 +618,14 @@ static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
 	}
 	if (!s) {
 		map_insert(&w->view, sm->mnt_id, c1);
-		kids_note(&w->kids, c1, 1);
+		view_note(w, c1, 1);
 		q_push(&w->q, kind, 0, 0, sm->mnt_id, NULL, c2);
 		return kind;
 	}
 	old = s->sm;
 	s->sm = c1;
-	kids_note(&w->kids, old, 0);
-	kids_note(&w->kids, c1, 1);
+	view_note(w, old, 0);
+	view_note(w, c1, 1);
 	if (same == MNTKIT__OTHER_MOUNT) {
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, sm->mnt_id, old, NULL);
 		q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, 0, sm->mnt_id, NULL, c2);
@@ -645,7 +659,7 @@ static int detach_unseen(struct mntkit_watch *w)
 	for (size_t i = 0; i < n; i++) {
 		struct mntkit_statmount *old = map_remove(&w->view, gone[i]);
 
-		kids_note(&w->kids, old, 0);
+		view_note(w, old, 0);
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i], old, NULL);
 	}
 	free(gone);
@@ -662,7 +676,7 @@ static int detach_one(struct mntkit_watch *w, uint64_t id)
 	if (q_reserve(&w->q, 1))
 		return -ENOMEM;
 	old = map_remove(&w->view, id);
-	kids_note(&w->kids, old, 0);
+	view_note(w, old, 0);
 	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, old, NULL);
 	return 1;
 }
@@ -1042,7 +1056,7 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 	}
 	if (map_find(&w->view, id)) {
 		c1 = map_remove(&w->view, id);
-		kids_note(&w->kids, c1, 0);
+		view_note(w, c1, 0);
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, c1, NULL);
 		return;
 	}
@@ -1697,6 +1711,12 @@ static int watch_feed(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 		w->need_resync = 1;
 		return 1;
 	}
+	if (mask & MNTKIT__FEED_GONE) { /* ours, gone: ATTACH F_GONE */
+		fan_gone(w, id, MNTKIT_FAN_MNT_ATTACH);
+		w->fan_events++;
+		w->fed_new++;
+		return 1;
+	}
 	if (!id || !(mask & (MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH)))
 		return 0;
 	ret = fan_event(w, id, mask);
@@ -1712,6 +1732,11 @@ static int watch_holds(const struct mntkit_watch *w, uint64_t id)
 	return map_find(&w->view, id) != NULL;
 }
 
+static int watch_shares(const struct mntkit_watch *w)
+{
+	return w->shared > 0;
+}
+
 static const struct mntkit__watch_ns_ops ns_ops = {
 	.open = mntkit_watch_new,
 	.open_fed = watch_new_fed,
@@ -1721,6 +1746,7 @@ static const struct mntkit__watch_ns_ops ns_ops = {
 	.source = mntkit_watch_get_source,
 	.feed = watch_feed,
 	.holds = watch_holds,
+	.shares = watch_shares,
 	.free = mntkit_watch_free,
 };
 
