@@ -27,29 +27,42 @@
  *
  * Routing. A fanotify mount event names a unique mount ID only, not its
  * namespace, and statmount(2) finds a mount only in the namespace it is
- * asked about (ENOENT elsewhere). The fed namespaces are kept in order of
- * the last event routed to them (a burst is mostly of one namespace), and
- * an event goes to:
- *  1. the namespace last routed to, if its view holds the mount or (an
- *     ATTACH) its namespace has it: one statmount, the one its watch
- *     needs anyway;
+ * asked about (ENOENT elsewhere). It also names the process that caused
+ * it (in our PID namespace; 0 if it is not there). A process attaches
+ * mounts in its own namespace only (mount(2) and move_mount(2) refuse a
+ * target in another); a shared mount may propagate copies of them to
+ * other namespaces, with the same process named. So an event goes to,
+ * each asked in turn:
+ *  1. the namespace of the process that caused it (the one its last
+ *     event went to, for up to a second, else its /proc/PID/ns/mnt),
+ *     then the one last routed to (a burst is mostly of one namespace),
+ *     if its view holds the mount or (an ATTACH) its namespace has it:
+ *     one statmount, the one its watch needs anyway;
  *  2. else the namespace whose view holds the mount (no system call): a
  *     DETACH, and a move (ATTACH|DETACH) or ATTACH of a known mount; a
  *     DETACH of a mount no view holds is of a mount no namespace's events
- *     told of (gone before a first snapshot saw it), and is dropped, as
- *     the watch of one namespace drops it;
- *  3. else, an ATTACH (or a move into reach), the namespace that has the
- *     mount now: each watch asks statmount in its namespace, in order.
+ *     told of, and is dropped, as the watch of one namespace drops it;
+ *  3. else, an ATTACH, the namespace that has the mount now: each watch
+ *     asks statmount in its namespace, last routed to first; not when the
+ *     mount's DETACH is in the same read (gone: no namespace has it).
  * A mount unmounted before its ATTACH could be routed is in no view and,
- * unique IDs being never reused, in no namespace's table ever again: its
- * namespace cannot be known any more, so it is not reported (its DETACH
- * is not either: rule 2). The watch of one namespace reports such a
- * mount as ATTACH with MNTKIT_EVENT_F_GONE and DETACH; the all-namespace
- * watch cannot say whose it was, and leaves the pair out: every view
- * stays exact, nothing is invented (a debug line counts them). A watch
- * that cannot tell whether a mount is its namespace's (a statmount that
- * fails other than with ENOENT) resynchronizes, and the others are asked
- * on: whichever namespace it was, a diff or an event has it.
+ * unique IDs being never reused, in no namespace ever again. It is
+ * reported where the process that attached it is, if that namespace has
+ * no shared mount (nothing attached there propagates elsewhere): ATTACH
+ * with MNTKIT_EVENT_F_GONE and a record of its ID only, then its DETACH
+ * (routed by rule 2), as the watch of one namespace reports such a
+ * mount (the process's namespace: where it is when the event is read,
+ * if it is alive, else where its last event went). Else (the process is
+ * unknown: it exited before its first event was read, or is outside our
+ * PID namespace; or the mount may have been a copy that propagated to
+ * another namespace) where it was cannot be known, and the mount
+ * is not reported: a mount that came and went, in no table before or
+ * after, so every namespace's view stays exact and its events still give
+ * its table; nothing is invented in a namespace it was not in (a debug
+ * line counts them). A watch that cannot tell whether a mount is its
+ * namespace's (a statmount that fails other than with ENOENT)
+ * resynchronizes, and the others are asked on: whichever namespace it
+ * was, a diff or an event has it.
  *
  * Finding the namespaces. The kernel tells no one of a new mount
  * namespace: checked on 6.18, unshare(CLONE_NEWNS) in a child gives no
@@ -645,12 +658,13 @@ static int feed(struct mntkit__watch_all *a, struct ns *ns, uint64_t id,
 
 /*
  * The fed namespace the process @pid that caused an event is in, if any:
- * the one its last event was routed to, else the one /proc says (where
- * the library's /proc is of our PID namespace, as fanotify's @pid). Only
- * a hint: a process may leave its namespace, a PID be reused, and a
- * mount propagate to other namespaces (the event is then of another).
+ * the one its last event was routed to (@fresh: only if it is gone), else
+ * the one /proc says (where the library's /proc is of our PID namespace,
+ * as fanotify's @pid). A hint: a process may change namespaces, a PID be
+ * reused, and a mount propagate to other namespaces.
  */
-static struct ns *pid_hint(struct mntkit__watch_all *a, int32_t pid)
+static struct ns *pid_hint(struct mntkit__watch_all *a, int32_t pid,
+			   int fresh)
 {
 	uint32_t slot = (uint32_t)pid & (PID_HINTS - 1);
 	struct stat st;
@@ -658,16 +672,17 @@ static struct ns *pid_hint(struct mntkit__watch_all *a, int32_t pid)
 
 	if (pid <= 0)
 		return NULL;
-	if (a->hints[slot].pid == pid) {
-		for (ns = a->mru; ns; ns = ns->next)
-			if (ns->id == a->hints[slot].ns_id)
-				return ns;
-		return NULL;
+	if (a->use_pidfd && (fresh || a->hints[slot].pid != pid) &&
+	    !ns_stat(pid, &st)) {
+		ns = ns_find(a, st.st_dev, st.st_ino);
+		return ns && ns->ns_fd >= 0 ? ns : NULL;
 	}
-	if (!a->use_pidfd || ns_stat(pid, &st))
+	if (a->hints[slot].pid != pid)
 		return NULL;
-	ns = ns_find(a, st.st_dev, st.st_ino);
-	return ns && ns->ns_fd >= 0 ? ns : NULL;
+	for (ns = a->mru; ns; ns = ns->next)
+		if (ns->id == a->hints[slot].ns_id)
+			return ns;
+	return NULL;
 }
 
 /* 1 if @ns's view holds the mount, or @ns takes the event (feed()) */
@@ -686,7 +701,7 @@ static int try_ns(struct mntkit__watch_all *a, struct ns *ns, uint64_t id,
 static int route(struct mntkit__watch_all *a, uint64_t id, uint64_t mask,
 		 int32_t pid, int gone)
 {
-	struct ns *hint = pid_hint(a, pid), *first = a->mru, *to = NULL;
+	struct ns *hint = pid_hint(a, pid, 0), *first = a->mru, *to = NULL;
 	int err = 0;
 
 	if (first == hint)
@@ -714,6 +729,7 @@ static int route(struct mntkit__watch_all *a, uint64_t id, uint64_t mask,
 	 * mount there, no copy: reported there, ATTACH F_GONE (its DETACH
 	 * follows: the view holds it now). Else where it was is unknown.
 	 */
+	hint = pid_hint(a, pid, 1); /* where the process is now, if alive */
 	if (hint && !a->ops->shares(hint->w) &&
 	    feed(a, hint, id, mask | MNTKIT__FEED_GONE, &err)) {
 		to = hint;

@@ -54,6 +54,8 @@ struct model {
 	uint64_t seq;
 	size_t events, adds, gones, resyncs;
 	uint64_t resync_ns; /* a RESYNC's namespace: its NS_GONE is next */
+	size_t gone_attach; /* ATTACH F_GONE: mounts gone before a look */
+	uint64_t gone_ns;   /* the namespace of the last one */
 };
 
 static struct mntkit_statmount *sm_copy(const struct mntkit_statmount *sm)
@@ -476,6 +478,10 @@ static void apply(struct world *wd, const struct mntkit_event *ev)
 	i = nsm_mount(ns, ev->mnt_id);
 	if (ev->kind == MNTKIT_EVENT_ATTACH) {
 		T_ASSERTF(i < 0, "ATTACH of known mount %#" PRIx64, ev->mnt_id);
+		if (ev->flags & MNTKIT_EVENT_F_GONE) {
+			m->gone_attach++;
+			m->gone_ns = ev->mnt_ns_id;
+		}
 		T_ASSERT(ev->after && !ev->before);
 		nsm_add(ns, ev->after);
 		return;
@@ -1027,6 +1033,67 @@ T_CASE(fanotify_groups_limit)
 {
 	own_userns(0, 100);
 	in_own_pidns(limit_body, 0);
+}
+
+/*
+ * A mount unmounted before the watch read its ATTACH: reported as ATTACH
+ * F_GONE and DETACH in the namespace of the process that attached it
+ * (alive, its namespace without shared mounts); not reported when that
+ * namespace has a shared mount (the mount could have been a copy that
+ * propagated to another namespace: none is told of a mount it may not
+ * have had).
+ */
+static void gone_body(int unused)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
+				       MNTKIT_WATCH_INITIAL,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	char *shared;
+
+	(void)unused;
+	use_backend(0);
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	t_mkdir(t_path("%s/own", wd.base));
+	t_mkdir(t_path("%s/own/0", wd.base));
+	for (int i = 0; i < 3; i++)
+		kid_start(&wd);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	if (mntkit_watch_get_source(w) != MNTKIT_WATCH_FANOTIFY)
+		t_skip("no fanotify source here (6.15+)");
+	drain(&wd, w);
+	kid_op(&wd.k[1], 0);
+	kid_op(&wd.k[1], 0); /* unmounted before the watch reads */
+	kid_caught_up(&wd, w, &wd.k[1]);
+	T_EQ_U(wd.m.gone_attach, 1);
+	T_EQ_U(wd.m.gone_ns, wd.k[1].nsid);
+	own_op(&wd, 0);
+	own_op(&wd, 0);
+	wait_settled(&wd, w, 100, 10000);
+	T_EQ_U(wd.m.gone_attach, 2);
+	T_EQ_U(wd.m.gone_ns, wd.own_id);
+	/* a shared mount in the case's namespace: not its mounts' place */
+	shared = t_path("%s/own/0", wd.base);
+	t_mount("allns-shared", shared, "tmpfs", 0, NULL);
+	T_OK(mount(NULL, shared, NULL, MS_SHARED, NULL));
+	T_OK(mntkit_watch_rescan(w)); /* MS_SHARED signals nothing */
+	wait_settled(&wd, w, 100, 10000);
+	t_mount("allns-own", shared, "tmpfs", 0, NULL);
+	t_umount(shared);
+	wait_settled(&wd, w, 100, 10000);
+	T_EQ_U(wd.m.gone_attach, 2);
+	mntkit_watch_free(w);
+	for (int i = 0; i < wd.nkids; i++) {
+		kid_stop(&wd.k[i]);
+		mntkit_table_free(wd.k[i].last);
+	}
+}
+
+T_CASE(gone_before_routing)
+{
+	in_own_pidns(gone_body, 0);
 }
 
 /* the flag with a namespace named is refused; one namespace: 0 skipped */
