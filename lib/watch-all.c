@@ -30,7 +30,8 @@
  * asked about (ENOENT elsewhere). It also names the process that caused
  * it (in our PID namespace; 0 if it is not there). A process attaches
  * mounts in its own namespace only (mount(2) and move_mount(2) refuse a
- * target in another); a shared mount may propagate copies of them to
+ * target in another, but a detached tree's anonymous one, never watched);
+ * a shared mount may propagate copies of them to
  * other namespaces, with the same process named. So an event goes to,
  * each asked in turn:
  *  1. the namespace of the process that caused it (the one its last
@@ -42,27 +43,31 @@
  *     DETACH, and a move (ATTACH|DETACH) or ATTACH of a known mount; a
  *     DETACH of a mount no view holds is of a mount no namespace's events
  *     told of, and is dropped, as the watch of one namespace drops it;
- *  3. else, an ATTACH, the namespace that has the mount now: each watch
- *     asks statmount in its namespace, last routed to first; not when the
- *     mount's DETACH is in the same read (gone: no namespace has it).
+ *  3. else, an ATTACH: if the process's namespace has no shared mount
+ *     (nothing attached there propagates elsewhere), the mount is that
+ *     namespace's, and gone (rule 1 did not find it there); else the
+ *     namespace that has the mount now: each watch asks statmount in its
+ *     namespace, last routed to first (not when the mount's DETACH is in
+ *     the same read: gone, no namespace has it).
  * A mount unmounted before its ATTACH could be routed is in no view and,
  * unique IDs being never reused, in no namespace ever again. It is
- * reported where the process that attached it is, if that namespace has
- * no shared mount (nothing attached there propagates elsewhere): ATTACH
- * with MNTKIT_EVENT_F_GONE and a record of its ID only, then its DETACH
- * (routed by rule 2), as the watch of one namespace reports such a
- * mount (the process's namespace: where it is when the event is read,
- * if it is alive, else where its last event went). Else (the process is
+ * reported in its process's namespace (where the process is when the
+ * event is read, if it is alive, else where its last event went), if
+ * that namespace has no shared mount: ATTACH with MNTKIT_EVENT_F_GONE and
+ * a record of its ID only, then its DETACH (routed by rule 2), as the
+ * watch of one namespace reports such a mount. Else (the process is
  * unknown: it exited before its first event was read, or is outside our
  * PID namespace; or the mount may have been a copy that propagated to
- * another namespace) where it was cannot be known, and the mount
- * is not reported: a mount that came and went, in no table before or
- * after, so every namespace's view stays exact and its events still give
- * its table; nothing is invented in a namespace it was not in (a debug
- * line counts them). A watch that cannot tell whether a mount is its
+ * another namespace) where it was cannot be known, and the mount is not
+ * reported: a mount that came and went, in no table before or after, so
+ * every namespace's view stays exact and its events still give its
+ * table; nothing is invented in a namespace it was not in (a debug line
+ * counts them). The shared mounts are those of the views: a mount made
+ * shared by mount(2) MS_SHARED, which signals nothing, counts from the
+ * rescan that sees it. A watch that cannot tell whether a mount is its
  * namespace's (a statmount that fails other than with ENOENT)
- * resynchronizes, and the others are asked on: whichever namespace it
- * was, a diff or an event has it.
+ * resynchronizes, no mount is placed by its process then, and the others
+ * are asked on: whichever namespace it was, a diff or an event has it.
  *
  * Finding the namespaces. The kernel tells no one of a new mount
  * namespace: checked on 6.18, unshare(CLONE_NEWNS) in a child gives no
@@ -184,6 +189,7 @@ struct mntkit__watch_all {
 	} hints[PID_HINTS];
 	uint64_t *gone;	/* the IDs detached in the read (a hash set) */
 	size_t gone_cap;
+	int unsure;	/* a watch could not tell (routing an event) */
 };
 
 static int64_t every_ns(const struct mntkit__watch_all *a)
@@ -651,6 +657,7 @@ static int feed(struct mntkit__watch_all *a, struct ns *ns, uint64_t id,
 
 	if (ret && push_drain(a, ns)) /* -1: its resync is to be read */
 		*err = -ENOMEM;
+	a->unsure |= ret < 0;
 	if (ret > 0)
 		mru_front(a, ns);
 	return ret > 0;
@@ -702,8 +709,10 @@ static int route(struct mntkit__watch_all *a, uint64_t id, uint64_t mask,
 		 int32_t pid, int gone)
 {
 	struct ns *hint = pid_hint(a, pid, 0), *first = a->mru, *to = NULL;
+	struct ns *fresh;
 	int err = 0;
 
+	a->unsure = 0;
 	if (first == hint)
 		first = NULL;
 	if (try_ns(a, hint, id, mask, gone, &err))
@@ -717,22 +726,31 @@ static int route(struct mntkit__watch_all *a, uint64_t id, uint64_t mask,
 	/* in no view, and not attached: no namespace was told of it */
 	if (to || err || !(mask & MNTKIT_FAN_MNT_ATTACH))
 		goto out;
+	/*
+	 * The process that attached it did so in its own namespace, where
+	 * the mount is unless it is a copy that a shared mount propagated to
+	 * another namespace. No shared mount there, no copy: the mount is
+	 * that namespace's, and since it does not have it, gone. Reported
+	 * there, ATTACH F_GONE (its DETACH follows: the view holds it now),
+	 * without asking every namespace. Where the process is now (if it is
+	 * alive: it may have changed namespaces since its last event).
+	 */
+	fresh = a->unsure ? NULL : pid_hint(a, pid, 1);
+	if (fresh && fresh == hint && !a->ops->shares(fresh->w) &&
+	    feed(a, fresh, id, mask | MNTKIT__FEED_GONE, &err)) {
+		to = fresh;
+		goto out;
+	}
 	for (struct ns *ns = a->mru; !gone && !to && !err && ns; ns = ns->next)
 		if (ns != hint && ns != first && feed(a, ns, id, mask, &err))
 			to = ns;
 	if (to || err)
 		goto out;
-	/*
-	 * Gone before it could be routed: the process that attached it did
-	 * so in its own namespace, where the mount is unless it is a copy
-	 * that a shared mount propagated to another namespace. No shared
-	 * mount there, no copy: reported there, ATTACH F_GONE (its DETACH
-	 * follows: the view holds it now). Else where it was is unknown.
-	 */
-	hint = pid_hint(a, pid, 1); /* where the process is now, if alive */
-	if (hint && !a->ops->shares(hint->w) &&
-	    feed(a, hint, id, mask | MNTKIT__FEED_GONE, &err)) {
-		to = hint;
+	/* gone, and its process's namespace was not asked yet */
+	if (fresh && !a->unsure && fresh != hint &&
+	    !a->ops->shares(fresh->w) &&
+	    feed(a, fresh, id, mask | MNTKIT__FEED_GONE, &err)) {
+		to = fresh;
 		goto out;
 	}
 	a->unrouted++;
