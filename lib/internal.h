@@ -424,6 +424,12 @@ int mntkit__fan_next(const char *buf, size_t len, size_t *off,
  * @holds: whether its view has mount @mnt_id; @shares: whether a mount of
  * its view is shared (in a peer group: a mount under it may propagate to
  * other namespaces). Neither makes a system call.
+ * @signal_fd: the watch's private mountinfo file (-1: none), whose POLLPRI
+ * tells it of a change; the caller may poll it (which consumes that
+ * signal) if it then calls @signalled, which the next @read takes as one.
+ * (The caller must: polling @fd, nested in the caller's epoll set, polls
+ * the other mountinfo file of the watch, so a wakeup of the caller's fd
+ * may be all that is left of a namespace's signal by its epoll_wait.)
  */
 #define MNTKIT__FEED_GONE (1ULL << 63)
 struct mntkit__watch_ns_ops {
@@ -439,6 +445,8 @@ struct mntkit__watch_ns_ops {
 	int (*feed)(struct mntkit_watch *w, uint64_t mnt_id, uint64_t mask);
 	int (*holds)(const struct mntkit_watch *w, uint64_t mnt_id);
 	int (*shares)(const struct mntkit_watch *w);
+	int (*signal_fd)(const struct mntkit_watch *w);
+	void (*signalled)(struct mntkit_watch *w);
 	void (*free)(struct mntkit_watch *w);
 };
 struct mntkit__watch_all;

@@ -127,6 +127,7 @@
 #define RESCAN_COST_FACTOR 100
 #define EPOLL_BATCH 64
 #define EXIT_GAP_FACTOR 10 /* a scan for an exit: 10x its cost apart */
+#define RETRY_NS (100 * MS_NS) /* a read failed for want of a resource */
 #define TAG_EXIT 1ULL	   /* epoll data: a namespace's pidfd */
 #define TAG_FAN 2ULL	   /* epoll data: the fanotify group */
 #define FAN_BUFSIZE (64 * 1024)
@@ -149,6 +150,7 @@ struct ns {
 	int dying;		 /* let go of: its NS_GONE is queued */
 	int broken;		 /* its watch lost its process: let go */
 	int lost;		 /* dying, and its last changes are lost */
+	int retry;		 /* its read failed for want of a resource */
 	int ns_fd;		 /* marked in the group (fed): its nsfs fd */
 	struct ns *prev, *next;	 /* the fed ones, last routed to first */
 };
@@ -167,6 +169,7 @@ struct mntkit__watch_all {
 	int initial;		     /* MNTKIT_WATCH_INITIAL asked for */
 	int scanned;		     /* the first scan is done */
 	int epfd, timer_fd;
+	int sig_ep; /* the namespaces' private mountinfo files (sweep()) */
 	struct ns **ns; /* the namespaces watched or skipped */
 	size_t n, cap;
 	struct item *items;
@@ -175,6 +178,7 @@ struct mntkit__watch_all {
 	size_t skipped;
 	size_t rr_next;
 	int64_t scan_due, scan_cost, rr_due;
+	int64_t retry_due; /* the namespaces' failed reads, again (0: none) */
 	int64_t scan_end; /* when the last scan ended */
 	int use_pidfd;	  /* the library's /proc is of our PID namespace */
 	int64_t armed;
@@ -399,6 +403,51 @@ static void ns_unmark(struct mntkit__watch_all *a, struct ns *ns)
  * -ESRCH: its process left it meanwhile (dropped; the next scan finds
  * it again if it is still there); -ENOMEM.
  */
+/*
+ * The change signals. Each namespace's watch is in the epoll set by its
+ * fd, an epoll set of one of its mountinfo files (and its timer): the
+ * caller's poll of our fd polls that file, nested, which consumes its
+ * POLLPRI, and our epoll_wait then finds nothing there. So the private
+ * mountinfo file of every watch (which only it polls) is also in @sig_ep:
+ * sweep() takes what it reports (an epoll_wait looks at the files that
+ * were woken only: no cost per namespace) and tells each watch it was
+ * signalled, since that poll consumed its signal too.
+ */
+static int sig_add(struct mntkit__watch_all *a, struct ns *ns)
+{
+	struct epoll_event ev = { .events = EPOLLPRI, .data.ptr = ns };
+	int fd = a->ops->signal_fd(ns->w);
+
+	return fd < 0 ? 0 : epoll_ctl(a->sig_ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void sig_del(struct mntkit__watch_all *a, struct ns *ns)
+{
+	int fd = a->ops->signal_fd(ns->w);
+
+	if (fd >= 0)
+		epoll_ctl(a->sig_ep, EPOLL_CTL_DEL, fd, NULL);
+}
+
+static int sweep(struct mntkit__watch_all *a)
+{
+	struct epoll_event evs[EPOLL_BATCH];
+	int n, ret = 0;
+
+	do {
+		n = epoll_wait(a->sig_ep, evs, EPOLL_BATCH, 0);
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < n && !ret; i++) {
+			struct ns *ns = evs[i].data.ptr;
+
+			a->ops->signalled(ns->w);
+			ret = push_drain(a, ns);
+		}
+	} while (!ret && n == EPOLL_BATCH);
+	return ret;
+}
+
 static int ns_open(struct mntkit__watch_all *a, struct ns *ns)
 {
 	struct mntkit_watch_opts wo = a->wo;
@@ -431,15 +480,21 @@ static int ns_open(struct mntkit__watch_all *a, struct ns *ns)
 		ret = -ESRCH;
 	if (!ret && epoll_ctl(a->epfd, EPOLL_CTL_ADD, a->ops->fd(ns->w), &ev))
 		ret = -errno;
+	if (!ret && sig_add(a, ns)) {
+		ret = -errno;
+		epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->ops->fd(ns->w), NULL);
+	}
 	if (!ret) {
 		ret = push(a, ITEM_ADD, ns);
 		if (!ret)
 			ret = push(a, ITEM_DRAIN, ns);
 		if (!ret && !a->source)
 			a->source = a->ops->source(ns->w);
-		if (ret)
+		if (ret) {
 			epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->ops->fd(ns->w),
 				  NULL);
+			sig_del(a, ns);
+		}
 	}
 	if (ret && ns->w) {
 		a->ops->free(ns->w);
@@ -516,6 +571,7 @@ static int ns_let_go(struct mntkit__watch_all *a, size_t i)
 	 */
 	ns_unmark(a, ns);
 	epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->ops->fd(ns->w), NULL);
+	sig_del(a, ns);
 	if (a->ops->rescan(ns->w))
 		mntkit__debug(MNTKIT_PRINT_INFO,
 			      "watch: mount namespace %llu: "
@@ -604,6 +660,8 @@ static void arm_timer(struct mntkit__watch_all *a)
 
 	if (a->rr_due && a->rr_due < due)
 		due = a->rr_due;
+	if (a->retry_due && a->retry_due < due)
+		due = a->retry_due;
 	if (due == a->armed)
 		return;
 	its.it_value.tv_sec = due / 1000000000LL;
@@ -628,6 +686,41 @@ static void schedule_scan(struct mntkit__watch_all *a, int64_t now)
  * is no error of the all-namespace watch: the namespace is let go at a
  * scan made at once (scan()). 1 if so, else 0 (an error).
  */
+/*
+ * A read of a namespace's watch that failed for want of a resource (file
+ * descriptors, memory): the other namespaces go on, and this one's watch,
+ * which still owes its diff (or resync), is read again RETRY_NS later,
+ * until it succeeds. 1 if @err is such a failure, else 0.
+ */
+static int ns_retry(struct mntkit__watch_all *a, struct ns *ns, int err)
+{
+	if (err != -EMFILE && err != -ENFILE && err != -ENOMEM &&
+	    err != -EAGAIN)
+		return 0;
+	mntkit__debug(MNTKIT_PRINT_INFO,
+		      "watch: mount namespace %llu: %s: read again in %d ms",
+		      (unsigned long long)ns->id, strerror(-err),
+		      (int)(RETRY_NS / MS_NS));
+	ns->retry = 1;
+	if (!a->retry_due)
+		a->retry_due = mntkit__clock_ns(CLOCK_MONOTONIC) + RETRY_NS;
+	arm_timer(a);
+	return 1;
+}
+
+static int retry_due(struct mntkit__watch_all *a)
+{
+	int ret = 0;
+
+	a->retry_due = 0;
+	for (size_t i = 0; i < a->n && !ret; i++)
+		if (a->ns[i]->retry && a->ns[i]->w) {
+			a->ns[i]->retry = 0;
+			ret = push_drain(a, a->ns[i]);
+		}
+	return ret;
+}
+
 static int ns_broken(struct mntkit__watch_all *a, struct ns *ns, int err)
 {
 	if ((err != -ENOENT && err != -ESRCH) || ns->dying)
@@ -658,7 +751,8 @@ static int rescan_next(struct mntkit__watch_all *a, int64_t now)
 		if (ns->w) {
 			t0 = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID);
 			ret = a->ops->rescan(ns->w);
-			if (ret && ns_broken(a, ns, ret))
+			if (ret && (ns_broken(a, ns, ret) ||
+				    ns_retry(a, ns, ret)))
 				ret = 0;
 			cost = mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 			if (gap < RESCAN_COST_FACTOR * cost)
@@ -962,6 +1056,8 @@ static int poll_all(struct mntkit__watch_all *a)
 			ret = push_drain(a, evs[i].data.ptr);
 		}
 	}
+	if (!ret)
+		ret = sweep(a);
 	/* the group before a scan: a watch let go of is routed nothing */
 	if (!ret && fan)
 		ret = fan_drain(a);
@@ -986,6 +1082,8 @@ static int poll_all(struct mntkit__watch_all *a)
 	}
 	if (!ret && a->rr_due && now >= a->rr_due)
 		ret = rescan_next(a, now);
+	if (!ret && a->retry_due && now >= a->retry_due)
+		ret = retry_due(a);
 	arm_timer(a);
 	return ret;
 }
@@ -1079,7 +1177,8 @@ int mntkit__watch_all_read(struct mntkit__watch_all *a,
 					      strerror(-ret));
 				ret = 0;
 			}
-			if (ret < 0 && ns_broken(a, it->ns, ret))
+			if (ret < 0 && (ns_broken(a, it->ns, ret) ||
+					ns_retry(a, it->ns, ret)))
 				ret = 0;
 			if (ret < 0) {
 				mntkit__debug(MNTKIT_PRINT_INFO,
@@ -1103,7 +1202,8 @@ int mntkit__watch_all_rescan(struct mntkit__watch_all *a)
 		if (!a->ns[i]->w)
 			continue;
 		ret = a->ops->rescan(a->ns[i]->w);
-		if (ret && ns_broken(a, a->ns[i], ret)) {
+		if (ret && (ns_broken(a, a->ns[i], ret) ||
+			    ns_retry(a, a->ns[i], ret))) {
 			ret = 0;
 			continue;
 		}
@@ -1158,6 +1258,8 @@ void mntkit__watch_all_free(struct mntkit__watch_all *a)
 		close(a->fan_fd);
 	if (a->epfd >= 0)
 		close(a->epfd);
+	if (a->sig_ep >= 0)
+		close(a->sig_ep);
 	if (a->timer_fd >= 0)
 		close(a->timer_fd);
 	free(a);
@@ -1200,9 +1302,10 @@ int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
 	a->armed = -1;
 	a->fan_fd = -1;
 	a->epfd = epoll_create1(EPOLL_CLOEXEC);
+	a->sig_ep = epoll_create1(EPOLL_CLOEXEC);
 	a->timer_fd = timerfd_create(CLOCK_MONOTONIC,
 				     TFD_NONBLOCK | TFD_CLOEXEC);
-	if (a->epfd < 0 || a->timer_fd < 0 ||
+	if (a->epfd < 0 || a->sig_ep < 0 || a->timer_fd < 0 ||
 	    epoll_ctl(a->epfd, EPOLL_CTL_ADD, a->timer_fd, &ev)) {
 		ret = -errno;
 		goto fail;

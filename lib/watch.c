@@ -440,6 +440,7 @@ struct mntkit_watch {
 	dev_t ns_dev;
 	ino_t ns_ino;
 	int epfd, fan_fd, wake_fd, mi_fd, timer_fd;
+	int mi_noted; /* @mi_fd's signal, consumed by an all-namespace watch */
 	int wake_on; /* @wake_fd is in the epoll set */
 	struct recmap view;
 	struct recmap kids; /* parent ID -> its children in the view (gen) */
@@ -1176,8 +1177,11 @@ static void fan_drain(struct mntkit_watch *w, int *got)
 static int mi_signalled(struct mntkit_watch *w)
 {
 	struct pollfd p = { .fd = w->mi_fd, .events = POLLPRI };
+	int noted = w->mi_noted;
 
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
+	w->mi_noted = 0;
+	return (poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR))) ||
+	       noted;
 }
 
 /*
@@ -1742,6 +1746,16 @@ static int watch_shares(const struct mntkit_watch *w)
 	return w->shared > 0;
 }
 
+static int watch_signal_fd(const struct mntkit_watch *w)
+{
+	return w->mi_fd;
+}
+
+static void watch_signalled(struct mntkit_watch *w)
+{
+	w->mi_noted = 1;
+}
+
 static const struct mntkit__watch_ns_ops ns_ops = {
 	.open = mntkit_watch_new,
 	.open_fed = watch_new_fed,
@@ -1752,6 +1766,8 @@ static const struct mntkit__watch_ns_ops ns_ops = {
 	.feed = watch_feed,
 	.holds = watch_holds,
 	.shares = watch_shares,
+	.signal_fd = watch_signal_fd,
+	.signalled = watch_signalled,
 	.free = mntkit_watch_free,
 };
 

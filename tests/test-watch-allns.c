@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <poll.h>
 #include <sys/fanotify.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "harness.h"
@@ -198,6 +199,7 @@ struct world {
 	struct model m;
 	unsigned int seed;
 	int mountinfo;
+	int read_failed; /* a namespace's read failed: it resynchronizes */
 };
 
 static int kid_of_ns(const struct world *wd, uint64_t id)
@@ -443,6 +445,13 @@ static void apply(struct world *wd, const struct mntkit_event *ev)
 		m->gones++;
 		return;
 	case MNTKIT_EVENT_RESYNC:
+		if (wd->read_failed) {
+			/* the events up to resync_end replace what the
+			 * failed read may have lost: applied as any */
+			T_ASSERT(ev->resync_end >= ev->seq);
+			m->resyncs++;
+			return;
+		}
 		/*
 		 * Only where a namespace's last process left before its
 		 * last diff could be made, on the emulation (which reads a
@@ -792,6 +801,134 @@ static void rescan_body(int unused)
 T_CASE(rescan_and_exit_at_once)
 {
 	in_own_pidns(rescan_body, 0);
+}
+
+/*
+ * With no timed rescans, a change in another namespace comes from its
+ * signal alone, as a caller sees it: poll the watch's fd, then read. That
+ * poll polls the namespace's mountinfo, nested, and consumes its POLLPRI:
+ * the watch must still find which namespace changed (before, the read
+ * found nothing and the fd never woke again: no event at all). @how: 1
+ * mountinfo, 2 native with the poll source.
+ */
+static void signal_body(int how)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
+			  .source = MNTKIT_WATCH_POLL);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	struct pollfd p = { .events = POLLIN };
+	double end;
+	size_t n0;
+
+	use_backend(how == 1);
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	kid_start(&wd);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	drain(&wd, w);
+	T_ASSERT(nsm_find(&wd.m, wd.k[0].nsid));
+	n0 = nsm_find(&wd.m, wd.k[0].nsid)->n;
+	p.fd = mntkit_watch_fd(w);
+	for (int round = 0; round < 3; round++) {
+		kid_op(&wd.k[0], 0); /* mount, umount, mount */
+		end = t_now() + 10;
+		while (nsm_find(&wd.m, wd.k[0].nsid)->n ==
+		       n0 + (size_t)(round % 2)) {
+			if (t_now() > end)
+				t_fail("round %d: no event of the kid's %s "
+				       "within 10 s (no timed rescans: its "
+				       "signal alone)", round,
+				       round % 2 ? "umount" : "mount");
+			poll(&p, 1, 1000);
+			drain(&wd, w);
+		}
+	}
+	kid_stop(&wd.k[0]);
+	mntkit_watch_free(w);
+}
+
+T_CASE(signal_wakes_mountinfo)
+{
+	in_own_pidns(signal_body, 1);
+}
+
+T_CASE(signal_wakes_native_poll)
+{
+	in_own_pidns(signal_body, 2);
+}
+
+/*
+ * A namespace whose read fails for want of file descriptors (EMFILE) is
+ * read again later; the watch goes on for the others (before, the error
+ * ended every read of the watch). The emulation reads the namespace of
+ * kid 0 through a new open of its mountinfo (its cache holds kid 1's), so
+ * with no fd left the read of kid 0's change fails.
+ */
+static void retry_body(int unused)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
+			  .source = MNTKIT_WATCH_POLL);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	struct pollfd p = { .events = POLLIN };
+	struct rlimit rl, tight;
+	double end;
+	size_t n0;
+	int lowest;
+
+	(void)unused;
+	use_backend(1);
+	wd.read_failed = 1;
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	kid_start(&wd);
+	kid_start(&wd);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	drain(&wd, w);
+	T_ASSERT(nsm_find(&wd.m, wd.k[0].nsid));
+	n0 = nsm_find(&wd.m, wd.k[0].nsid)->n;
+	p.fd = mntkit_watch_fd(w);
+	{
+		MNTKIT_OPTS(o, .pid = wd.k[1].pid);
+		struct mntkit_table *t;
+
+		T_OK(mntkit_table_new(MASK, 0, &o, &t)); /* the cache: kid 1 */
+		mntkit_table_free(t);
+	}
+	T_OK(getrlimit(RLIMIT_NOFILE, &rl));
+	lowest = dup(0);
+	T_ASSERT(lowest >= 0);
+	close(lowest);
+	tight = rl;
+	tight.rlim_cur = (rlim_t)lowest;
+	T_OK(setrlimit(RLIMIT_NOFILE, &tight));
+	kid_op(&wd.k[0], 0);
+	end = t_now() + 0.5;
+	while (t_now() < end) {
+		poll(&p, 1, 100);
+		drain(&wd, w); /* T_OK of every read: no EMFILE comes out */
+	}
+	T_OK(setrlimit(RLIMIT_NOFILE, &rl));
+	end = t_now() + 10;
+	while (nsm_find(&wd.m, wd.k[0].nsid)->n == n0) {
+		if (t_now() > end)
+			t_fail("no event of kid 0's mount within 10 s of the "
+			       "fds coming back");
+		poll(&p, 1, 100);
+		drain(&wd, w);
+	}
+	T_ASSERT(wd.m.resyncs >= 1); /* the failed read was said */
+	kid_stop(&wd.k[0]);
+	kid_stop(&wd.k[1]);
+	mntkit_watch_free(w);
+}
+
+T_CASE(emfile_read_again)
+{
+	in_own_pidns(retry_body, 0);
 }
 
 /*
