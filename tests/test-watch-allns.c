@@ -232,10 +232,15 @@ static void kid_loop(const char *dir, int idx, int go, int ready)
 	snprintf(src, sizeof(src), "allns-k%d", idx);
 	t_write_full(ready, "r", 1);
 	for (;;) {
+		ssize_t got;
 		int r;
 
-		t_read_full(go, cmd, 2);
-		if (cmd[0] == 'x')
+		/* EOF: the case ended (a skip, a failure) without stopping
+		 * it; its reason is the case's, not ours to overwrite */
+		do
+			got = read(go, cmd, 2);
+		while (got < 0 && errno == EINTR);
+		if (got != 2 || cmd[0] == 'x')
 			_exit(0);
 		snprintf(path, sizeof(path), "%s/%d", dir, cmd[1]);
 		r = cmd[0] == 'm' ? mount(src, path, "tmpfs", 0, NULL) :
