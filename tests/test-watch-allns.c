@@ -809,6 +809,25 @@ T_CASE(rescan_and_exit_at_once)
 }
 
 /*
+ * Poll the watch's fd and read, as a caller does, until kid @k's namespace
+ * has other than @n mounts; at most 10 s (@why: what brings the event)
+ */
+static void wait_change(struct world *wd, struct mntkit_watch *w,
+			const struct kid *k, size_t n, const char *why)
+{
+	struct pollfd p = { .fd = mntkit_watch_fd(w), .events = POLLIN };
+	double end = t_now() + 10;
+
+	while (nsm_find(&wd->m, k->nsid)->n == n) {
+		if (t_now() > end)
+			t_fail("no event of kid %d's change within 10 s (%s)",
+			       (int)k->pid, why);
+		poll(&p, 1, 100);
+		drain(wd, w);
+	}
+}
+
+/*
  * With no timed rescans, a change in another namespace comes from its
  * signal alone, as a caller sees it: poll the watch's fd, then read. That
  * poll polls the namespace's mountinfo, nested, and consumes its POLLPRI:
@@ -823,8 +842,6 @@ static void signal_body(int how)
 			  .source = MNTKIT_WATCH_POLL);
 	struct world wd = { 0 };
 	struct mntkit_watch *w;
-	struct pollfd p = { .events = POLLIN };
-	double end;
 	size_t n0;
 
 	use_backend(how == 1);
@@ -835,20 +852,10 @@ static void signal_body(int how)
 	drain(&wd, w);
 	T_ASSERT(nsm_find(&wd.m, wd.k[0].nsid));
 	n0 = nsm_find(&wd.m, wd.k[0].nsid)->n;
-	p.fd = mntkit_watch_fd(w);
 	for (int round = 0; round < 3; round++) {
 		kid_op(&wd.k[0], 0); /* mount, umount, mount */
-		end = t_now() + 10;
-		while (nsm_find(&wd.m, wd.k[0].nsid)->n ==
-		       n0 + (size_t)(round % 2)) {
-			if (t_now() > end)
-				t_fail("round %d: no event of the kid's %s "
-				       "within 10 s (no timed rescans: its "
-				       "signal alone)", round,
-				       round % 2 ? "umount" : "mount");
-			poll(&p, 1, 1000);
-			drain(&wd, w);
-		}
+		wait_change(&wd, w, &wd.k[0], n0 + (size_t)(round % 2),
+			    "no timed rescans: its signal alone");
 	}
 	kid_stop(&wd.k[0]);
 	mntkit_watch_free(w);
@@ -917,14 +924,7 @@ static void retry_body(int unused)
 		drain(&wd, w); /* T_OK of every read: no EMFILE comes out */
 	}
 	T_OK(setrlimit(RLIMIT_NOFILE, &rl));
-	end = t_now() + 10;
-	while (nsm_find(&wd.m, wd.k[0].nsid)->n == n0) {
-		if (t_now() > end)
-			t_fail("no event of kid 0's mount within 10 s of the "
-			       "fds coming back");
-		poll(&p, 1, 100);
-		drain(&wd, w);
-	}
+	wait_change(&wd, w, &wd.k[0], n0, "the fds back");
 	T_ASSERT(wd.m.resyncs >= 1); /* the failed read was said */
 	kid_stop(&wd.k[0]);
 	kid_stop(&wd.k[1]);
