@@ -271,8 +271,9 @@ static bool options_differ(struct batch *b, const struct mntkit_statmount *x,
  *                    OPTIONS (VFS and fs options, findmnt's string):
  *                    remount; else (propagation, IDs, ...) nothing. A
  *                    part one of the records lacks (its mask) is no
- *                    change: seen on 6.12 as a namespace ends, its last
- *                    rescan's records without the groups of mountinfo
+ *                    change: a hybrid reply (6.8-6.14) of a namespace
+ *                    the library can no longer read (no process in it,
+ *                    and it may not enter it) lacks mountinfo's groups
  *  RESYNC            nothing (the events after it bring the view up)
  *  NS_ADD            nothing; the ATTACHes of that namespace read in the
  *                    same wakeup are its first view: nothing
@@ -374,14 +375,11 @@ static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 	/*
 	 * No rescans: they find only mount(2) propagation changes, which
 	 * the kernel signals to no one - findmnt never sees them, and
-	 * they make no action anyway. But an all-namespace watch whose
-	 * namespaces the poll source follows (no fanotify mount events,
-	 * or the mountinfo backend) brings their changes only at its
-	 * rescans (seen on 6.18: their change signals wake nobody), so
-	 * there it keeps its rescans, each namespace once a second.
+	 * they make no action anyway. (An all-namespace watch still scans
+	 * /proc for new namespaces each second.)
 	 */
 	MNTKIT_WATCH_OPTS(wo, .mask = po->mask,
-			  .rescan_ms = po->all_ns ? 0 : MNTKIT_WATCH_NO_RESCAN,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
 			  .flags = po->all_ns ? MNTKIT_WATCH_ALL_NS : 0);
 	const char *subject = po->all_ns ? "--all-namespaces" : "--poll";
 	int r;

@@ -723,7 +723,7 @@ except OSError:
 kids = [subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep", "60"])]
 STARTED.extend(kids)
 time.sleep(0.2)
-p = subprocess.Popen(["prlimit", "--nofile=9:9", L, "-p", "--all-namespaces", "-w", "3000"],
+p = subprocess.Popen(["prlimit", "--nofile=10:10", L, "-p", "--all-namespaces", "-w", "3000"],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 STARTED.append(p)
 time.sleep(0.5)
