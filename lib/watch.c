@@ -42,6 +42,11 @@
  *    that a remount hidden among mounts is reported up to that late.
  *    Nothing is lost: a check that is owed always comes (the timer), and
  *    it diffs the whole of mountinfo.
+ *    Fed (a namespace of an all-namespace watch, see lib/watch-all.c):
+ *    the same source without a group of its own; the all-namespace watch
+ *    marks the namespace in its one group before the first snapshot,
+ *    reads the group and hands each event to watch_feed(), which asks
+ *    whether it is this namespace's (fan_event()).
  *  - poll: POLLPRI on /proc/PID/mountinfo, then a diff of a fresh
  *    snapshot against the view once the namespace has been quiet for
  *    POLL_QUIET_NS (see poll_when()): one snapshot serves every change
@@ -87,13 +92,6 @@
 #include "internal.h"
 #include "mountinfo.h"
 #include "syscall.h"
-
-/* fanotify mount events (6.15+), not in older <linux/fanotify.h> */
-#define WATCH_FAN_MARK_MNTNS    0x00000110U
-#define WATCH_FAN_MNT_ATTACH    0x01000000ULL
-#define WATCH_FAN_MNT_DETACH    0x02000000ULL
-#define WATCH_FAN_Q_OVERFLOW    0x00004000ULL
-#define WATCH_FAN_INFO_TYPE_MNT 7
 
 #define DEFAULT_MASK (MNTKIT_STATMOUNT_ALL & ~MNTKIT_STATMOUNT_SUPPORTED_MASK)
 
@@ -442,6 +440,7 @@ struct mntkit_watch {
 	dev_t ns_dev;
 	ino_t ns_ino;
 	int epfd, fan_fd, wake_fd, mi_fd, timer_fd;
+	int mi_noted; /* @mi_fd's signal, consumed by an all-namespace watch */
 	int wake_on; /* @wake_fd is in the epoll set */
 	struct recmap view;
 	struct recmap kids; /* parent ID -> its children in the view (gen) */
@@ -467,6 +466,14 @@ struct mntkit_watch {
 	char *mibuf;
 	size_t micap;
 	struct mntkit__watch_all *all; /* MNTKIT_WATCH_ALL_NS: it does all */
+	/*
+	 * Fed (a namespace of an all-namespace watch): the fanotify source
+	 * without a group of its own; lib/watch-all.c reads the one group of
+	 * all namespaces and hands each event to watch_feed().
+	 */
+	int fed;
+	uint64_t fed_new; /* events fed since the last process() */
+	size_t shared; /* records of the view in a peer group (shared) */
 };
 
 static int64_t now_ns(void)
@@ -478,6 +485,19 @@ static int64_t now_ns(void)
 static int64_t cpu_ns(void)
 {
 	return mntkit__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/*
+ * A record enters (@add) or leaves the view: the children and the shared
+ * mounts it counts for.
+ */
+static void view_note(struct mntkit_watch *w,
+		      const struct mntkit_statmount *sm, int add)
+{
+	kids_note(&w->kids, sm, add);
+	if (sm && (sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
+	    sm->mnt_peer_group)
+		w->shared += add ? 1 : (size_t)-1;
 }
 
 /* the record of a mount gone before it could be stat'ed: its ID only */
@@ -602,14 +622,14 @@ static int refresh(struct mntkit_watch *w, const struct mntkit_statmount *sm)
 	}
 	if (!s) {
 		map_insert(&w->view, sm->mnt_id, c1);
-		kids_note(&w->kids, c1, 1);
+		view_note(w, c1, 1);
 		q_push(&w->q, kind, 0, 0, sm->mnt_id, NULL, c2);
 		return kind;
 	}
 	old = s->sm;
 	s->sm = c1;
-	kids_note(&w->kids, old, 0);
-	kids_note(&w->kids, c1, 1);
+	view_note(w, old, 0);
+	view_note(w, c1, 1);
 	if (same == MNTKIT__OTHER_MOUNT) {
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, sm->mnt_id, old, NULL);
 		q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, 0, sm->mnt_id, NULL, c2);
@@ -643,7 +663,7 @@ static int detach_unseen(struct mntkit_watch *w)
 	for (size_t i = 0; i < n; i++) {
 		struct mntkit_statmount *old = map_remove(&w->view, gone[i]);
 
-		kids_note(&w->kids, old, 0);
+		view_note(w, old, 0);
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i], old, NULL);
 	}
 	free(gone);
@@ -660,7 +680,7 @@ static int detach_one(struct mntkit_watch *w, uint64_t id)
 	if (q_reserve(&w->q, 1))
 		return -ENOMEM;
 	old = map_remove(&w->view, id);
-	kids_note(&w->kids, old, 0);
+	view_note(w, old, 0);
 	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, old, NULL);
 	return 1;
 }
@@ -1040,11 +1060,11 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 	}
 	if (map_find(&w->view, id)) {
 		c1 = map_remove(&w->view, id);
-		kids_note(&w->kids, c1, 0);
+		view_note(w, c1, 0);
 		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, c1, NULL);
 		return;
 	}
-	if (!(mask & WATCH_FAN_MNT_ATTACH))
+	if (!(mask & MNTKIT_FAN_MNT_ATTACH))
 		return; /* never seen: detached before our first snapshot */
 	c1 = sm_stub(id);
 	c2 = sm_stub(id);
@@ -1068,75 +1088,65 @@ static void fan_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
  * children of the mount, or when the mount was out of the view (moved
  * into reach, maybe with a subtree); and a mount moved out of reach takes
  * its children in the view with it. Everything else costs one statmount.
+ *
+ * A fed watch is asked about events of every namespace (see watch_feed()):
+ * an event is its namespace's when its view holds the mount or when its
+ * namespace has it (statmount looks a mount up within the namespace
+ * asked, ENOENT elsewhere). Returns 1 if the event was this namespace's
+ * (handled), 0 if not (nothing done: only a fed watch says so), -1 if a
+ * fed watch cannot tell (statmount failed otherwise: it resynchronizes
+ * at its next read, which covers the mount if it was its namespace's).
  */
-static void fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
+static int fan_event(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 {
 	int known = map_find(&w->view, id) != NULL;
 	uint32_t kids = kids_of(&w->kids, id);
-	int moved = (mask & WATCH_FAN_MNT_ATTACH) &&
-		    (mask & WATCH_FAN_MNT_DETACH);
-	int ret = fan_update(w, id);
+	int moved = (mask & MNTKIT_FAN_MNT_ATTACH) &&
+		    (mask & MNTKIT_FAN_MNT_DETACH);
+	int ret;
 
+	/* not in the view, not attached: no namespace's to look up */
+	if (w->fed && !known && !(mask & MNTKIT_FAN_MNT_ATTACH))
+		return 0;
+	ret = fan_update(w, id);
+	if (ret == -ENOENT && w->fed && !known)
+		return 0; /* not of this namespace, or gone: watch-all.c */
+	if (ret < 0 && w->fed && !known) {
+		/* whose it is cannot be told: if ours, the resync has it */
+		w->need_resync = 1;
+		return -1;
+	}
 	if (ret == -ENOENT) {
 		fan_gone(w, id, mask);
-		return;
+		return 1;
 	}
 	if (ret < 0) {
 		w->need_resync = 1;
-		return;
+		return 1;
 	}
 	if (ret == MNTKIT_EVENT_DETACH ? kids > 0 :
 					 moved && (kids > 0 || !known))
 		refresh_below(w, id);
-}
-
-/* the unique mount ID of one fanotify event, 0 if it has none */
-static uint64_t fan_mnt_id(const char *ev, size_t len, size_t meta_len)
-{
-	for (size_t off = meta_len; off + 4 <= len;) {
-		const unsigned char *rec = (const unsigned char *)ev + off;
-		uint16_t rlen;
-		uint64_t id;
-
-		memcpy(&rlen, rec + 2, sizeof(rlen));
-		if (rlen < 4 || off + rlen > len)
-			return 0;
-		if (rec[0] == WATCH_FAN_INFO_TYPE_MNT && rlen >= 16) {
-			memcpy(&id, rec + 8, sizeof(id));
-			return id;
-		}
-		off += rlen;
-	}
-	return 0;
+	return 1;
 }
 
 static void fan_parse(struct mntkit_watch *w, const char *buf, size_t len)
 {
-	struct fanotify_event_metadata m;
+	struct mntkit__fan_event ev;
+	size_t off = 0;
+	int ret;
 
-	while (len >= sizeof(m)) {
-		uint64_t id;
-
-		memcpy(&m, buf, sizeof(m));
-		if (m.event_len < sizeof(m) || m.event_len > len ||
-		    m.metadata_len < sizeof(m) || m.metadata_len > m.event_len ||
-		    m.vers != FANOTIFY_METADATA_VERSION) {
+	while ((ret = mntkit__fan_next(buf, len, &off, &ev)) > 0) {
+		if (ev.mask & MNTKIT_FAN_Q_OVERFLOW)
 			w->need_resync = 1;
-			return;
-		}
-		if (m.fd >= 0)
-			close(m.fd);
-		if (m.mask & WATCH_FAN_Q_OVERFLOW)
-			w->need_resync = 1;
-		id = fan_mnt_id(buf, m.event_len, m.metadata_len);
-		if (!w->need_resync && id &&
-		    (m.mask & (WATCH_FAN_MNT_ATTACH | WATCH_FAN_MNT_DETACH))) {
+		if (!w->need_resync && ev.mnt_id &&
+		    (ev.mask & (MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH))) {
 			w->fan_events++;
-			fan_event(w, id, m.mask);
+			fan_event(w, ev.mnt_id, ev.mask);
 		}
-		buf += m.event_len;
-		len -= m.event_len;
 	}
+	if (ret < 0)
+		w->need_resync = 1;
 }
 
 /* read what fanotify has (a bounded amount); *@got: any event */
@@ -1167,8 +1177,11 @@ static void fan_drain(struct mntkit_watch *w, int *got)
 static int mi_signalled(struct mntkit_watch *w)
 {
 	struct pollfd p = { .fd = w->mi_fd, .events = POLLPRI };
+	int noted = w->mi_noted;
 
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR));
+	w->mi_noted = 0;
+	return (poll(&p, 1, 0) > 0 && (p.revents & (POLLPRI | POLLERR))) ||
+	       noted;
 }
 
 /*
@@ -1228,9 +1241,12 @@ static int64_t verify_when(const struct mntkit_watch *w)
 static int process(struct mntkit_watch *w)
 {
 	struct epoll_event evs[4];
-	uint64_t ticks, fan_before = w->fan_events;
-	int got = 0, pri, n, timer = 0, fan = 0;
+	/* events fed since the last call came with this wakeup's signals */
+	uint64_t ticks, fan_before = w->fan_events - w->fed_new;
+	int got = w->fed_new > 0, pri, n, timer = 0, fan = 0;
 	int64_t now;
+
+	w->fed_new = 0;
 
 	/*
 	 * Clears the wakeup file's POLLPRI (the private file says what was
@@ -1536,8 +1552,8 @@ static int fan_open(int ns_fd)
 
 	if (fd < 0)
 		return -errno;
-	if (fanotify_mark(fd, FAN_MARK_ADD | WATCH_FAN_MARK_MNTNS,
-			  WATCH_FAN_MNT_ATTACH | WATCH_FAN_MNT_DETACH, ns_fd,
+	if (fanotify_mark(fd, FAN_MARK_ADD | MNTKIT_FAN_MARK_MNTNS,
+			  MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH, ns_fd,
 			  NULL)) {
 		int err = errno;
 
@@ -1557,6 +1573,10 @@ static int pick_source(struct mntkit_watch *w, enum mntkit_watch_source want,
 	w->source = MNTKIT_WATCH_POLL;
 	if (want == MNTKIT_WATCH_POLL)
 		return 0;
+	if (w->fed) { /* the caller marked the namespace in its group */
+		w->source = MNTKIT_WATCH_FANOTIFY;
+		return possible ? 0 : -EOPNOTSUPP;
+	}
 	if (!possible) {
 		mntkit__debug(MNTKIT_PRINT_INFO,
 			      "watch: poll source (%s)",
@@ -1673,12 +1693,81 @@ static int watch_opts_copy(const struct mntkit_watch_opts *in,
  * through these public calls, handed down (it calls nothing of this file).
  */
 
+static int watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, int fed,
+		     struct mntkit_watch **out);
+
+static int watch_new_fed(const struct mntkit_watch_opts *wopts,
+			 const struct mntkit_opts *opts,
+			 struct mntkit_watch **out)
+{
+	return watch_new(wopts, opts, 1, out);
+}
+
+/*
+ * An event of the all-namespace watch's group: FAN_Q_OVERFLOW (a resync
+ * at the next read), or an ATTACH/DETACH of mount @id that is this
+ * namespace's if its view holds it or its namespace has it (fan_event()).
+ * 1: it was (the events are queued: the caller reads them), 0: not, -1:
+ * cannot tell (a resync is owed: the caller reads it, and asks on).
+ */
+static int watch_feed(struct mntkit_watch *w, uint64_t id, uint64_t mask)
+{
+	MNTKIT__PIN_OPS(w->ops);
+	int ret;
+
+	if (mask & MNTKIT_FAN_Q_OVERFLOW) {
+		w->need_resync = 1;
+		return 1;
+	}
+	if (mask & MNTKIT__FEED_GONE) { /* ours, gone: ATTACH F_GONE */
+		fan_gone(w, id, MNTKIT_FAN_MNT_ATTACH);
+		w->fan_events++;
+		w->fed_new++;
+		return 1;
+	}
+	if (!id || !(mask & (MNTKIT_FAN_MNT_ATTACH | MNTKIT_FAN_MNT_DETACH)))
+		return 0;
+	ret = fan_event(w, id, mask);
+	if (ret > 0) {
+		w->fan_events++;
+		w->fed_new++;
+	}
+	return ret;
+}
+
+static int watch_holds(const struct mntkit_watch *w, uint64_t id)
+{
+	return map_find(&w->view, id) != NULL;
+}
+
+static int watch_shares(const struct mntkit_watch *w)
+{
+	return w->shared > 0;
+}
+
+static int watch_signal_fd(const struct mntkit_watch *w)
+{
+	return w->mi_fd;
+}
+
+static void watch_signalled(struct mntkit_watch *w)
+{
+	w->mi_noted = 1;
+}
+
 static const struct mntkit__watch_ns_ops ns_ops = {
 	.open = mntkit_watch_new,
+	.open_fed = watch_new_fed,
 	.read = mntkit_watch_read,
 	.rescan = mntkit_watch_rescan,
 	.fd = mntkit_watch_fd,
 	.source = mntkit_watch_get_source,
+	.feed = watch_feed,
+	.holds = watch_holds,
+	.shares = watch_shares,
+	.signal_fd = watch_signal_fd,
+	.signalled = watch_signalled,
 	.free = mntkit_watch_free,
 };
 
@@ -1709,8 +1798,9 @@ ssize_t mntkit_watch_ns_skipped(const struct mntkit_watch *w)
 	return w->all ? (ssize_t)mntkit__watch_all_skipped(w->all) : 0;
 }
 
-int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
-		     const struct mntkit_opts *opts, struct mntkit_watch **out)
+static int watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, int fed,
+		     struct mntkit_watch **out)
 {
 	MNTKIT__PIN();
 	struct nsfiles f = { .ns_fd = -1, .mi = { -1, -1 } };
@@ -1726,12 +1816,14 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 	if (ret)
 		return mntkit__fail(-ret);
 	if (wo.flags & MNTKIT_WATCH_ALL_NS)
-		return opts ? mntkit__fail(EINVAL) : watch_all_new(&wo, out);
+		return opts || fed ? mntkit__fail(EINVAL) :
+				     watch_all_new(&wo, out);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return mntkit__fail(ENOMEM);
 	w->epfd = w->fan_fd = w->wake_fd = w->mi_fd = w->timer_fd = -1;
 	w->armed = -1;
+	w->fed = fed;
 	w->ops = mntkit__ops(); /* pinned above: this call's backend */
 	w->mask = (wo.mask ? wo.mask : DEFAULT_MASK) |
 		  MNTKIT_STATMOUNT_MNT_BASIC;
@@ -1772,4 +1864,10 @@ fail:
 	close_fd(&f.mi[1]);
 	mntkit_watch_free(w);
 	return mntkit__fail(-ret);
+}
+
+int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
+		     const struct mntkit_opts *opts, struct mntkit_watch **out)
+{
+	return watch_new(wopts, opts, 0, out);
 }

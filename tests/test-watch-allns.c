@@ -23,14 +23,18 @@
  * Nothing lost, nothing invented. The watch does no timed rescans of
  * mounts (MNTKIT_WATCH_NO_RESCAN), which could repair a lost event.
  */
+#include <dirent.h>
 #include <poll.h>
+#include <sys/fanotify.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "harness.h"
 #include "mntkit.h"
 
 #define MASK (MNTKIT_STATMOUNT_ALL & ~MNTKIT_STATMOUNT_SUPPORTED_MASK)
-#define MAX_KIDS 12
+#define MAX_KIDS 48
+#define GROUP_KIDS 40 /* namespaces of one_fanotify_group */
 #define SLOTS 8
 
 /* ---- the model: per namespace, mount ID -> record copy ---- */
@@ -51,6 +55,8 @@ struct model {
 	uint64_t seq;
 	size_t events, adds, gones, resyncs;
 	uint64_t resync_ns; /* a RESYNC's namespace: its NS_GONE is next */
+	size_t gone_attach; /* ATTACH F_GONE: mounts gone before a look */
+	uint64_t gone_ns;   /* the namespace of the last one */
 };
 
 static struct mntkit_statmount *sm_copy(const struct mntkit_statmount *sm)
@@ -193,6 +199,7 @@ struct world {
 	struct model m;
 	unsigned int seed;
 	int mountinfo;
+	int read_failed; /* a namespace's read failed: it resynchronizes */
 };
 
 static int kid_of_ns(const struct world *wd, uint64_t id)
@@ -225,10 +232,15 @@ static void kid_loop(const char *dir, int idx, int go, int ready)
 	snprintf(src, sizeof(src), "allns-k%d", idx);
 	t_write_full(ready, "r", 1);
 	for (;;) {
+		ssize_t got;
 		int r;
 
-		t_read_full(go, cmd, 2);
-		if (cmd[0] == 'x')
+		/* EOF: the case ended (a skip, a failure) without stopping
+		 * it; its reason is the case's, not ours to overwrite */
+		do
+			got = read(go, cmd, 2);
+		while (got < 0 && errno == EINTR);
+		if (got != 2 || cmd[0] == 'x')
 			_exit(0);
 		snprintf(path, sizeof(path), "%s/%d", dir, cmd[1]);
 		r = cmd[0] == 'm' ? mount(src, path, "tmpfs", 0, NULL) :
@@ -438,6 +450,13 @@ static void apply(struct world *wd, const struct mntkit_event *ev)
 		m->gones++;
 		return;
 	case MNTKIT_EVENT_RESYNC:
+		if (wd->read_failed) {
+			/* the events up to resync_end replace what the
+			 * failed read may have lost: applied as any */
+			T_ASSERT(ev->resync_end >= ev->seq);
+			m->resyncs++;
+			return;
+		}
 		/*
 		 * Only where a namespace's last process left before its
 		 * last diff could be made, on the emulation (which reads a
@@ -473,6 +492,10 @@ static void apply(struct world *wd, const struct mntkit_event *ev)
 	i = nsm_mount(ns, ev->mnt_id);
 	if (ev->kind == MNTKIT_EVENT_ATTACH) {
 		T_ASSERTF(i < 0, "ATTACH of known mount %#" PRIx64, ev->mnt_id);
+		if (ev->flags & MNTKIT_EVENT_F_GONE) {
+			m->gone_attach++;
+			m->gone_ns = ev->mnt_ns_id;
+		}
 		T_ASSERT(ev->after && !ev->before);
 		nsm_add(ns, ev->after);
 		return;
@@ -783,6 +806,415 @@ static void rescan_body(int unused)
 T_CASE(rescan_and_exit_at_once)
 {
 	in_own_pidns(rescan_body, 0);
+}
+
+/*
+ * Poll the watch's fd and read, as a caller does, until kid @k's namespace
+ * has other than @n mounts; at most 10 s (@why: what brings the event)
+ */
+static void wait_change(struct world *wd, struct mntkit_watch *w,
+			const struct kid *k, size_t n, const char *why)
+{
+	struct pollfd p = { .fd = mntkit_watch_fd(w), .events = POLLIN };
+	double end = t_now() + 10;
+
+	while (nsm_find(&wd->m, k->nsid)->n == n) {
+		if (t_now() > end)
+			t_fail("no event of kid %d's change within 10 s (%s)",
+			       (int)k->pid, why);
+		poll(&p, 1, 100);
+		drain(wd, w);
+	}
+}
+
+/*
+ * With no timed rescans, a change in another namespace comes from its
+ * signal alone, as a caller sees it: poll the watch's fd, then read. That
+ * poll polls the namespace's mountinfo, nested, and consumes its POLLPRI:
+ * the watch must still find which namespace changed (before, the read
+ * found nothing and the fd never woke again: no event at all). @how: 1
+ * mountinfo, 2 native with the poll source.
+ */
+static void signal_body(int how)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
+			  .source = MNTKIT_WATCH_POLL);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	size_t n0;
+
+	use_backend(how == 1);
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	kid_start(&wd);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	drain(&wd, w);
+	T_ASSERT(nsm_find(&wd.m, wd.k[0].nsid));
+	n0 = nsm_find(&wd.m, wd.k[0].nsid)->n;
+	for (int round = 0; round < 3; round++) {
+		kid_op(&wd.k[0], 0); /* mount, umount, mount */
+		wait_change(&wd, w, &wd.k[0], n0 + (size_t)(round % 2),
+			    "no timed rescans: its signal alone");
+	}
+	kid_stop(&wd.k[0]);
+	mntkit_watch_free(w);
+}
+
+T_CASE(signal_wakes_mountinfo)
+{
+	in_own_pidns(signal_body, 1);
+}
+
+T_CASE(signal_wakes_native_poll)
+{
+	in_own_pidns(signal_body, 2);
+}
+
+/*
+ * A namespace whose read fails for want of file descriptors (EMFILE) is
+ * read again later; the watch goes on for the others (before, the error
+ * ended every read of the watch). The emulation reads the namespace of
+ * kid 0 through a new open of its mountinfo (its cache holds kid 1's), so
+ * with no fd left the read of kid 0's change fails.
+ */
+static void retry_body(int unused)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
+			  .source = MNTKIT_WATCH_POLL);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	struct pollfd p = { .events = POLLIN };
+	struct rlimit rl, tight;
+	double end;
+	size_t n0;
+	int lowest;
+
+	(void)unused;
+	use_backend(1);
+	wd.read_failed = 1;
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	kid_start(&wd);
+	kid_start(&wd);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	drain(&wd, w);
+	T_ASSERT(nsm_find(&wd.m, wd.k[0].nsid));
+	n0 = nsm_find(&wd.m, wd.k[0].nsid)->n;
+	p.fd = mntkit_watch_fd(w);
+	{
+		MNTKIT_OPTS(o, .pid = wd.k[1].pid);
+		struct mntkit_table *t;
+
+		T_OK(mntkit_table_new(MASK, 0, &o, &t)); /* the cache: kid 1 */
+		mntkit_table_free(t);
+	}
+	T_OK(getrlimit(RLIMIT_NOFILE, &rl));
+	lowest = dup(0);
+	T_ASSERT(lowest >= 0);
+	close(lowest);
+	tight = rl;
+	tight.rlim_cur = (rlim_t)lowest;
+	T_OK(setrlimit(RLIMIT_NOFILE, &tight));
+	kid_op(&wd.k[0], 0);
+	end = t_now() + 0.5;
+	while (t_now() < end) {
+		poll(&p, 1, 100);
+		drain(&wd, w); /* T_OK of every read: no EMFILE comes out */
+	}
+	T_OK(setrlimit(RLIMIT_NOFILE, &rl));
+	wait_change(&wd, w, &wd.k[0], n0, "the fds back");
+	T_ASSERT(wd.m.resyncs >= 1); /* the failed read was said */
+	kid_stop(&wd.k[0]);
+	kid_stop(&wd.k[1]);
+	mntkit_watch_free(w);
+}
+
+T_CASE(emfile_read_again)
+{
+	in_own_pidns(retry_body, 0);
+}
+
+/*
+ * The fanotify groups of this process (their fds: anon_inode:[fanotify])
+ * and the marks of those on mount namespaces (their fdinfo's "fanotify
+ * mnt_ns:" lines, one per mark).
+ */
+static void count_fanotify(int *groups, int *ns_marks)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int info = open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY |
+						     O_CLOEXEC);
+	struct dirent *de;
+
+	T_ASSERT(d && info >= 0);
+	*groups = *ns_marks = 0;
+	while ((de = readdir(d))) {
+		char link[64], line[256];
+		ssize_t n = readlinkat(dirfd(d), de->d_name, link,
+				       sizeof(link) - 1);
+		FILE *f;
+		int fd;
+
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, "anon_inode:[fanotify]"))
+			continue;
+		(*groups)++;
+		fd = openat(info, de->d_name, O_RDONLY | O_CLOEXEC);
+		f = fd < 0 ? NULL : fdopen(fd, "r");
+		if (!f) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while (fgets(line, sizeof(line), f))
+			*ns_marks += !strncmp(line, "fanotify mnt_ns:", 16);
+		fclose(f);
+	}
+	closedir(d);
+	close(info);
+}
+
+/*
+ * One fanotify group for every namespace: GROUP_KIDS private namespaces
+ * and the case's own cost one group (fs.fanotify.max_user_groups is 128
+ * per user, shared with every other fanotify user of the host) with one
+ * mark per namespace, and a mount in each is reported in its namespace
+ * (the model of each then equals its table); a namespace let go of takes
+ * its mark with it.
+ */
+static void group_body(int unused)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
+				       MNTKIT_WATCH_INITIAL,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	int groups0, marks0, groups, marks;
+
+	(void)unused;
+	use_backend(0);
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	t_mkdir(t_path("%s/own", wd.base));
+	t_mkdir(t_path("%s/own/0", wd.base));
+	for (int i = 0; i < GROUP_KIDS; i++)
+		kid_start(&wd);
+	count_fanotify(&groups0, &marks0);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	if (mntkit_watch_get_source(w) != MNTKIT_WATCH_FANOTIFY)
+		t_skip("no fanotify source here (6.15+, CAP_SYS_ADMIN, a "
+		       "group under fs.fanotify.max_user_groups)");
+	T_EQ_I(mntkit_watch_ns_skipped(w), 0);
+	count_fanotify(&groups, &marks);
+	T_EQ_I(groups - groups0, 1);
+	/* every namespace fed by the group, none polled */
+	T_EQ_I(marks - marks0, GROUP_KIDS + 1);
+	drain(&wd, w);
+	T_EQ_U(wd.m.adds, GROUP_KIDS + 1);
+	for (int i = 0; i < GROUP_KIDS; i++)
+		kid_op(&wd.k[i], 0);
+	own_op(&wd, 0);
+	for (int i = 0; i < GROUP_KIDS; i++)
+		kid_caught_up(&wd, w, &wd.k[i]);
+	for (int i = 0; i < GROUP_KIDS; i++) {
+		struct nsm *ns = nsm_find(&wd.m, wd.k[i].nsid);
+		int found = 0;
+
+		for (size_t j = 0; j < ns->n; j++)
+			found |= kid_of_source(sm_source(ns->sm[j])) == i;
+		T_ASSERTF(found, "kid %d: its tmpfs never reported", i);
+	}
+	count_fanotify(&groups, &marks);
+	T_EQ_I(groups - groups0, 1);
+	/* the namespaces let go of: their marks go */
+	for (int i = 0; i < GROUP_KIDS / 2; i++)
+		kid_stop(&wd.k[i]);
+	wait_settled(&wd, w, 100, 30000);
+	count_fanotify(&groups, &marks);
+	T_EQ_I(groups - groups0, 1);
+	T_EQ_I(marks - marks0, GROUP_KIDS - GROUP_KIDS / 2 + 1);
+	t_log("%d namespaces: one fanotify group, %zu events\n",
+	      GROUP_KIDS + 1, wd.m.events);
+	mntkit_watch_free(w);
+	count_fanotify(&groups, &marks);
+	T_EQ_I(groups, groups0);
+	for (int i = 0; i < wd.nkids; i++) {
+		if (wd.k[i].live)
+			kid_stop(&wd.k[i]);
+		mntkit_table_free(wd.k[i].last);
+	}
+}
+
+T_CASE(one_fanotify_group)
+{
+	in_own_pidns(group_body, 0);
+}
+
+/*
+ * The fanotify limits, in a user namespace of the case's own (root mapped
+ * to root), whose limits it sets for itself (/proc/sys/user/
+ * max_fanotify_{groups,marks}, counted in every user namespace up to the
+ * host's): the host's stay as they are.
+ */
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		t_skip("write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static void own_userns(int max_groups, int max_marks)
+{
+	char buf[16];
+
+	t_require_root();
+	if (unshare(CLONE_NEWUSER))
+		t_skip("unshare(CLONE_NEWUSER): %s", strerror(errno));
+	write_file("/proc/self/uid_map", "0 0 1");
+	write_file("/proc/self/setgroups", "deny"); /* before a gid_map */
+	write_file("/proc/self/gid_map", "0 0 1");
+	snprintf(buf, sizeof(buf), "%d", max_groups);
+	write_file("/proc/sys/user/max_fanotify_groups", buf);
+	snprintf(buf, sizeof(buf), "%d", max_marks);
+	write_file("/proc/sys/user/max_fanotify_marks", buf);
+}
+
+#define LIMIT_KIDS 6
+
+/*
+ * @marks: at most 3 marks and 2 groups: the watch takes one group (another
+ * fanotify user still gets the other), 3 namespaces have fanotify and the
+ * others poll; else no group at all: every namespace polls (skipped if
+ * fanotify is asked for). Each way a mount in each namespace is reported.
+ */
+static void limit_body(int marks)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
+				       MNTKIT_WATCH_INITIAL,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+	MNTKIT_WATCH_OPTS(fan, .flags = MNTKIT_WATCH_ALL_NS,
+			  .source = MNTKIT_WATCH_FANOTIFY);
+	struct world wd = { 0 };
+	struct mntkit_watch *w, *w2;
+	int groups, ns_marks, other;
+
+	use_backend(0);
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	t_mkdir(t_path("%s/own", wd.base));
+	for (int i = 0; i < LIMIT_KIDS; i++)
+		kid_start(&wd);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	T_EQ_I(mntkit_watch_ns_skipped(w), 0);
+	count_fanotify(&groups, &ns_marks);
+	if (marks) {
+		if (mntkit_watch_get_source(w) != MNTKIT_WATCH_FANOTIFY)
+			t_skip("no fanotify source here (6.15+)");
+		T_EQ_I(groups, 1);
+		T_EQ_I(ns_marks, 3);
+		/* one group of the two is left for the others */
+		other = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID,
+				      O_RDONLY | O_CLOEXEC);
+		T_ASSERTF(other >= 0, "a second fanotify group: %s",
+			  strerror(errno));
+		close(other);
+	} else {
+		T_EQ_I(mntkit_watch_get_source(w), MNTKIT_WATCH_POLL);
+		T_EQ_I(groups, 0);
+		T_OK(mntkit_watch_new(&fan, NULL, &w2));
+		T_EQ_I(mntkit_watch_ns_skipped(w2), LIMIT_KIDS + 1);
+		mntkit_watch_free(w2);
+	}
+	drain(&wd, w);
+	T_EQ_U(wd.m.adds, LIMIT_KIDS + 1);
+	for (int i = 0; i < LIMIT_KIDS; i++) {
+		kid_op(&wd.k[i], 0);
+		kid_caught_up(&wd, w, &wd.k[i]);
+	}
+	mntkit_watch_free(w);
+	for (int i = 0; i < wd.nkids; i++) {
+		kid_stop(&wd.k[i]);
+		mntkit_table_free(wd.k[i].last);
+	}
+}
+
+T_CASE(fanotify_marks_limit)
+{
+	own_userns(2, 3);
+	in_own_pidns(limit_body, 1);
+}
+
+T_CASE(fanotify_groups_limit)
+{
+	own_userns(0, 100);
+	in_own_pidns(limit_body, 0);
+}
+
+/*
+ * A mount unmounted before the watch read its ATTACH: reported as ATTACH
+ * F_GONE and DETACH in the namespace of the process that attached it
+ * (alive, its namespace without shared mounts); not reported when that
+ * namespace has a shared mount (the mount could have been a copy that
+ * propagated to another namespace: none is told of a mount it may not
+ * have had).
+ */
+static void gone_body(int unused)
+{
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
+				       MNTKIT_WATCH_INITIAL,
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+	struct world wd = { 0 };
+	struct mntkit_watch *w;
+	char *shared;
+
+	(void)unused;
+	use_backend(0);
+	T_OK(ns_id_of(0, &wd.own_id));
+	wd.base = t_tmpdir();
+	t_mkdir(t_path("%s/own", wd.base));
+	t_mkdir(t_path("%s/own/0", wd.base));
+	for (int i = 0; i < 3; i++)
+		kid_start(&wd);
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	if (mntkit_watch_get_source(w) != MNTKIT_WATCH_FANOTIFY)
+		t_skip("no fanotify source here (6.15+)");
+	drain(&wd, w);
+	kid_op(&wd.k[1], 0);
+	kid_op(&wd.k[1], 0); /* unmounted before the watch reads */
+	kid_caught_up(&wd, w, &wd.k[1]);
+	T_EQ_U(wd.m.gone_attach, 1);
+	T_EQ_U(wd.m.gone_ns, wd.k[1].nsid);
+	own_op(&wd, 0);
+	own_op(&wd, 0);
+	wait_settled(&wd, w, 100, 10000);
+	T_EQ_U(wd.m.gone_attach, 2);
+	T_EQ_U(wd.m.gone_ns, wd.own_id);
+	/* a shared mount in the case's namespace: not its mounts' place */
+	shared = t_path("%s/own/0", wd.base);
+	t_mount("allns-shared", shared, "tmpfs", 0, NULL);
+	T_OK(mount(NULL, shared, NULL, MS_SHARED, NULL));
+	T_OK(mntkit_watch_rescan(w)); /* MS_SHARED signals nothing */
+	wait_settled(&wd, w, 100, 10000);
+	t_mount("allns-own", shared, "tmpfs", 0, NULL);
+	t_umount(shared);
+	wait_settled(&wd, w, 100, 10000);
+	T_EQ_U(wd.m.gone_attach, 2);
+	mntkit_watch_free(w);
+	for (int i = 0; i < wd.nkids; i++) {
+		kid_stop(&wd.k[i]);
+		mntkit_table_free(wd.k[i].last);
+	}
+}
+
+T_CASE(gone_before_routing)
+{
+	in_own_pidns(gone_body, 0);
 }
 
 /* the flag with a namespace named is refused; one namespace: 0 skipped */

@@ -155,4 +155,10 @@ void cli_say_refused(const char *subject, const char *name, int err,
  */
 const char *cli_eperm_hint(void);
 
+/*
+ * An all-namespace watch takes about six fds per namespace: raise the
+ * soft limit of open files to the hard one (nothing said if it fails).
+ */
+void cli_raise_fd_limit(void);
+
 #endif

@@ -192,6 +192,22 @@ static void ns_list_error(int err)
 }
 
 /*
+ * The ID of lsmnt's own namespace, or -1 after the message of a listing
+ * of the namespaces without their IDs (-p --all-namespaces: a kernel
+ * before 6.10 gives none, and neither follows nor lists them)
+ */
+int own_ns_id(uint64_t *id)
+{
+	int r = mntkit_ns_id_from_pid(0, id);
+
+	if (r < 0) {
+		ns_list_error(-r);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The namespaces, by ID (mntkit_ns_list_pids()), with the lowest process
  * of each; lsmnt itself counts in its own.
  */

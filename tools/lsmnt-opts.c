@@ -68,7 +68,9 @@ static const char *const help_text[] = {
 	"Monitor:",
 	"  -p, --poll[=<list>]    print the changes of the mount table as they",
 	"                         come: mount, umount, remount, move (only",
-	"                         those of <list>); from libmntkit's watch",
+	"                         those of <list>); from libmntkit's watch;",
+	"                         with --all-namespaces, of every namespace",
+	"                         (NS column; a new one from when it is found)",
 	"  -w, --timeout <num>    with -p: exit after <num> ms without a change",
 	"",
 	"Filters:",
@@ -704,13 +706,16 @@ static int check_combinations(struct cmdline *cl)
 		cli_errmsg("--order", "only with --all-namespaces");
 		return -1;
 	}
-	if (cl->poll && (cl->all_ns || cl->force_tree || cl->unreachable)) {
+	if (cl->poll && (cl->force_tree || cl->unreachable)) {
 		/* findmnt -p --tree prints nothing at all: say so */
-		cli_errmsg("--poll", "watches one namespace as a list: not with "
-				     "%s",
-			   cl->all_ns	   ? "--all-namespaces"
-			   : cl->force_tree ? "--tree"
-					    : "--unreachable");
+		cli_errmsg("--poll", "prints its changes as a list: not with %s",
+			   cl->force_tree ? "--tree" : "--unreachable");
+		return -1;
+	}
+	if (cl->poll && cl->order_given) {
+		/* a batch of --all-namespaces is by namespace ID */
+		cli_errmsg("--order", "not with --poll (a batch is by namespace "
+				      "ID)");
 		return -1;
 	}
 	if (cl->poll && cl->f.shadowed) {

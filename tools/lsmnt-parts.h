@@ -194,6 +194,7 @@ int build_submounts(struct build *b, const struct mntkit_table *t);
 
 /* lsmnt-ns.c */
 int self_tid(void);
+int own_ns_id(uint64_t *id);
 int list_namespaces(const struct cmdline *cl, uint64_t **ids,
 		    int **pids);
 

@@ -19,6 +19,17 @@
  * (Linux 6.8+), so a batch is sorted by ID, umounts last. Each event's
  * records are copied (they live until the next read) only when the event
  * makes a row: the cost is per event, never per mount of the table.
+ *
+ * With --all-namespaces one watch follows every mount namespace a process
+ * is in (MNTKIT_WATCH_ALL_NS). A batch holds the changes of every
+ * namespace the wakeup brought, by namespace ID, and within a namespace
+ * in the order above: each namespace's part is what findmnt --poll in it
+ * would print. A row's record takes its namespace's ID (the NS column)
+ * from the event. A namespace found later comes as NS_ADD and an ATTACH
+ * of each of its mounts, all read in the wakeup of the NS_ADD: that is
+ * its first view, which prints nothing, as lsmnt's own table at the start
+ * does not. NS_ADD and NS_GONE make no row (findmnt has no such action);
+ * namespaces the watch cannot follow are counted on standard error.
  */
 #include <errno.h>
 #include <limits.h>
@@ -83,6 +94,7 @@ int poll_parse_actions(const char *opt, const char *list,
 
 struct change {
 	struct row row;
+	uint64_t ns;  /* --all-namespaces: the namespace's ID, else 0 */
 	int section;  /* 0: mount, remount, move; 1: umount */
 	uint64_t id;  /* the mount's ID: its place in mountinfo */
 	size_t seq;   /* arrival, to keep the sort stable */
@@ -95,6 +107,9 @@ struct batch {
 	struct row *rows; /* the sorted rows handed to the printer */
 	size_t rowcap;
 	struct outbuf s1, s2; /* for the options of two records */
+	/* --all-namespaces: those added in this wakeup (their first view) */
+	uint64_t *fresh;
+	size_t nfresh, freshcap;
 };
 
 static void batch_clear(struct batch *b)
@@ -112,29 +127,40 @@ static void batch_free(struct batch *b)
 	batch_clear(b);
 	free(b->v);
 	free(b->rows);
+	free(b->fresh);
 	outbuf_free(&b->s1);
 	outbuf_free(&b->s2);
 }
 
-static struct mntkit_statmount *sm_copy(const struct mntkit_statmount *sm)
+/*
+ * A copy of @sm; of an all-namespace watch's event (@ns_id not 0) with
+ * that namespace's ID, which the kernel's statmount may not have filled
+ */
+static struct mntkit_statmount *sm_copy(const struct mntkit_statmount *sm,
+					uint64_t ns_id)
 {
 	size_t size = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE
 			      ? MNTKIT_STATMOUNT_FIXED_SIZE
 			      : sm->size;
 	struct mntkit_statmount *c = calloc(1, size);
 
-	if (c)
-		memcpy(c, sm, sm->size < size ? sm->size : size);
+	if (!c)
+		return NULL;
+	memcpy(c, sm, sm->size < size ? sm->size : size);
+	if (ns_id) {
+		c->mnt_ns_id = ns_id;
+		c->mask |= MNTKIT_STATMOUNT_MNT_NS_ID;
+	}
 	return c;
 }
 
 /*
- * Add a row for @a: the columns show @now (the new record, or the old one
- * for an umount, whose OLD-* show it too), OLD-* show @old (move,
- * remount). 1 added, 0 filtered out, -ENOMEM.
+ * Add a row for @a of the mount of @ev: the columns show @now (the new
+ * record, or the old one for an umount, whose OLD-* show it too), OLD-*
+ * show @old (move, remount). 1 added, 0 filtered out, -ENOMEM.
  */
 static int batch_add(struct batch *b, const struct poll_opts *po,
-		     enum poll_action a, uint64_t id,
+		     enum poll_action a, const struct mntkit_event *ev,
 		     const struct mntkit_statmount *now,
 		     const struct mntkit_statmount *old)
 {
@@ -155,8 +181,8 @@ static int batch_add(struct batch *b, const struct poll_opts *po,
 	}
 	c = &b->v[b->n];
 	memset(c, 0, sizeof(*c));
-	c->sm = sm_copy(now);
-	c->old = old ? sm_copy(old) : NULL;
+	c->sm = sm_copy(now, ev->mnt_ns_id);
+	c->old = old ? sm_copy(old, ev->mnt_ns_id) : NULL;
 	if (!c->sm || (old && !c->old)) {
 		free(c->sm);
 		free(c->old);
@@ -165,11 +191,41 @@ static int batch_add(struct batch *b, const struct poll_opts *po,
 	c->row.sm = c->sm;
 	c->row.old = a == ACT_UMOUNT ? c->sm : c->old;
 	c->row.action = a;
+	c->row.tid = ev->ns_pid; /* TID: a process in it (lsmnt.c's own) */
+	c->ns = ev->mnt_ns_id;
 	c->section = a == ACT_UMOUNT;
-	c->id = id;
+	c->id = ev->mnt_id;
 	c->seq = b->seq++;
 	b->n++;
 	return 1;
+}
+
+/*
+ * --all-namespaces: a namespace added in this wakeup. A few at a time (a
+ * host's namespaces are all added at the start, without ATTACHes, and
+ * only there can there be many): a linear search is enough.
+ */
+static int fresh_add(struct batch *b, uint64_t ns_id)
+{
+	if (b->nfresh == b->freshcap) {
+		size_t ncap = b->freshcap ? b->freshcap * 2 : 8;
+		uint64_t *nv = realloc(b->fresh, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		b->fresh = nv;
+		b->freshcap = ncap;
+	}
+	b->fresh[b->nfresh++] = ns_id;
+	return 0;
+}
+
+static bool is_fresh(const struct batch *b, uint64_t ns_id)
+{
+	for (size_t i = b->nfresh; i > 0; i--)
+		if (b->fresh[i - 1] == ns_id)
+			return true;
+	return false;
 }
 
 static const char *sm_field(const struct mntkit_statmount *sm,
@@ -180,6 +236,18 @@ static const char *sm_field(const struct mntkit_statmount *sm,
 	if (!sm || mntkit_sm_str(sm, sm->size, f, &s) < 0)
 		return "";
 	return s;
+}
+
+/* what findmnt's OPTIONS string is made of */
+#define OPTIONS_GROUPS                                                        \
+	(MNTKIT_STATMOUNT_MNT_BASIC | MNTKIT_STATMOUNT_SB_BASIC |              \
+	 MNTKIT_STATMOUNT_MNT_OPTS)
+
+/* both records have the statmount groups @groups */
+static bool both_have(const struct mntkit_statmount *x,
+		      const struct mntkit_statmount *y, uint64_t groups)
+{
+	return (x->mask & y->mask & groups) == groups;
 }
 
 /* the findmnt OPTIONS strings of two records differ */
@@ -201,8 +269,15 @@ static bool options_differ(struct batch *b, const struct mntkit_statmount *x,
  *  MOVE, CHANGE      another source: umount of the old pair and mount of
  *                    the new; else another target: move; else other
  *                    OPTIONS (VFS and fs options, findmnt's string):
- *                    remount; else (propagation, IDs, ...) nothing
+ *                    remount; else (propagation, IDs, ...) nothing. A
+ *                    part one of the records lacks (its mask) is no
+ *                    change: a hybrid reply (6.8-6.14) of a namespace
+ *                    the library can no longer read (no process in it,
+ *                    and it may not enter it) lacks mountinfo's groups
  *  RESYNC            nothing (the events after it bring the view up)
+ *  NS_ADD            nothing; the ATTACHes of that namespace read in the
+ *                    same wakeup are its first view: nothing
+ *  NS_GONE           nothing (its last events came before)
  * A mount the kernel named but that was gone before it could be stat'ed
  * (MNTKIT_EVENT_F_GONE, and its DETACH with the same empty record) came
  * and went between two reads: findmnt never sees such a one either.
@@ -214,31 +289,37 @@ static int batch_event(struct batch *b, const struct poll_opts *po,
 	int r;
 
 	switch (ev->kind) {
+	case MNTKIT_EVENT_NS_ADD:
+		return fresh_add(b, ev->mnt_ns_id);
 	case MNTKIT_EVENT_ATTACH:
 		if ((ev->flags & MNTKIT_EVENT_F_GONE) || !y || !y->mask)
 			return 0;
-		return batch_add(b, po, ACT_MOUNT, ev->mnt_id, y, NULL);
+		if (ev->mnt_ns_id && is_fresh(b, ev->mnt_ns_id))
+			return 0;
+		return batch_add(b, po, ACT_MOUNT, ev, y, NULL);
 	case MNTKIT_EVENT_DETACH:
 		if (!x || !x->mask)
 			return 0;
-		return batch_add(b, po, ACT_UMOUNT, ev->mnt_id, x, NULL);
+		return batch_add(b, po, ACT_UMOUNT, ev, x, NULL);
 	case MNTKIT_EVENT_MOVE:
 	case MNTKIT_EVENT_CHANGE:
 		if (!x || !y || !x->mask || !y->mask)
 			return 0;
-		if (strcmp(sm_field(x, MNTKIT_FIELD_SB_SOURCE),
+		if (both_have(x, y, MNTKIT_STATMOUNT_SB_SOURCE) &&
+		    strcmp(sm_field(x, MNTKIT_FIELD_SB_SOURCE),
 			   sm_field(y, MNTKIT_FIELD_SB_SOURCE))) {
-			r = batch_add(b, po, ACT_MOUNT, ev->mnt_id, y, NULL);
+			r = batch_add(b, po, ACT_MOUNT, ev, y, NULL);
 			if (r >= 0)
-				r = batch_add(b, po, ACT_UMOUNT, ev->mnt_id, x,
+				r = batch_add(b, po, ACT_UMOUNT, ev, x,
 					      NULL);
 			return r;
 		}
-		if (strcmp(sm_field(x, MNTKIT_FIELD_MNT_POINT),
+		if (both_have(x, y, MNTKIT_STATMOUNT_MNT_POINT) &&
+		    strcmp(sm_field(x, MNTKIT_FIELD_MNT_POINT),
 			   sm_field(y, MNTKIT_FIELD_MNT_POINT)))
-			return batch_add(b, po, ACT_MOVE, ev->mnt_id, y, x);
-		if (options_differ(b, x, y))
-			return batch_add(b, po, ACT_REMOUNT, ev->mnt_id, y, x);
+			return batch_add(b, po, ACT_MOVE, ev, y, x);
+		if (both_have(x, y, OPTIONS_GROUPS) && options_differ(b, x, y))
+			return batch_add(b, po, ACT_REMOUNT, ev, y, x);
 		return 0;
 	default:
 		return 0;
@@ -249,6 +330,8 @@ static int cmp_change(const void *pa, const void *pb)
 {
 	const struct change *a = pa, *b = pb;
 
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? -1 : 1;
 	if (a->section != b->section)
 		return a->section - b->section;
 	if (a->id != b->id)
@@ -292,15 +375,21 @@ static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 	/*
 	 * No rescans: they find only mount(2) propagation changes, which
 	 * the kernel signals to no one - findmnt never sees them, and
-	 * they make no action anyway.
+	 * they make no action anyway. (An all-namespace watch still scans
+	 * /proc for new namespaces each second.)
 	 */
 	MNTKIT_WATCH_OPTS(wo, .mask = po->mask,
-			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
-	int r = mntkit_watch_new(&wo, po->ns, w);
+			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
+			  .flags = po->all_ns ? MNTKIT_WATCH_ALL_NS : 0);
+	const char *subject = po->all_ns ? "--all-namespaces" : "--poll";
+	int r;
 
+	if (po->all_ns)
+		cli_raise_fd_limit();
+	r = mntkit_watch_new(&wo, po->all_ns ? NULL : po->ns, w);
 	if (!r)
 		return 0;
-	if (cli_report_refusal(po->ns_subject ? po->ns_subject : "--poll",
+	if (cli_report_refusal(po->ns_subject ? po->ns_subject : subject,
 			       CLI_REFUSED_WATCH, -r))
 		return -1;
 	if (r == -EPERM)
@@ -309,9 +398,27 @@ static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 	else if (r == -ENOENT && po->ns)
 		cli_errmsg(po->ns_subject, "no such mount namespace");
 	else
-		cli_errmsg(po->ns_subject ? po->ns_subject : "--poll",
+		cli_errmsg(po->ns_subject ? po->ns_subject : subject,
 			   "cannot watch the mounts: %s", strerror(-r));
 	return -1;
+}
+
+/*
+ * --all-namespaces: the namespaces the watch cannot follow (not ours to
+ * see, too many open files, ...), said once as their number grows; the
+ * library's debug trace has each one's reason
+ */
+static void report_skipped(struct mntkit_watch *w, ssize_t *told)
+{
+	ssize_t n = mntkit_watch_ns_skipped(w);
+
+	if (n > *told)
+		cli_errmsg("--all-namespaces",
+			   "%zd mount namespace%s cannot be watched, "
+			   "skipped (MNTKIT_DEBUG=info says why)",
+			   n, n == 1 ? "" : "s");
+	if (n >= 0)
+		*told = n;
 }
 
 struct loop {
@@ -321,6 +428,7 @@ struct loop {
 	struct batch b;
 	struct outbuf ob;
 	int sfd;
+	ssize_t skipped; /* --all-namespaces: the namespaces skipped, told */
 	int sig;      /* the signal that ended it, 0 if none */
 	bool done;    /* -f: the first batch is out */
 };
@@ -360,6 +468,7 @@ static int read_events(struct loop *l)
 	MNTKIT_EVENT(ev);
 	int r, got = 0;
 
+	l->b.nfresh = 0; /* a wakeup of its own */
 	while ((r = mntkit_watch_read(l->w, &ev)) == 1) {
 		got = 1;
 		r = batch_event(&l->b, l->po, &ev);
@@ -370,6 +479,8 @@ static int read_events(struct loop *l)
 		cli_errmsg("--poll", "%s", strerror(-r));
 		return -1;
 	}
+	if (l->po->all_ns)
+		report_skipped(l->w, &l->skipped);
 	return got;
 }
 

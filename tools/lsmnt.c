@@ -657,7 +657,8 @@ static void free_tags(struct devtags *tags, size_t n)
 struct poll_ctx {
 	struct cmdline *cl;
 	struct matcher m;
-	int tid; /* TID: 0 unless shown */
+	int tid; /* TID: 0 unless shown (of lsmnt's own namespace) */
+	uint64_t self_ns; /* --all-namespaces: lsmnt's own namespace */
 	struct fs_usage *usage;
 	struct devtags *tags;
 	size_t ntags;
@@ -675,8 +676,13 @@ static int poll_decorate(void *ctx, struct row *rows, size_t n)
 	struct poll_ctx *pc = ctx;
 	int r;
 
+	/*
+	 * --all-namespaces: the event's process in another namespace, as
+	 * the lists' TID (lsmnt itself in its own, else the lowest there)
+	 */
 	for (size_t i = 0; i < n; i++)
-		rows[i].tid = pc->tid;
+		if (!pc->cl->all_ns || rows[i].sm->mnt_ns_id == pc->self_ns)
+			rows[i].tid = pc->tid;
 	r = add_usage(pc->cl, rows, n, &pc->usage);
 	if (!r)
 		r = add_tags(pc->cl, rows, n, &pc->tags, &pc->ntags);
@@ -699,6 +705,7 @@ static void poll_undecorate(void *ctx)
  * filters are findmnt's for --poll: those of a list, each change matched
  * by its new record (the old one for an umount); -T and one argument name
  * just what they say (no walk up to a mount point, no source/target swap).
+ * --all-namespaces needs the namespace IDs, as its lists do.
  */
 static int run_poll(struct cmdline *cl)
 {
@@ -711,6 +718,7 @@ static int run_poll(struct cmdline *cl)
 			      MNTKIT_STATMOUNT_SB_SOURCE;
 	struct poll_opts po = {.ns = cl->ns,
 			       .ns_subject = ns_subject(cl),
+			       .all_ns = cl->all_ns,
 			       .mask = wanted_mask(cl) | need,
 			       .actions = cl->actions,
 			       .timeout_ms = cl->timeout_ms,
@@ -722,6 +730,8 @@ static int run_poll(struct cmdline *cl)
 			       .ctx = &pc};
 	int r;
 
+	if (cl->all_ns && own_ns_id(&pc.self_ns) < 0)
+		return -1;
 	if (has_col(cl, COL_TID))
 		pc.tid = cl->ns ? cl->ns->pid : self_tid();
 	if (f->source && !f->nocanon)

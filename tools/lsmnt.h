@@ -353,6 +353,12 @@ void batch_printer_end(struct batch_printer *bp);
 struct poll_opts {
 	const struct mntkit_opts *ns; /* NULL: lsmnt's own namespace */
 	const char *ns_subject;	      /* for errors: "--ns", "-N" or NULL */
+	/*
+	 * --all-namespaces: every namespace (MNTKIT_WATCH_ALL_NS); a row's
+	 * record has its namespace's ID in mnt_ns_id, its row.tid is the
+	 * event's ns_pid
+	 */
+	bool all_ns;
 	uint64_t mask;		      /* statmount groups the rows need */
 	unsigned int actions;	      /* ACT_BIT()s to print, 0: all */
 	int timeout_ms;		      /* -w: idle timeout, < 0: none */
@@ -371,8 +377,8 @@ int poll_parse_actions(const char *opt, const char *list,
 		       unsigned int *actions);
 
 /*
- * Follow the mount table with libmntkit's watch and print findmnt's
- * --poll batches. Returns 0 (timeout, --first-only), -1 after an error
+ * Follow the mount table (with po->all_ns, those of every namespace) with
+ * libmntkit's watch and print findmnt's --poll batches. Returns 0 (timeout, --first-only), -1 after an error
  * message; SIGINT, SIGTERM and a closed stdout end lsmnt as they end
  * findmnt (by the signal).
  */

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -676,17 +675,6 @@ static const char *source_subject(const struct cmdline *cl)
 							 cl->source);
 }
 
-/* --all-namespaces: about six fds per namespace; take what is allowed */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 {
 	MNTKIT_WATCH_OPTS(wo, .source = cl->source,
@@ -695,7 +683,7 @@ static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 	int r;
 
 	if (cl->all_ns)
-		raise_fd_limit();
+		cli_raise_fd_limit();
 	r = mntkit_watch_new(&wo, cl->ns, w);
 	const char *call;
 	int e;

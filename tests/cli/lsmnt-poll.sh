@@ -203,7 +203,12 @@ c_errors() {
 	expect_error action_without_poll "ACTION" - "$LSMNT" -o TARGET,ACTION
 	expect_error old_target_without_poll "OLD-TARGET" - "$LSMNT" -o +OLD-TARGET
 	expect_error poll_tree "--tree" - "$LSMNT" -p --tree
-	expect_error poll_all_ns "--all-namespaces" - "$LSMNT" -p --all-namespaces
+	expect_error poll_unreachable "--unreachable" - "$LSMNT" -p --unreachable
+	# --all-namespaces: a batch is by namespace ID, no --order; one namespace
+	expect_error poll_all_ns_order "--order" - "$LSMNT" -p --all-namespaces \
+		--order tree
+	expect_error poll_all_ns_and_ns "--all-namespaces" - "$LSMNT" -p \
+		--all-namespaces --ns pid:1
 	# the exit status of each is findmnt's
 	py_case errors_like_findmnt <<'PY'
 from lsmntpoll import *
@@ -473,8 +478,271 @@ PY
 	stop_bg "$OTHER_PID"
 }
 
+# py_pidns_case NAME < SCRIPT: py_case, run in a PID namespace of its own
+# with its own /proc (and a mount namespace under the case's): lsmnt
+# --all-namespaces then sees the namespaces of the case's processes only,
+# never those of other programs running on the machine
+py_pidns_case() {
+	cat >"$CLI_TMP/$1.py" || return
+	CASE_PY=$CLI_TMP/$1.py py_case "$1" <<'PY'
+import os, subprocess, sys
+sys.exit(subprocess.run(["unshare", "--pid", "--fork", "--mount-proc",
+                         sys.executable, os.environ["CASE_PY"]]).returncode)
+PY
+}
+
+# --all-namespaces: a namespace there at the start (A), lsmnt's own and
+# one made during the run (B), each change under its namespace's NS (the
+# kernel's NS_GET_MNTNS_ID of /proc/PID/ns/mnt) and TID; B's first view
+# (the mounts it copied, the probes made before lsmnt found it) and its
+# end print nothing; a batch of several namespaces is sorted by NS, each
+# namespace's mounts before its umounts; -J, -P with --poll=umount, -f
+# with a filter, the default columns
+all_ns_case() {
+	NAME=$1 BACKEND=${2:-} py_pidns_case "$1" <<'PY'
+from lsmntpoll import *
+import re
+T, name, backend = os.environ["T"], os.environ["NAME"], os.environ["BACKEND"]
+env = {"MNTKIT_BACKEND": backend} if backend else None
+try:
+    OWN = ns_id()
+except OSError:
+    skip("no mount namespace IDs (NS_GET_MNTNS_ID, Linux 6.10+)")
+D = T + "/" + name
+for d in ("o", "m", "m2", "b", "b/r", "e"):
+    os.makedirs(D + "/" + d)
+
+
+def kid(*script):
+    """a process in a new private mount namespace (sh -c SCRIPT D)"""
+    p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh",
+                          "-c", *script, "sh", D])
+    STARTED.append(p)
+    return p
+
+
+def in_ns(p, *cmd):
+    sh("nsenter", "-t", str(p.pid), "-m", *cmd)
+
+
+A = kid('mount -t tmpfs allns-a "$1/o" && exec sleep 120')
+for _ in range(100):
+    with open("/proc/%d/mountinfo" % A.pid) as f:
+        if " allns-a " in f.read():
+            break
+    time.sleep(0.05)
+NS_A = ns_id("/proc/%d/ns/mnt" % A.pid)
+raw = Mon("lsmnt", ["--all-namespaces", "-r", "-o", "NS,ACTION,TARGET,SOURCE,TID"], env)
+js = Mon("lsmnt", ["--all-namespaces", "-J", "-o", "NS,ACTION,SOURCE"], env)
+um = Mon("lsmnt", ["--all-namespaces", "--poll=umount", "-P", "-o", "NS,ACTION,SOURCE"], env)
+first = Mon("lsmnt", ["--all-namespaces", "-f", "-S", "allns-own2", "-r", "-n", "-o", "NS,SOURCE"],
+            env)
+dflt = Mon("lsmnt", ["--all-namespaces"], env)
+mons = (raw, js, um, first, dflt)
+for m in mons:
+    m.ready()
+
+
+def wait_source(m, src, t=int(os.environ.get("WT", "10")), action="mount"):
+    """wait until m (-r -o NS,ACTION,TARGET,SOURCE,TID) printed the row of
+    ACTION of SOURCE src; True if it did"""
+    end = time.time() + t
+    while not any(l.split()[1:4:2] == [action, src]
+                  for l in m.out.decode().splitlines()[1:]):
+        left = end - time.time()
+        if left <= 0 or m.pump(left) is None:
+            return False
+    return True
+
+
+def wait_text(m, *texts, t=int(os.environ.get("WT", "10"))):
+    """wait until m printed each of texts (bytes)"""
+    end = time.time() + t
+    while not all(x in m.out for x in texts):
+        left = end - time.time()
+        if left <= 0 or m.pump(left) is None:
+            expect(False, "%s: no %r in %r (exit %r) %r" % (
+                m.name, texts, m.out[-300:], m.p.poll(),
+                m.p.stderr.read()[-300:] if m.p.poll() is not None else b""))
+
+
+in_ns(A, "mkdir", D + "/o/x")
+in_ns(A, "mount", "-t", "tmpfs", "allns-a1", D + "/o/x")
+expect(wait_source(raw, "allns-a1"), "no row of A's mount: %r" % raw.out[-300:])
+sh("mount", "-t", "tmpfs", "allns-own", D + "/m")
+expect(wait_source(raw, "allns-own"), "no row of our mount: %r" % raw.out[-300:])
+# B: made now; each monitor finds it at a scan of /proc of its own (about
+# a second apart): a probe mounted before that is part of its first view,
+# so mount the next one until -r and -J both printed one
+B = kid("exec sleep 120")
+time.sleep(0.2)
+NS_B = ns_id("/proc/%d/ns/mnt" % B.pid)
+
+
+def js_has(text, t):
+    end = time.time() + t
+    while text not in js.out:
+        left = end - time.time()
+        if left <= 0 or js.pump(left) is None:
+            return False
+    return True
+
+
+for i in range(30):
+    os.makedirs(D + "/b/p%d" % i)
+    in_ns(B, "mount", "-t", "tmpfs", "allns-b%d" % i, D + "/b/p%d" % i)
+    if (wait_source(raw, "allns-b%d" % i, 1.5) and
+            js_has(b'"source": "allns-b%d"' % i, 1.5)):
+        break
+else:
+    expect(False, "no row of B's mounts: %r" % raw.out[-300:])
+probe = i
+in_ns(B, "umount", D + "/b/p%d" % probe)
+expect(wait_source(raw, "allns-b%d" % probe, action="umount"), "no umount row of B's probe")
+expect(js_has(b'"action": "umount",\n         "source": "allns-b%d"' % probe, 10),
+       "-J: no umount row of B's probe: %r" % js.out[-300:])
+# one batch of three namespaces: the monitors stopped while they change
+for m in mons:
+    if m.p.poll() is None:
+        m.p.send_signal(signal.SIGSTOP)
+sh("mount", "-t", "tmpfs", "allns-own2", D + "/m2")
+sh("umount", D + "/m")
+in_ns(A, "mkdir", D + "/o/y")
+in_ns(A, "mount", "-t", "tmpfs", "allns-a2", D + "/o/y")
+in_ns(A, "umount", D + "/o/x")
+in_ns(B, "mount", "-t", "ramfs", "allns-bram", D + "/b/r")
+for m in mons:
+    if m.p.poll() is None:
+        m.p.send_signal(signal.SIGCONT)
+for src in ("allns-own2", "allns-a2", "allns-bram"):
+    expect(wait_source(raw, src), "no row of %s: %r" % (src, raw.out[-300:]))
+# (the mountinfo backend cannot read a namespace without a process: what
+# it had not yet diffed when B ends is lost, with a RESYNC)
+expect(js_has(b'"source": "allns-bram"', 10), "-J: no row of allns-bram")
+# B ends: nothing printed for it; then a last mount of ours
+B.kill()
+B.wait()
+time.sleep(1.5)
+sh("mount", "-t", "tmpfs", "allns-end", D + "/e")
+expect(wait_source(raw, "allns-end"),
+       "no row of the last mount (exit %r): %r" % (raw.p.poll(), raw.out[-200:] + (
+           raw.p.stderr.read()[:300] if raw.p.poll() is not None else b"")))
+wait_text(js, b'"allns-end"')
+wait_text(um, b'"allns-a1"', b'"allns-own"')
+for m in (raw, js, um, dflt):
+    m.finish()
+    expect(m.err == b"", "%s: stderr %r" % (m.name, m.err[:300]))
+rc = first.finish(sig=None)
+expect(rc == 0 and first.err == b"", "-f: exit %d %r" % (rc, first.err[:300]))
+
+# what the kernel says: NS from NS_GET_MNTNS_ID, TID a process in it
+tid = {OWN: raw.p.pid, NS_A: A.pid, NS_B: B.pid}
+want = [(NS_A, "mount", "allns-a1"), (OWN, "mount", "allns-own")]
+batch = [(NS_A, "mount", "allns-a2"), (NS_A, "umount", "allns-a1"),
+         (OWN, "mount", "allns-own2"), (OWN, "umount", "allns-own"),
+         (NS_B, "mount", "allns-bram")]
+end = [(OWN, "mount", "allns-end")]
+
+
+def by_ns(rows):
+    return sorted(rows, key=lambda r: (r[0], r[1] == "umount", r[2]))
+
+
+def check_rows(what, rows, keep=None):
+    """the steps' rows: those of the stopped monitors' batch in any order
+    (it may come as several batches), the others in order. B's probes,
+    printed by a monitor that found B before them, are checked apart: all
+    in B, mounts, and an umount for the last only (-r and -J, which the
+    steps waited for: the mount and umount of the last)."""
+    probes = [r for r in rows if re.fullmatch(r"allns-b\d+", r[2])]
+    rows = [r for r in rows if not re.fullmatch(r"allns-b\d+", r[2])]
+    last = "allns-b%d" % probe
+    expect(all(r[0] == NS_B for r in probes) and
+           all(r[1] == "mount" or r[2] == last for r in probes) and
+           (keep or {(NS_B, "mount", last), (NS_B, "umount", last)} <= set(probes)),
+           "%s: B's probes %r (the last %s)" % (what, probes, last))
+    keep = keep or (lambda r: True)
+    w, b = [r for r in want if keep(r)], [r for r in batch if keep(r)]
+    e = [r for r in end if keep(r)]
+    n = len(w)
+    expect(rows[:n] == w and by_ns(rows[n:len(rows) - len(e)]) == by_ns(b) and
+           rows[len(rows) - len(e):] == e,
+           "%s: rows %r, expected %r, then %r in any batches, then %r" % (what, rows, w, b, e))
+
+
+lines = raw.out.decode().splitlines()
+expect(lines[0].split() == ["NS", "ACTION", "TARGET", "SOURCE", "TID"], "header %r" % lines[0])
+got = [l.split() for l in lines[1:]]
+for r in got:
+    expect(int(r[4]) == tid.get(int(r[0])), "TID of %r, expected %r" % (r, tid))
+rows = [(int(r[0]), r[1], r[3]) for r in got]
+check_rows("-r", rows)
+# JSON: a document per batch, each sorted by NS, its mounts before umounts
+docs, cur = [], []
+for line in js.out.decode().splitlines(True):
+    cur.append(line)
+    if line == "}\n":
+        docs.append([(r["ns"], r["action"], r["source"])
+                     for r in json.loads("".join(cur))["filesystems"]])
+        cur = []
+expect(not cur, "JSON: trailing text %r" % cur[:3])
+check_rows("-J", [r for d in docs for r in d])
+for d in docs:
+    expect(d == sorted(d, key=lambda r: (r[0], r[1] == "umount")), "JSON batch %r" % d)
+expect(any(len({r[0] for r in d}) > 1 for d in docs) or backend == "mountinfo",
+       "no batch of several namespaces: %r" % docs)
+pairs = [dict(kv.split("=", 1) for kv in l.split()) for l in um.out.decode().splitlines()]
+check_rows("-P --poll=umount", [(int(p["NS"].strip('"')), p["ACTION"].strip('"'),
+                                 p["SOURCE"].strip('"')) for p in pairs],
+           lambda r: r[1] == "umount")
+expect(first.out.decode().split() == [str(OWN), "allns-own2"], "-f -S %r" % first.out)
+expect(dflt.out.decode().splitlines()[0].split() ==
+       ["NS", "ACTION", "TARGET", "SOURCE", "FSTYPE", "OPTIONS"], "default columns %r" % dflt.out[:200])
+PY
+}
+
+c_all_namespaces() {
+	all_ns_case all_namespaces
+}
+
+# the same through the mountinfo emulation: the poll source in each
+c_all_namespaces_mountinfo() {
+	all_ns_case all_namespaces_mi mountinfo
+}
+
+# namespaces that cannot be watched (here: too few open files for any) are
+# one line on stderr, again only when their number grows; not an error
+c_all_namespaces_skipped() {
+	py_pidns_case all_namespaces_skipped <<'PY'
+from lsmntpoll import *
+import re
+try:
+    ns_id()
+except OSError:
+    skip("no mount namespace IDs (NS_GET_MNTNS_ID, Linux 6.10+)")
+kids = [subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep", "60"])]
+STARTED.extend(kids)
+time.sleep(0.2)
+p = subprocess.Popen(["prlimit", "--nofile=10:10", L, "-p", "--all-namespaces", "-w", "3000"],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+STARTED.append(p)
+time.sleep(0.5)
+kids.append(subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep", "60"]))
+STARTED.append(kids[-1])
+out, err = p.communicate(timeout=30)
+lines = err.decode().splitlines()
+counts = [re.fullmatch(r"lsmnt: --all-namespaces: (\d+) mount namespaces? cannot be "
+                       r"watched, skipped \(MNTKIT_DEBUG=info says why\)", l) for l in lines]
+expect(p.returncode == 0 and out == b"" and lines and all(counts),
+       "exit %d, stdout %r, stderr %r" % (p.returncode, out[:200], err[:300]))
+n = [int(c.group(1)) for c in counts]
+expect(n == sorted(set(n)) and n[-1] == 3, "counts %r (3 namespaces)" % n)
+PY
+}
+
 ns_cases="c_sequence c_sequence_mountinfo c_timeout_idle c_signals
-	c_write_error c_other_ns"
+	c_write_error c_other_ns c_all_namespaces c_all_namespaces_mountinfo
+	c_all_namespaces_skipped"
 
 # ---- main ----
 

@@ -564,8 +564,8 @@ build_initramfs() {
 		bg2 gcc "${CFLAGS[@]}" -c -o "$obj/${f%.c}.o" "$cfile"
 	done
 	for f in output cli record lsmnt-opts lsmnt-filter lsmnt-rows lsmnt-ns \
-		lsmnt-cols lsmnt-dev lsmnt-print lsmnt-poll lsmnt-verify journal \
-		mntwatch-journal; do
+		lsmnt-cols lsmnt-dev lsmnt-print lsmnt-poll lsmnt-verify lsmnt-dl \
+		journal mntwatch-journal; do
 		# shellcheck disable=SC2086 # pkg-config's flags
 		bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -c -o "$tobj/$f.o" \
 			"$SRCDIR/tools/$f.c"
@@ -589,8 +589,8 @@ build_initramfs() {
 		"$SRCDIR/tools/lsmnt.c" "$tobj/lsmnt-opts.o" \
 		"$tobj/lsmnt-filter.o" "$tobj/lsmnt-rows.o" "$tobj/lsmnt-ns.o" \
 		"$tobj/lsmnt-cols.o" "$tobj/lsmnt-dev.o" "$tobj/lsmnt-print.o" \
-		"$tobj/lsmnt-poll.o" "$tobj/lsmnt-verify.o" $T \
-		"$obj/libmntkit.a" $PKGCONF_LIBS
+		"$tobj/lsmnt-poll.o" "$tobj/lsmnt-verify.o" "$tobj/lsmnt-dl.o" \
+		$T "$obj/libmntkit.a" -ldl
 	: >"$stage/tests.list"
 	for p in "${PROGS[@]}"; do
 		read -r name srcs <<<"$p"
@@ -608,6 +608,13 @@ build_initramfs() {
 	fi
 	copy_libs "$stage" "$stage/bin/lsmnt" >>"$OUTDIR/build.log" 2>&1 ||
 		return 1
+	# lsmnt dlopen()s libsmartcols and libblkid (tools/lsmnt-dl.c): ldd
+	# does not name them
+	for lib in $(ldconfig -p | awk '/^\t(libsmartcols|libblkid)\.so\.1 .*x86-64/ { print $NF }'); do
+		copy_libs "$stage" "$lib" >>"$OUTDIR/build.log" 2>&1 &&
+			mkdir -p "$stage${lib%/*}" && cp -L "$lib" "$stage$lib" ||
+			return 1
+	done
 	strip "$stage/init" "$stage"/bin/* "$stage"/tests/* \
 		"$stage"/i386/tests/test-* "$stage"/i386/tests/emul/* 2>/dev/null
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |

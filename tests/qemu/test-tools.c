@@ -288,6 +288,187 @@ T_CASE(mntwatch_reports_an_attach)
 		  "mntwatch: %.300s, want an attach of %s", out, d);
 }
 
+/* NS_GET_MNTNS_ID of a process's mount namespace: 0, or the errno */
+static int ns_id_try(pid_t pid, uint64_t *id)
+{
+	char *path = t_path("/proc/%d/ns/mnt", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+
+	if (fd < 0)
+		t_fail("open %s: %s", path, strerror(errno));
+	if (ioctl(fd, T_NS_GET_MNTNS_ID, id))
+		e = errno;
+	close(fd);
+	return e;
+}
+
+/* wait up to @ms for @text in the file @path; 1 if it came */
+static int wait_for_text(const char *path, const char *text, int ms)
+{
+	for (int t = 0; t <= ms; t += 50) {
+		char *s = t_read_file(path, NULL);
+		int found = s && strstr(s, text);
+
+		free(s);
+		if (found)
+			return 1;
+		usleep(50000);
+	}
+	return 0;
+}
+
+/*
+ * The kid of lsmnt_poll_all_namespaces: a new mount namespace (made after
+ * lsmnt started, so lsmnt finds it by its scan of /proc), which mounts a
+ * new probe until lsmnt prints one (the probes mounted before lsmnt found
+ * it are its first view: no row), then unmounts that one and waits for
+ * its umount row. Exit 0, or 1 after a line on stderr.
+ */
+static int allns_kid(const char *dir, const char *out, int ready_fd)
+{
+	char c = 0;
+
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE,
+					  NULL)) {
+		fprintf(stderr, "kid: unshare: %s\n", strerror(errno));
+		return 1;
+	}
+	if (write(ready_fd, &c, 1) != 1)
+		return 1;
+	close(ready_fd);
+	for (int i = 0; i < 30; i++) {
+		char *at = t_path("%s/p%d", dir, i);
+		char *row = t_path(" mount qprobe%d\n", i);
+
+		mkdir(at, 0755);
+		if (mount(t_path("qprobe%d", i), at, "tmpfs", 0, "size=1m")) {
+			fprintf(stderr, "kid: mount %s: %s\n", at, strerror(errno));
+			return 1;
+		}
+		if (!wait_for_text(out, row, 3000))
+			continue;
+		if (umount2(at, MNT_DETACH)) {
+			fprintf(stderr, "kid: umount %s: %s\n", at, strerror(errno));
+			return 1;
+		}
+		if (wait_for_text(out, t_path(" umount qprobe%d\n", i), 10000))
+			return 0;
+		fprintf(stderr, "kid: no umount row of qprobe%d\n", i);
+		return 1;
+	}
+	fprintf(stderr, "kid: no mount row in 90 s\n");
+	return 1;
+}
+
+/*
+ * lsmnt -p --all-namespaces: a mount in a namespace made during the run
+ * is printed under the ID NS_GET_MNTNS_ID gives that namespace (and its
+ * umount too); on a kernel without namespace IDs (before 6.10) it is
+ * refused with the error of lsmnt --all-namespaces.
+ */
+T_CASE(lsmnt_poll_all_namespaces)
+{
+	const char *lsmnt = tool_path("lsmnt");
+	const char *argv[] = {lsmnt, "-p", "--all-namespaces", "-r", "-n",
+			      "-o", "NS,ACTION,SOURCE", "-w", "90000", NULL};
+	char *dir, *o, *out, *umounts, **lines, *want;
+	uint64_t self_id, kid_id;
+	int fo, ready[2], st = 0, e;
+	pid_t pid, kid;
+	size_t n, k = 0;
+	char c;
+
+	t_private_ns();
+	e = ns_id_try(getpid(), &self_id);
+	if (e == ENOTTY) {
+		const char *pargv[] = {lsmnt, "-p", "--all-namespaces", "-w",
+				       "0", NULL};
+		const char *largv[] = {lsmnt, "--all-namespaces", NULL};
+		struct tool_out p = tool(pargv), l = tool(largv);
+
+		T_ASSERTF(p.status == 1 && !p.out[0] && strstr(p.err, "6.10"),
+			  "lsmnt -p --all-namespaces: exit %d, %.200s / %.200s",
+			  p.status, p.out, p.err);
+		T_ASSERTF(l.status == 1, "lsmnt --all-namespaces: exit %d",
+			  l.status);
+		T_EQ_STR(p.err, l.err);
+		t_log("no namespace IDs: %s", p.err);
+		return;
+	}
+	if (e)
+		t_fail("NS_GET_MNTNS_ID: %s", strerror(e));
+	dir = t_path("%s/allns", t_tmpdir());
+	t_mkdir(dir);
+	o = t_path("%s/poll.out", t_base);
+	fo = open(o, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fo < 0 || pipe(ready))
+		t_fail("open %s, pipe: %s", o, strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(fo, 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(fo);
+	usleep(300000); /* lsmnt's first scan, without the kid */
+	kid = fork();
+	if (kid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (kid == 0) {
+		close(ready[0]);
+		_exit(allns_kid(dir, o, ready[1]));
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		t_fail("the kid did not make its namespace");
+	e = ns_id_try(kid, &kid_id);
+	if (e)
+		t_fail("NS_GET_MNTNS_ID of the kid: %s", strerror(e));
+	while (waitpid(kid, &st, 0) < 0)
+		if (errno != EINTR)
+			t_fail("waitpid: %s", strerror(errno));
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	T_ASSERTF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "kid: status %#x",
+		  st);
+	/*
+	 * The kid's rows, under its NS: the mount and the umount of its last
+	 * probe; maybe the mounts of probes lsmnt printed after the kid gave
+	 * up waiting for them (a slow guest), no other umount
+	 */
+	out = t_read_file(o, NULL);
+	umounts = t_xstrdup(out);
+	n = split_lines(out, &lines);
+	want = t_path("%" PRIu64 " ", kid_id);
+	for (size_t i = 0; i < n; i++) {
+		char *u;
+
+		if (!strstr(lines[i], " qprobe"))
+			continue;
+		T_ASSERTF(!strncmp(lines[i], want, strlen(want)),
+			  "row %s: the kid's namespace is %" PRIu64
+			  " (ours %" PRIu64 ")",
+			  lines[i], kid_id, self_id);
+		u = strstr(lines[i], " umount qprobe");
+		if (!u)
+			continue;
+		k++;
+		T_ASSERTF(strstr(umounts, t_path("%" PRIu64 " mount qprobe%s\n",
+						 kid_id,
+						 u + strlen(" umount qprobe"))),
+			  "%s without its mount row in %.500s", lines[i],
+			  umounts);
+	}
+	T_ASSERTF(k == 1, "%zu umount rows of the kid's probes in %.500s", k,
+		  umounts);
+	t_log("lsmnt -p --all-namespaces: the kid's rows under NS %" PRIu64
+	      " (ours %" PRIu64 ")\n",
+	      kid_id, self_id);
+	free(lines);
+}
+
 int main(int argc, char **argv)
 {
 	return t_run(argc, argv);
