@@ -18,48 +18,51 @@
 #include <blkid.h>
 #include <libsmartcols.h>
 
-#define DL_SYM(name) extern __typeof__(name) *sym_##name
+/* the functions called through sym_NAME: one list, for the declarations
+ * below and lsmnt-dl.c's pointers and symbol tables */
+#define LSMNT_DL_SMARTCOLS(X) \
+	X(scols_new_table) \
+	X(scols_unref_table) \
+	X(scols_table_enable_ascii) \
+	X(scols_table_enable_noheadings) \
+	X(scols_table_enable_shellvar) \
+	X(scols_table_new_column) \
+	X(scols_table_new_line) \
+	X(scols_table_remove_lines) \
+	X(scols_table_print_range) \
+	X(scols_print_table) \
+	X(scols_line_set_data) \
+	X(scols_column_set_wrapfunc) \
+	X(scols_column_set_safechars) \
+	X(scols_wrapnl_chunksize) \
+	X(scols_wrapnl_nextchunk)
 
-/* ---- libsmartcols ---- */
-DL_SYM(scols_new_table);
-DL_SYM(scols_unref_table);
-DL_SYM(scols_table_enable_ascii);
-DL_SYM(scols_table_enable_noheadings);
-DL_SYM(scols_table_enable_shellvar);
-DL_SYM(scols_table_new_column);
-DL_SYM(scols_table_new_line);
-DL_SYM(scols_table_remove_lines);
-DL_SYM(scols_table_print_range);
-DL_SYM(scols_print_table);
-DL_SYM(scols_line_set_data);
-DL_SYM(scols_column_set_wrapfunc);
-DL_SYM(scols_column_set_safechars);
-DL_SYM(scols_wrapnl_chunksize);
-DL_SYM(scols_wrapnl_nextchunk);
+#define LSMNT_DL_BLKID(X) \
+	X(blkid_parse_tag_string) \
+	X(blkid_evaluate_tag) \
+	X(blkid_get_cache) \
+	X(blkid_put_cache) \
+	X(blkid_probe_all) \
+	X(blkid_get_tag_value) \
+	X(blkid_verify) \
+	X(blkid_dev_iterate_begin) \
+	X(blkid_dev_set_search) \
+	X(blkid_dev_next) \
+	X(blkid_dev_iterate_end) \
+	X(blkid_dev_devname) \
+	X(blkid_new_probe_from_filename) \
+	X(blkid_free_probe) \
+	X(blkid_probe_enable_superblocks) \
+	X(blkid_probe_set_superblocks_flags) \
+	X(blkid_probe_enable_partitions) \
+	X(blkid_probe_set_partitions_flags) \
+	X(blkid_do_safeprobe) \
+	X(blkid_probe_lookup_value)
 
-/* ---- libblkid ---- */
-DL_SYM(blkid_parse_tag_string);
-DL_SYM(blkid_evaluate_tag);
-DL_SYM(blkid_get_cache);
-DL_SYM(blkid_put_cache);
-DL_SYM(blkid_probe_all);
-DL_SYM(blkid_get_tag_value);
-DL_SYM(blkid_verify);
-DL_SYM(blkid_dev_iterate_begin);
-DL_SYM(blkid_dev_set_search);
-DL_SYM(blkid_dev_next);
-DL_SYM(blkid_dev_iterate_end);
-DL_SYM(blkid_dev_devname);
-DL_SYM(blkid_new_probe_from_filename);
-DL_SYM(blkid_free_probe);
-DL_SYM(blkid_probe_enable_superblocks);
-DL_SYM(blkid_probe_set_superblocks_flags);
-DL_SYM(blkid_probe_enable_partitions);
-DL_SYM(blkid_probe_set_partitions_flags);
-DL_SYM(blkid_do_safeprobe);
-DL_SYM(blkid_probe_lookup_value);
-
-#undef DL_SYM
+#define LSMNT_DL_EXTERN(name) extern __typeof__(name) *sym_##name;
+LSMNT_DL_SMARTCOLS(LSMNT_DL_EXTERN)
+LSMNT_DL_BLKID(LSMNT_DL_EXTERN)
+#undef LSMNT_DL_EXTERN
 
 /* load the library and its sym_ pointers, or exit(1) with a message */
 void dl_smartcols(void);
