@@ -784,6 +784,23 @@ static void print_pending(struct textctx *tc, const struct treeart *art,
 	}
 }
 
+/* the header line of aligned text output (none with -n) */
+static void put_header(const struct printer *pr, const size_t *width,
+		       struct outbuf *ob)
+{
+	if (pr->noheadings)
+		return;
+	for (size_t c = 0; c < pr->ncols; c++) {
+		char nb[COLNAME_MAX];
+
+		if (c)
+			outbuf_putc(ob, ' ');
+		put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
+			 col_name(pr, c, nb), width[c], c + 1 == pr->ncols);
+	}
+	outbuf_putc(ob, '\n');
+}
+
 static int print_text(const struct printer *pr, const struct row *rows,
 		      size_t n, struct outbuf *ob)
 {
@@ -803,18 +820,7 @@ static int print_text(const struct printer *pr, const struct row *rows,
 		goto out;
 	if (measure(&tc, rows, n) < 0)
 		goto out;
-	if (!pr->noheadings) {
-		for (size_t c = 0; c < pr->ncols; c++) {
-			char nb[COLNAME_MAX];
-
-			if (c)
-				outbuf_putc(ob, ' ');
-			put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
-				 col_name(pr, c, nb), tc.width[c],
-				 c + 1 == pr->ncols);
-		}
-		outbuf_putc(ob, '\n');
-	}
+	put_header(pr, tc.width, ob);
 	for (size_t i = 0; i < n; i++) {
 		unsigned int d = row_depth(pr, &rows[i]);
 		bool last = row_last(pr, rows, i, n), wrapped = false;
@@ -1037,18 +1043,7 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 		return 0; /* libsmartcols prints nothing, not even a header */
 	for (size_t c = 0; c < pr->ncols; c++)
 		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], tc->width[c]);
-	if (!pr->noheadings) {
-		for (size_t c = 0; c < pr->ncols; c++) {
-			char nb[COLNAME_MAX];
-
-			if (c)
-				outbuf_putc(ob, ' ');
-			put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
-				 col_name(pr, c, nb), tc->width[c],
-				 c + 1 == pr->ncols);
-		}
-		outbuf_putc(ob, '\n');
-	}
+	put_header(pr, tc->width, ob);
 	for (size_t i = 0; i < tc->n; i++) {
 		int ret;
 
