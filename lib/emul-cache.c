@@ -706,6 +706,15 @@ static int held_find(const struct ns_want *w)
 	return mntkit__nsfs_open_id(w->id);
 }
 
+/* does a watch hold @t's namespace? */
+static int held_registered(const struct table *t)
+{
+	for (size_t i = 0; i < held_n; i++)
+		if (held_v[i].dev == t->ns_dev && held_v[i].ino == t->ns_ino)
+			return 1;
+	return 0;
+}
+
 /* the cached foreign table, if it still is the wanted namespace */
 static int other_matches(const struct ns_want *w)
 {
@@ -718,8 +727,14 @@ static int other_matches(const struct ns_want *w)
 	if (w->by_id ? (!t->has_ns_id || t->ns_id != w->id) :
 		       (t->ns_dev != w->dev || t->ns_ino != w->ino))
 		return 0;
+	/*
+	 * Kept alive by its nsfs fd, which also pins it: by fd, the
+	 * caller's keeps it; by ID, only while a watch holds it or the read
+	 * is fresh, lest the pin keep answering for a namespace the caller
+	 * has let go of (the kernel then says ENOENT)
+	 */
 	if (t->held)
-		return 1; /* its nsfs fd keeps it */
+		return !w->by_id || held_registered(t) || !table_aged(t);
 	/* the process is still there and still in it */
 	return ns_inode(t->pid, &dev, &ino) == 0 && dev == t->ns_dev &&
 	       ino == t->ns_ino;
@@ -742,6 +757,8 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 		*out = t;
 		return 0;
 	}
+	if (t->held)
+		table_close(t); /* its pins go before the namespace is sought */
 	ret = find_pid(w, &pid);
 	if (ret == -ENOENT) {
 		/* kept by a file or a bind mount: entered, if reachable */
