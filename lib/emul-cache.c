@@ -227,31 +227,6 @@ static int table_open(struct table *t, pid_t pid)
 	return 0;
 }
 
-struct held_arg {
-	int ns_fd, mi_fd, root_fd, err;
-};
-
-/* in a thread of its own (unshare(CLONE_FS): setns needs its own root
- * and cwd): enter the namespace, open its mountinfo and its root */
-static void *held_thread(void *p)
-{
-	struct held_arg *a = p;
-
-	if (unshare(CLONE_FS) || setns(a->ns_fd, CLONE_NEWNS)) {
-		a->err = -errno;
-		return NULL;
-	}
-	a->mi_fd = mntkit__proc_open(0, "mountinfo", O_RDONLY);
-	if (a->mi_fd < 0) {
-		a->err = a->mi_fd;
-		return NULL;
-	}
-	a->root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (a->root_fd < 0)
-		a->err = -errno;
-	return NULL;
-}
-
 /*
  * The table of a namespace no process is in, kept alive by an nsfs fd
  * (@ns_fd, taken over: closed on failure too): read through a mountinfo
@@ -262,8 +237,7 @@ static void *held_thread(void *p)
  */
 static int table_open_held(struct table *t, int ns_fd)
 {
-	struct held_arg a = { .ns_fd = ns_fd, .mi_fd = -1, .root_fd = -1 };
-	pthread_t th;
+	int mi_fd, root_fd;
 	int ret;
 
 	table_close(t);
@@ -271,23 +245,15 @@ static int table_open_held(struct table *t, int ns_fd)
 	ret = mntkit__stat_ident(ns_fd, "", AT_EMPTY_PATH, &t->ns_dev,
 				 &t->ns_ino);
 	if (!ret)
-		ret = -pthread_create(&th, NULL, held_thread, &a);
-	if (!ret) {
-		pthread_join(th, NULL);
-		ret = a.err;
-	}
+		ret = mntkit__ns_enter_open(ns_fd, &mi_fd, 1, &root_fd);
 	if (ret) {
-		if (a.mi_fd >= 0)
-			close(a.mi_fd);
-		if (a.root_fd >= 0)
-			close(a.root_fd);
 		close(ns_fd);
 		return ret == -EACCES ? -EPERM : ret;
 	}
 	t->held = 1;
 	t->ns_fd = ns_fd;
-	t->fd = a.mi_fd;
-	t->at = a.root_fd;
+	t->fd = mi_fd;
+	t->at = root_fd;
 	strcpy(t->prefix, ".");
 	table_follow(t);
 	mntkit__debug(MNTKIT_PRINT_DEBUG,

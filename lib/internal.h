@@ -163,6 +163,17 @@ int mntkit__own_ns_fd(void);
 int mntkit__nsfs_open_id(uint64_t id);
 
 /*
+ * Enter mount namespace @ns_fd in a thread of its own (setns(2) wants a
+ * thread that shares no root and cwd: unshare(CLONE_FS)) and open there
+ * @nmi files of its mountinfo (through the /proc handle's thread-self)
+ * and, when @root_fd is not NULL, its root (O_PATH). An open mountinfo
+ * keeps reading its namespace after the thread is gone, also once no
+ * process is in it (lib/nsfs.c). 0, or -errno with nothing left open
+ * (the fds set to -1).
+ */
+int mntkit__ns_enter_open(int ns_fd, int *mi, size_t nmi, int *root_fd);
+
+/*
  * Open the procfs file @what of @pid (0: the calling thread, as
  * /proc/thread-self) through the library's /proc handle (held from the
  * first use, so that a chroot without /proc keeps procfs: lib/proc.c),

@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,6 +74,71 @@ int mntkit__nsfs_open_id(uint64_t id)
 		}
 		cur = next;
 	}
+}
+
+struct enter_arg {
+	int ns_fd, proc_fd;
+	int *mi;
+	size_t nmi;
+	int *root_fd;
+	int err;
+};
+
+/* in a thread of its own: enter the namespace, open its files */
+static void *enter_thread(void *p)
+{
+	struct enter_arg *a = p;
+
+	if (unshare(CLONE_FS) || setns(a->ns_fd, CLONE_NEWNS)) {
+		a->err = -errno;
+		return NULL;
+	}
+	for (size_t i = 0; i < a->nmi; i++) {
+		a->mi[i] = openat(a->proc_fd, "thread-self/mountinfo",
+				  O_RDONLY | O_CLOEXEC);
+		if (a->mi[i] < 0) {
+			a->err = -errno;
+			return NULL;
+		}
+	}
+	if (a->root_fd) {
+		*a->root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (*a->root_fd < 0)
+			a->err = -errno;
+	}
+	return NULL;
+}
+
+int mntkit__ns_enter_open(int ns_fd, int *mi, size_t nmi, int *root_fd)
+{
+	struct enter_arg a = { .ns_fd = ns_fd, .proc_fd = mntkit__proc_handle(),
+			       .mi = mi, .nmi = nmi, .root_fd = root_fd };
+	pthread_t th;
+	int ret;
+
+	for (size_t i = 0; i < nmi; i++)
+		mi[i] = -1;
+	if (root_fd)
+		*root_fd = -1;
+	if (a.proc_fd < 0)
+		return -ENOENT; /* no /proc: no mountinfo to open */
+	ret = -pthread_create(&th, NULL, enter_thread, &a);
+	if (!ret) {
+		pthread_join(th, NULL);
+		ret = a.err;
+	}
+	if (ret) {
+		for (size_t i = 0; i < nmi; i++)
+			if (mi[i] >= 0) {
+				close(mi[i]);
+				mi[i] = -1;
+			}
+		if (root_fd && *root_fd >= 0) {
+			close(*root_fd);
+			*root_fd = -1;
+		}
+	}
+	return ret;
 }
 
 /* ---- the kernel's ns_capable(owner of a namespace, CAP_SYS_ADMIN) ---- */

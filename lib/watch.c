@@ -1410,7 +1410,6 @@ void mntkit_watch_free(struct mntkit_watch *w)
 struct nsfiles {
 	int ns_fd;
 	int mi[2];
-	int err;
 };
 
 /* open /proc/PID/{ns/mnt,mountinfo} ("thread-self" for pid 0) */
@@ -1442,48 +1441,12 @@ static int open_pid_files(pid_t pid, struct nsfiles *f)
 	return 0;
 }
 
-struct setns_arg {
-	int ns_fd, proc_fd;
-	struct nsfiles *f;
-};
-
-/* in a thread of its own: enter the namespace, open its mountinfo */
-static void *setns_thread(void *p)
-{
-	struct setns_arg *a = p;
-
-	if (unshare(CLONE_FS) || setns(a->ns_fd, CLONE_NEWNS)) {
-		a->f->err = -errno;
-		return NULL;
-	}
-	for (int i = 0; i < 2; i++) {
-		a->f->mi[i] = openat(a->proc_fd, "thread-self/mountinfo",
-				     O_RDONLY | O_CLOEXEC);
-		if (a->f->mi[i] < 0) {
-			a->f->err = -errno;
-			return NULL;
-		}
-	}
-	return NULL;
-}
-
 static int open_fd_files(int ns_fd, struct nsfiles *f)
 {
-	struct setns_arg a = { .ns_fd = ns_fd, .f = f };
-	pthread_t th;
-	int ret;
-
 	f->ns_fd = fcntl(ns_fd, F_DUPFD_CLOEXEC, 3);
 	if (f->ns_fd < 0)
 		return -errno;
-	a.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (a.proc_fd < 0)
-		return -errno;
-	ret = -pthread_create(&th, NULL, setns_thread, &a);
-	if (!ret)
-		pthread_join(th, NULL);
-	close(a.proc_fd);
-	return ret ? ret : f->err;
+	return mntkit__ns_enter_open(ns_fd, f->mi, 2, NULL);
 }
 
 /* a process in mount namespace @id (6.10+ has namespace IDs) */
