@@ -29,6 +29,23 @@ static const char *tool_path(const char *name)
 	return p;
 }
 
+/* start argv with its stdout to @fo, stderr to @fe (-1: ours); its PID */
+static pid_t spawn(const char *const *argv, int fo, int fe)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(fo, 1);
+		if (fe >= 0)
+			dup2(fe, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 /* run argv to completion; its stdout and stderr (malloc'd) */
 static struct tool_out tool(const char *const *argv)
 {
@@ -40,15 +57,7 @@ static struct tool_out tool(const char *const *argv)
 
 	if (fo < 0 || fe < 0)
 		t_fail("mkstemp: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		t_fail("fork: %s", strerror(errno));
-	if (pid == 0) {
-		dup2(fo, 1);
-		dup2(fe, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	pid = spawn(argv, fo, fe);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			t_fail("waitpid: %s", strerror(errno));
@@ -247,14 +256,7 @@ T_CASE(mntwatch_reports_an_attach)
 	fo = open(o, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fo < 0)
 		t_fail("open %s: %s", o, strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		t_fail("fork: %s", strerror(errno));
-	if (pid == 0) {
-		dup2(fo, 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	pid = spawn(argv, fo, -1);
 	close(fo);
 	/*
 	 * The watch may start after the first mount: mount again until it
@@ -403,14 +405,7 @@ T_CASE(lsmnt_poll_all_namespaces)
 	fo = open(o, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fo < 0 || pipe(ready))
 		t_fail("open %s, pipe: %s", o, strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		t_fail("fork: %s", strerror(errno));
-	if (pid == 0) {
-		dup2(fo, 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	pid = spawn(argv, fo, -1);
 	close(fo);
 	usleep(300000); /* lsmnt's first scan, without the kid */
 	kid = fork();
