@@ -167,7 +167,7 @@ int mntkit_get_features(struct mntkit_features *features)
 
 	if (!features || features->size < sizeof(features->size))
 		return mntkit__fail(EINVAL);
-	f.flags = mntkit__kernel_features();
+	f.flags = mntkit__kernel_features() | mntkit__kernel_fanotify();
 	f.backend = mntkit_get_backend();
 	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/features.c) */
 	if (f.backend == MNTKIT_BACKEND_MOUNTINFO && !mntkit__emul_unique_ids())

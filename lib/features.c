@@ -3,9 +3,9 @@
  * The kernel's features, probed once per process (pthread_once): which
  * system calls answer (and which a seccomp filter refuses: see
  * "Refusals" below), the statmount groups of the kernel, the hybrid
- * replies, the nsfs ioctls, fanotify's mount events, STATMOUNT_BY_FD,
- * listns(2), and what the mountinfo emulation can use (unique IDs,
- * namespace IDs). lib/backend.c chooses the backend from them. (Which of
+ * replies, the nsfs ioctls; and each at its first use: fanotify's mount
+ * events, STATMOUNT_BY_FD, listns(2), epoll and pidfd_open, and what the
+ * mountinfo emulation can use (unique IDs, namespace IDs). lib/backend.c chooses the backend from them. (Which of
  * statx and name_to_handle_at a filter refuses is probed in lib/sys.c,
  * under the wrappers that need it.)
  *
@@ -390,11 +390,36 @@ static void probe(void)
 	}
 	ns_fd = mntkit__own_ns_fd();
 	feat = probe_ns(root_id, feat, ns_fd);
-	feat |= probe_fanotify(ns_fd);
 	if (ns_fd >= 0)
 		close(ns_fd);
 	probed_features = feat;
 	report_probe();
+}
+
+/*
+ * fanotify's mount events: probed at the first question (a watch, the
+ * caller's mntkit_get_features() or mntkit_refused()), not with the rest:
+ * closing a group that held a mark waits for the kernel's grace period
+ * (milliseconds), which a query must not pay.
+ */
+static pthread_once_t fanotify_once = PTHREAD_ONCE_INIT;
+static uint32_t probed_fanotify;
+
+static void probe_fanotify_once(void)
+{
+	int ns_fd = mntkit__own_ns_fd();
+
+	probed_fanotify = probe_fanotify(ns_fd);
+	if (ns_fd >= 0)
+		close(ns_fd);
+	mntkit__debug(MNTKIT_PRINT_INFO, "kernel: fanotify mount events: %s",
+		      probed_fanotify ? "yes" : "no");
+}
+
+uint32_t mntkit__kernel_fanotify(void)
+{
+	pthread_once(&fanotify_once, probe_fanotify_once);
+	return probed_fanotify;
 }
 
 uint32_t mntkit__kernel_features(void)
@@ -573,6 +598,8 @@ static int refused_errno(unsigned int i)
 	uint32_t call = 1U << i;
 
 	pthread_once(&probe_once, probe);
+	if (call == MNTKIT_REFUSED_FANOTIFY)
+		mntkit__kernel_fanotify();
 	if (call == MNTKIT_REFUSED_STATX || call == MNTKIT_REFUSED_HANDLE)
 		return mntkit__native_refused(call);
 	if (call == MNTKIT_REFUSED_EPOLL || call == MNTKIT_REFUSED_PIDFD)

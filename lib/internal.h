@@ -93,8 +93,13 @@ void mntkit__pin_end(struct mntkit__pin *pin);
 			mntkit__pin_begin(ops)
 #define MNTKIT__PIN() MNTKIT__PIN_OPS(NULL)
 
-/* kernel feature bits (MNTKIT_FEAT_*), probed once (lib/features.c) */
+/*
+ * kernel feature bits (MNTKIT_FEAT_*), probed once (lib/features.c); all
+ * but MNTKIT_FEAT_FANOTIFY_MNT, which mntkit__kernel_fanotify() answers
+ * (probed at its first call: what a watch asks, not a query)
+ */
 uint32_t mntkit__kernel_features(void);
+uint32_t mntkit__kernel_fanotify(void);
 
 /* native path -> unique ID (statx, then name_to_handle_at, then fdinfo:
  * lib/native-ids.c) */

@@ -999,7 +999,7 @@ static int group_open(struct mntkit__watch_all *a,
 
 	if (wo->source == MNTKIT_WATCH_POLL)
 		return 0;
-	if (!(mntkit__kernel_features() & MNTKIT_FEAT_FANOTIFY_MNT) ||
+	if (!mntkit__kernel_fanotify() ||
 	    mntkit_get_backend() != MNTKIT_BACKEND_NATIVE) {
 		a->fan_err = EOPNOTSUPP;
 		mntkit__debug(MNTKIT_PRINT_INFO, "watch: poll source (%s)",

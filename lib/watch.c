@@ -1530,7 +1530,7 @@ static int fan_open(int ns_fd)
 static int pick_source(struct mntkit_watch *w, enum mntkit_watch_source want,
 		       int ns_fd)
 {
-	int possible = (mntkit__kernel_features() & MNTKIT_FEAT_FANOTIFY_MNT) &&
+	int possible = mntkit__kernel_fanotify() &&
 		       mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
 
 	w->source = MNTKIT_WATCH_POLL;
