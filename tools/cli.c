@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
 #include <linux/capability.h>
 #include <linux/nsfs.h>
 #include <sched.h>
@@ -27,6 +28,18 @@
 const char *cli_prog = "mntkit";
 const char *cli_usage;
 
+/* ---- the locale ---- */
+
+void cli_locale(void)
+{
+	static bool set;
+
+	if (!set) {
+		set = true;
+		setlocale(LC_ALL, "");
+	}
+}
+
 /* ---- errors ---- */
 
 void cli_errmsg(const char *subject, const char *fmt, ...)
@@ -36,6 +49,7 @@ void cli_errmsg(const char *subject, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	cli_locale();
 	va_start(ap, fmt);
 	n = vasprintf(&reason, fmt, ap);
 	va_end(ap);
@@ -168,6 +182,7 @@ static const char *errno_name(int err)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].err == err)
 			return names[i].name;
+	cli_locale();
 	return strerror(err);
 }
 
@@ -187,6 +202,7 @@ static const char *refused_words(const char *name, int err)
 
 const char *cli_ns_reason(enum cli_ns_fail what, int err)
 {
+	cli_locale(); /* for strerror() */
 	switch (what) {
 	case CLI_NS_NOT_PID:
 		return "not a process ID";
@@ -370,6 +386,7 @@ const char *cli_backend_reason(int r)
 	const char *name;
 	int e;
 
+	cli_locale(); /* for strerror() */
 	if (r != -ENOSYS)
 		return strerror(-r);
 	for (bit = MNTKIT_REFUSED_STATMOUNT; bit <= MNTKIT_REFUSED_LISTMOUNT;

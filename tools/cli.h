@@ -20,6 +20,15 @@ extern const char *cli_prog;
 extern const char *cli_usage;
 
 /*
+ * setlocale(LC_ALL, "") at the first call; a tool whose work may not need
+ * the locale calls it where it does (about 0.5 ms: a dozen files read),
+ * and before every strerror() of a message: cli_errmsg() and the reasons
+ * below call it themselves, but their caller's arguments are evaluated
+ * first. Not thread-safe: the tools call it from their main thread.
+ */
+void cli_locale(void);
+
+/*
  * Print "PROG: SUBJECT: REASON" on one line (no "SUBJECT: " when @subject
  * is NULL). Both parts are escaped like text output, so that a path with
  * a newline cannot split the line.

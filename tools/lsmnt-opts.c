@@ -163,8 +163,10 @@ static int list_columns(const struct cmdline *cl)
 	}
 	r = outbuf_flush(&ob, stdout);
 	outbuf_free(&ob);
-	if (r < 0)
+	if (r < 0) {
+		cli_locale();
 		cli_errmsg("write error", "%s", strerror(-r));
+	}
 	return r < 0 ? -1 : 1;
 }
 
@@ -208,6 +210,7 @@ static int add_columns(struct cmdline *cl, const char *list, const char *opt)
 static void pid_error(const char *opt, const char *s, enum cli_ns_fail what,
 		      int err)
 {
+	cli_locale(); /* for strerror() */
 	if (what == CLI_NS_NOT_PID)
 		cli_errmsg(opt, "'%s' is not a process ID", s);
 	else if (err == EACCES || err == EPERM)

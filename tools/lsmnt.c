@@ -18,7 +18,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <locale.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +122,7 @@ static int query_failed(const struct cmdline *cl, int r)
 {
 	if (r == 0)
 		return r;
+	cli_locale(); /* for strerror() */
 	if (cli_report_refusal(ns_subject(cl), CLI_REFUSED_QUERY, -r))
 		return r;
 	if (r == -EPERM)
@@ -852,30 +852,59 @@ struct stream_part {
 };
 
 #define STREAM_ALIGN 8U
+/* room for a reply at the end of the arena: most fit in it */
+#define STREAM_ROOM 4096U
+/* no reply is larger (the kernel's strings are page-bounded) */
+#define STREAM_ROOM_MAX (64U << 20)
 
-static int stream_put(struct stream_part *sp, const struct mntkit_statmount *sm,
-		      size_t bufsize)
+/* the arena with at least @room bytes from @at */
+static int stream_room(struct stream_part *sp, size_t at, size_t room)
 {
-	size_t len = sm->size < sizeof(*sm) ? sizeof(*sm) : sm->size;
+	size_t ncap = sp->cap ? sp->cap : 64U << 10;
+	char *nv;
+
+	if (sp->cap >= at + room)
+		return 0;
+	while (ncap < at + room)
+		ncap *= 2;
+	nv = realloc(sp->arena, ncap);
+	if (!nv)
+		return -ENOMEM;
+	sp->arena = nv;
+	sp->cap = ncap;
+	return 0;
+}
+
+/*
+ * The reply of mount @id, written by statmount(2) where it stays: at the
+ * end of the arena. 0, or -errno (-ENOENT: gone since the listing).
+ */
+static int stream_stat(struct stream_part *sp, uint64_t id, uint64_t mask)
+{
+	struct mntkit_mnt_id_req req = {
+		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
+		.mnt_id = id,
+		.param = mask,
+	};
 	size_t at = (sp->len + STREAM_ALIGN - 1) & ~(size_t)(STREAM_ALIGN - 1);
+	size_t room = STREAM_ROOM;
+	const struct mntkit_statmount *sm;
+	int r;
 
-	if (len > bufsize)
-		len = bufsize;
-	if (at + len > sp->cap) {
-		size_t ncap = sp->cap ? sp->cap : 64U << 10;
-		char *nv;
-
-		while (ncap < at + len)
-			ncap *= 2;
-		nv = realloc(sp->arena, ncap);
-		if (!nv)
-			return -ENOMEM;
-		sp->arena = nv;
-		sp->cap = ncap;
+	for (;;) {
+		r = stream_room(sp, at, room);
+		if (r < 0)
+			return r;
+		if (mntkit_statmount(&req, (void *)(sp->arena + at),
+				     sp->cap - at, 0) == 0)
+			break;
+		if (errno != EOVERFLOW || room >= STREAM_ROOM_MAX)
+			return -errno;
+		room = 2 * (sp->cap - at);
 	}
-	memcpy(sp->arena + at, sm, len);
+	sm = (const void *)(sp->arena + at);
 	sp->off[sp->n++] = at;
-	sp->len = at + len;
+	sp->len = at + (sm->size < sizeof(*sm) ? sizeof(*sm) : sm->size);
 	return 0;
 }
 
@@ -958,16 +987,16 @@ static int run_stream(struct cmdline *cl)
 {
 	uint64_t mask = wanted_mask(cl) | MNTKIT_STATMOUNT_MNT_BASIC, *ids;
 	struct stream_part *sp = calloc(1, sizeof(*sp));
-	struct mntkit_statmount *buf = NULL;
 	struct outbuf ob = OUTBUF_INIT;
 	struct text_cells tcs = {.text = OUTBUF_INIT, .scratch = OUTBUF_INIT};
 	struct text_cells *cells =
 		!cl->pr.json && cl->pr.mode == OUT_LIST ? &tcs : NULL;
-	size_t bufsize = 0, shown = 0;
+	size_t shown = 0;
 	ssize_t n;
 	int r = 0;
 
 	if (!sp) {
+		cli_locale();
 		cli_errmsg(NULL, "%s", strerror(ENOMEM));
 		return -1;
 	}
@@ -986,7 +1015,7 @@ static int run_stream(struct cmdline *cl)
 	for (ssize_t i = 0; i < n && !r; i++) {
 		if (i && ids[i] == ids[i - 1])
 			continue;
-		r = mntkit_stat_buf(ids[i], mask, NULL, &buf, &bufsize);
+		r = stream_stat(sp, ids[i], mask);
 		if (r == -ENOENT) { /* gone since the listing */
 			r = 0;
 			continue;
@@ -995,8 +1024,7 @@ static int run_stream(struct cmdline *cl)
 			query_failed(cl, r);
 			goto out;
 		}
-		r = stream_put(sp, buf, bufsize);
-		if (r < 0 || sp->n <= STREAM_ROWS)
+		if (sp->n <= STREAM_ROWS)
 			continue;
 		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, cells, &ob);
 		if (cells && !shown)
@@ -1020,12 +1048,13 @@ static int run_stream(struct cmdline *cl)
 	}
 	if (!r)
 		r = outbuf_flush(&ob, stdout);
-	if (r < 0)
+	if (r < 0) {
+		cli_locale();
 		cli_errmsg(r == -ENOMEM ? NULL : "write error", "%s",
 			   strerror(-r));
+	}
 out:
 	text_cells_free(&tcs);
-	free(buf);
 	free(ids);
 	free(sp->arena);
 	free(sp);
@@ -1055,6 +1084,7 @@ static int run(struct cmdline *cl)
 		   !tags_wanted(cl);
 	if (streamable(cl, &p))
 		return run_stream(cl);
+	cli_locale();
 	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;
@@ -1108,10 +1138,13 @@ int main(int argc, char *argv[])
 
 	cli_prog = PROG;
 	cli_usage = usage_line;
-	setlocale(LC_ALL, "");
 	cl.nsopts = nsopts;
 	cl.timeout_ms = -1;
 	r = parse_cmdline(&cl, argc, argv);
+	/* the locale: at once, but for a stream (run_stream()), which needs
+	 * it only for a character beyond ASCII or an error (cli_locale()) */
+	if (r == 0 && (cl.poll || cl.verify))
+		cli_locale();
 	if (r == 0)
 		r = cl.poll	? run_poll(&cl)
 		    : cl.verify ? run_verify(&cl)
