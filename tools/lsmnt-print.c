@@ -28,6 +28,7 @@
 #include <wchar.h>
 #include <wctype.h>
 
+#include "cli.h"
 #include "lsmnt.h"
 #include "lsmnt-dl.h"
 
@@ -41,17 +42,63 @@ static void put_hex(struct outbuf *ob, unsigned char c)
 		outbuf_write(ob, esc, 4);
 }
 
-static bool is_print_ascii(unsigned char c)
+/*
+ * What each printer writes as it is, found a word at a time: the bytes
+ * from 0x20 on, below 0x7f too when @high (raw, pairs, list/tree; JSON
+ * passes the others through), and none of @stop (4 bytes; a 0 there
+ * stops nothing, as no NUL is inside a string). The tests are exact for
+ * "some byte of the word is one" (the hacks of Sean Anderson's bit
+ * twiddling page: haszero, hasless, hasmore).
+ */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS (ONES * 0x80)
+
+static bool byte_plain(unsigned char c, bool high, const unsigned char *stop)
 {
-	return c >= 0x20 && c < 0x7f;
+	return c >= 0x20 && (!high || c < 0x7f) && c != stop[0] &&
+	       c != stop[1] && c != stop[2] && c != stop[3];
+}
+
+static bool word_plain(uint64_t x, bool high, const unsigned char *stop)
+{
+	uint64_t t = (x - ONES * 0x20) & ~x; /* a byte below 0x20 */
+
+	if (high)
+		t |= (x + ONES) | x; /* a byte above 0x7e */
+	for (int k = 0; k < 4; k++) {
+		uint64_t y = x ^ (ONES * stop[k]);
+
+		t |= (y - ONES) & ~y; /* a byte equal to stop[k] */
+	}
+	return !(t & HIGHS);
+}
+
+/* the length of the plain prefix of the @len bytes at @s */
+static size_t plain_run(const unsigned char *s, size_t len, bool high,
+			const unsigned char *stop)
+{
+	size_t i = 0;
+
+	for (; len - i >= 8; i += 8) {
+		uint64_t x;
+
+		memcpy(&x, s + i, 8);
+		if (!word_plain(x, high, stop))
+			break;
+	}
+	while (i < len && byte_plain(s[i], high, stop))
+		i++;
+	return i;
 }
 
 static bool locale_utf8(void)
 {
 	static int utf8 = -1;
 
-	if (utf8 < 0)
+	if (utf8 < 0) {
+		cli_locale(); /* a stream sets it here, at its first need */
 		utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	}
 	return utf8;
 }
 
@@ -61,105 +108,116 @@ static bool locale_utf8(void)
  */
 static size_t put_safe(struct outbuf *ob, const char *s)
 {
+	static const unsigned char stop[4] = {'\\'};
 	const unsigned char *p = (const unsigned char *)s;
-	size_t width = 0;
+	size_t len = strlen(s), width = 0;
 
-	while (*p) {
-		const unsigned char *run = p;
+	while (len) {
+		size_t run = plain_run(p, len, true, stop);
 
-		/* the common case: a run of printable ASCII */
-		while (is_print_ascii(*p) && !(*p == '\\' && p[1] == 'x'))
-			p++;
-		if (p > run) {
+		if (run) {
 			if (ob)
-				outbuf_write(ob, run, (size_t)(p - run));
-			width += (size_t)(p - run);
+				outbuf_write(ob, p, run);
+			width += run;
+			p += run;
+			len -= run;
+			continue;
+		}
+		if (*p == '\\' && p[1] != 'x') {
+			if (ob)
+				outbuf_putc(ob, '\\');
+			width++;
+			p++;
+			len--;
 			continue;
 		}
 		if (*p < 0x80 || !locale_utf8()) {
 			put_hex(ob, *p++);
+			len--;
 			width += 4;
 			continue;
 		}
 		{
 			mbstate_t st;
 			wchar_t wc;
-			size_t len;
+			size_t n;
 
 			memset(&st, 0, sizeof(st));
-			len = mbrtowc(&wc, (const char *)p, MB_CUR_MAX, &st);
-			if (len == (size_t)-1 || len == (size_t)-2 ||
-			    len == 0) {
+			n = mbrtowc(&wc, (const char *)p, len, &st);
+			if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
 				put_hex(ob, *p++);
+				len--;
 				width += 4;
 			} else if (!iswprint((wint_t)wc)) {
-				for (size_t i = 0; i < len; i++)
+				for (size_t i = 0; i < n; i++)
 					put_hex(ob, p[i]);
-				width += 4 * len;
-				p += len;
+				width += 4 * n;
+				p += n;
+				len -= n;
 			} else {
 				int w = wcwidth(wc);
 
 				if (ob)
-					outbuf_write(ob, p, len);
+					outbuf_write(ob, p, n);
 				width += w > 0 ? (size_t)w : 0;
-				p += len;
+				p += n;
+				len -= n;
 			}
 		}
 	}
 	return width;
 }
 
+/* @s with the bytes that are not plain by @high and @stop as \xHH */
+static void put_hexed(struct outbuf *ob, const char *s,
+		      const unsigned char *stop)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s);
+
+	while (len) {
+		size_t run = plain_run(p, len, true, stop);
+
+		outbuf_write(ob, p, run);
+		p += run;
+		len -= run;
+		if (!len)
+			break;
+		put_hex(ob, *p++);
+		len--;
+	}
+}
+
+/* raw: blanks, backslash and anything but printable ASCII as \xHH */
 static void put_raw(struct outbuf *ob, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	static const unsigned char stop[4] = {' ', '\\'};
 
-	for (; *p; p++) {
-		const unsigned char *run = p;
-
-		while (is_print_ascii(*p) && *p != ' ' && *p != '\\')
-			p++;
-		outbuf_write(ob, run, (size_t)(p - run));
-		if (!*p)
-			break;
-		put_hex(ob, *p);
-	}
+	put_hexed(ob, s, stop);
 }
 
-static bool pairs_plain(unsigned char c)
-{
-	return is_print_ascii(c) && c != '"' && c != '\\' && c != '`' &&
-	       c != '$';
-}
-
+/* pairs: '"', '\', '`', '$' and anything but printable ASCII as \xHH */
 static void put_pairs(struct outbuf *ob, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	static const unsigned char stop[4] = {'"', '\\', '`', '$'};
 
-	for (; *p; p++) {
-		const unsigned char *run = p;
-
-		while (pairs_plain(*p))
-			p++;
-		outbuf_write(ob, run, (size_t)(p - run));
-		if (!*p)
-			break;
-		put_hex(ob, *p);
-	}
+	put_hexed(ob, s, stop);
 }
 
 static void put_json(struct outbuf *ob, const char *s)
 {
+	static const unsigned char stop[4] = {'"', '\\'};
 	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s);
 
 	outbuf_putc(ob, '"');
-	for (; *p; p++) {
-		const unsigned char *run = p;
+	while (len) {
+		size_t run = plain_run(p, len, false, stop);
 
-		while (*p >= 0x20 && *p != '"' && *p != '\\')
-			p++;
-		outbuf_write(ob, run, (size_t)(p - run));
-		if (!*p)
+		outbuf_write(ob, p, run);
+		p += run;
+		len -= run;
+		if (!len)
 			break;
 		switch (*p) {
 		case '"':
@@ -185,6 +243,8 @@ static void put_json(struct outbuf *ob, const char *s)
 		default:
 			outbuf_printf(ob, "\\u%04x", *p);
 		}
+		p++;
+		len--;
 	}
 	outbuf_putc(ob, '"');
 }
@@ -1003,6 +1063,15 @@ static int print_scols(const struct printer *pr, const struct row *rows,
 
 /* ---- a flat list of rows that come in parts ---- */
 
+/*
+ * A cell as kept: its length and its width (two uint32_t, unaligned),
+ * then its text already escaped as put_safe() writes it. A cell of more
+ * than UINT32_MAX bytes cannot come from a reply (page-bounded strings).
+ */
+struct cell_head {
+	uint32_t len, width;
+};
+
 int text_cells_add(const struct printer *pr, struct text_cells *tc,
 		   const struct row *rows, size_t n)
 {
@@ -1018,20 +1087,42 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 		for (size_t c = 0; c < pr->ncols; c++) {
 			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
 						   &rows[i], &tc->scratch);
-			size_t w;
+			struct cell_head h = {0, 0};
+			size_t at = tc->text.len, w;
 
-			if (!v)
-				v = ""; /* no value prints as an empty one */
-			w = put_safe(NULL, v);
+			outbuf_write(&tc->text, &h, sizeof(h));
+			w = v ? put_safe(&tc->text, v) : 0;
+			if (tc->text.err)
+				break;
 			if (w > tc->width[c])
 				tc->width[c] = w;
-			outbuf_write(&tc->text, v, strlen(v) + 1);
+			h.len = (uint32_t)(tc->text.len - at - sizeof(h));
+			h.width = (uint32_t)w;
+			memcpy(tc->text.data + at, &h, sizeof(h));
 		}
 	}
 	tc->n += n;
 	if (tc->text.err || tc->scratch.err)
 		return -ENOMEM;
 	return 0;
+}
+
+/* put_cell() of a kept cell */
+static void put_kept_cell(struct outbuf *ob, const struct colinfo *ci,
+			  const char *text, const struct cell_head *h,
+			  size_t width, bool lastcol)
+{
+	if (!(ci->flags & CF_RIGHT)) {
+		outbuf_write(ob, text, h->len);
+		if (!lastcol && width > h->width)
+			put_spaces(ob, width - h->width);
+		return;
+	}
+	if (lastcol && !h->width)
+		return; /* as put_cell() */
+	if (width > h->width)
+		put_spaces(ob, width - h->width);
+	outbuf_write(ob, text, h->len);
 }
 
 int text_cells_print(const struct printer *pr, struct text_cells *tc,
@@ -1048,11 +1139,15 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 		int ret;
 
 		for (size_t c = 0; c < pr->ncols; c++) {
+			struct cell_head h;
+
+			memcpy(&h, v, sizeof(h));
+			v += sizeof(h);
 			if (c)
 				outbuf_putc(ob, ' ');
-			put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0, v,
-				 tc->width[c], c + 1 == pr->ncols);
-			v += strlen(v) + 1;
+			put_kept_cell(ob, &lsmnt_cols[pr->cols[c]], v, &h,
+				      tc->width[c], c + 1 == pr->ncols);
+			v += h.len;
 		}
 		outbuf_putc(ob, '\n');
 		ret = row_done(pr, ob);

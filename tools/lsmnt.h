@@ -318,7 +318,8 @@ int print_rows(const struct printer *pr, const struct row *rows, size_t n,
  * all as print_rows() does; 0 or a negative errno.
  */
 struct text_cells {
-	struct outbuf text; /* each cell NUL-terminated, row after row */
+	struct outbuf text; /* each cell escaped, row after row (the
+			     * layout: lsmnt-print.c) */
 	size_t *width;	    /* per column: the widest cell */
 	size_t n;	    /* rows */
 	struct outbuf scratch;

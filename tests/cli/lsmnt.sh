@@ -726,9 +726,46 @@ PY
 	done
 }
 
+# the printers find the bytes they escape a word (8 bytes) at a time
+# (lsmnt-print.c's plain_run()): each such byte at each offset of a word
+# and beyond, in mount points and sources, in every flat mode and the
+# tree, streamed (the whole table) and from the snapshot (-R -T), in a
+# UTF-8 and the C locale, as findmnt prints them
+c_ns_escape_words() {
+	local c pos name
+	mkdir -p "$T/esc" && mount -t tmpfs lsmnt-esc "$T/esc" || {
+		fail ns_escape_words "cannot mount"
+		return
+	}
+	for c in '\' '\x' ' ' '"' '`' '$' $'\x01' $'\t' $'\x7f' $'\xc3\xbc' \
+		$'\xc3' $'\xc2\x85'; do
+		for pos in 0 1 2 3 4 5 6 7 8 9 15 16; do
+			name=$(printf "%${pos}s" "" | tr ' ' a)$c
+			mkdir -p "$T/esc/$name" &&
+				mount -t tmpfs "s$name" "$T/esc/$name" || {
+				fail ns_escape_words "cannot mount $name"
+				umount -R "$T/esc"
+				return
+			}
+		done
+	done
+	py_case ns_escape_words <<'PY'
+from lsmntcmp import *
+need_findmnt()
+T = os.environ["T"]
+for loc in ("C.UTF-8", "C"):
+    env = {"LC_ALL": loc}
+    modes = [["-l"], ["-r"], ["-P"], ["-J", "-l"]]
+    compare_modes(modes, env=env, colsets=COLSETS[:1] + COLSETS[3:4])
+    compare_modes(modes + [[], ["-J"]], extra=["-R", "-T", T + "/esc"],
+                  env=env, colsets=COLSETS[:1])
+PY
+	umount -R "$T/esc"
+}
+
 ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
 	c_ns_columns c_ns_idmap c_ns_other
-	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream"
+	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream c_ns_escape_words"
 
 # ---- main ----
 
