@@ -262,17 +262,16 @@ static void put_spaces(struct outbuf *ob, size_t n)
 }
 
 /*
- * After a row: hand a full chunk to the stream. The snapshot is complete
- * before the first byte, so streaming only bounds the memory; a chunk ends
- * with a whole row, so even a failure leaves no half record.
+ * After a row: hand a full chunk (PRINT_CHUNK) to the stream. The
+ * snapshot is complete before the first byte, so streaming only bounds
+ * the memory; a chunk ends with a whole row, so even a failure leaves no
+ * half record.
  */
-#define CHUNK (64 * 1024)
-
 static int row_done(const struct printer *pr, struct outbuf *ob)
 {
 	int r;
 
-	if (ob->len < CHUNK || !pr->stream)
+	if (ob->len < PRINT_CHUNK || !pr->stream)
 		return ob->err ? -ob->err : 0;
 	r = outbuf_flush(ob, pr->stream);
 	if (r < 0)

@@ -40,8 +40,10 @@
 /*
  * @len bytes of memory (malloc()ed: free(3) and realloc(3) take it).
  * When it will all be written (@all: every mount a row, the text of
- * every cell), its pages are made present at once, not a page fault
- * each (dear in a virtual machine: about 8 us a page), and a block of
+ * every cell, a buffer used over and over), its pages are made present
+ * at once, not a page fault each (dear in a virtual machine: about 8 us
+ * a page; in the one of bench/, whose hypervisor shadows the page tables,
+ * the first touch of a present page still costs 5 us), and a block of
  * several 2 MiB runs is aligned to them and has those it covers in huge
  * pages (about 0.3 us per 4 KiB), as the snapshot's records have
  * (lib/table.c). The memory held is the block's either way. A kernel
@@ -64,7 +66,7 @@ static void *big_alloc(size_t len, bool all)
 {
 	void *v = NULL;
 
-	if (!all || len < (256U << 10))
+	if (!all || len < (16U << 10)) /* a few faults cost less */
 		return malloc(len);
 	if (len < 2 * HUGE_RUN || posix_memalign(&v, HUGE_RUN, len))
 		v = malloc(len);
@@ -860,14 +862,16 @@ struct stream_part {
 /* the arena with at least @room bytes from @at */
 static int stream_room(struct stream_part *sp, size_t at, size_t room)
 {
-	size_t ncap = sp->cap ? sp->cap : 64U << 10;
+	/* a part's replies: a 512-byte fixed part and their strings each */
+	size_t ncap = sp->cap ? sp->cap : (STREAM_ROWS + 1) * 1024U;
 	char *nv;
 
 	if (sp->cap >= at + room)
 		return 0;
 	while (ncap < at + room)
 		ncap *= 2;
-	nv = realloc(sp->arena, ncap);
+	/* the first: its pages present at once (big_alloc()) */
+	nv = sp->arena ? realloc(sp->arena, ncap) : big_alloc(ncap, true);
 	if (!nv)
 		return -ENOMEM;
 	sp->arena = nv;
@@ -979,6 +983,12 @@ static void text_reserve(struct outbuf *ob, size_t m, size_t n)
 	ob->cap = len;
 }
 
+/* what the output of @n rows needs at most at once: a chunk and a row */
+static size_t stream_out_size(size_t n)
+{
+	return n < PRINT_CHUNK / 128 ? n * 256 + 4096 : 2 * PRINT_CHUNK;
+}
+
 /*
  * The last row of a full part waits for the next part, so that the last
  * row printed is known to be the last (JSON closes after it).
@@ -1006,6 +1016,10 @@ static int run_stream(struct cmdline *cl)
 		free(sp);
 		return -1;
 	}
+	/* the output's buffer: a chunk and a row, its pages present */
+	ob.data = big_alloc(stream_out_size((size_t)n), true);
+	if (ob.data)
+		ob.cap = stream_out_size((size_t)n);
 	for (ssize_t i = 1; i < n; i++) {
 		if (ids[i - 1] >= ids[i]) { /* the root may come first */
 			qsort(ids, (size_t)n, sizeof(*ids), cmp_u64);

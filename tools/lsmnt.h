@@ -310,6 +310,9 @@ struct printer {
 int print_rows(const struct printer *pr, const struct row *rows, size_t n,
 	       struct outbuf *ob);
 
+/* the printers hand their output to pr->stream in chunks of this much */
+#define PRINT_CHUNK (64U * 1024)
+
 /*
  * A flat list for a pipe or a file (no tree, no multi-line column) of
  * rows that come in parts: each row's cells kept as text, no more, until
