@@ -30,14 +30,22 @@ const char *cli_usage;
 
 /* ---- the locale ---- */
 
+bool cli_wants_locale;
+
 void cli_locale(void)
 {
 	static bool set;
 
-	if (!set) {
+	if (cli_wants_locale && !set) {
 		set = true;
 		setlocale(LC_ALL, "");
 	}
+}
+
+const char *cli_strerror(int err)
+{
+	cli_locale();
+	return strerror(err);
 }
 
 /* ---- errors ---- */
@@ -49,7 +57,6 @@ void cli_errmsg(const char *subject, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	cli_locale();
 	va_start(ap, fmt);
 	n = vasprintf(&reason, fmt, ap);
 	va_end(ap);

@@ -20,13 +20,18 @@ extern const char *cli_prog;
 extern const char *cli_usage;
 
 /*
- * setlocale(LC_ALL, "") at the first call; a tool whose work may not need
- * the locale calls it where it does (about 0.5 ms: a dozen files read),
- * and before every strerror() of a message: cli_errmsg() and the reasons
- * below call it themselves, but their caller's arguments are evaluated
- * first. Not thread-safe: the tools call it from their main thread.
+ * setlocale(LC_ALL, "") at the first call, in a tool that sets
+ * @cli_wants_locale (lsmnt; the others keep the C locale). Such a tool
+ * calls it where its work first needs the locale (it costs about 0.5 ms:
+ * a dozen files read), and cli_strerror() for a message's errno, as the
+ * reasons below do. Not thread-safe: the tools call it from their main
+ * thread.
  */
+extern bool cli_wants_locale;
 void cli_locale(void);
+
+/* strerror(), in the locale (cli_locale() first) */
+const char *cli_strerror(int err);
 
 /*
  * Print "PROG: SUBJECT: REASON" on one line (no "SUBJECT: " when @subject

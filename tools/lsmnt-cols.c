@@ -15,6 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "lsmnt.h"
 
 #define G(x) MNTKIT_STATMOUNT_##x
@@ -630,12 +631,15 @@ void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
 static void put_human_size(struct outbuf *ob, uint64_t bytes)
 {
 	static const char letters[] = "BKMGTPE";
-	const struct lconv *lc = localeconv();
-	const char *dp = lc && lc->decimal_point && *lc->decimal_point
-				 ? lc->decimal_point
-				 : ".";
+	const struct lconv *lc;
+	const char *dp;
 	unsigned int exp = 0;
 	uint64_t whole, frac;
+
+	cli_locale(); /* its decimal point */
+	lc = localeconv();
+	dp = lc && lc->decimal_point && *lc->decimal_point ? lc->decimal_point
+							    : ".";
 
 	while (exp < 60 && bytes >= UINT64_C(1) << (exp + 10))
 		exp += 10;

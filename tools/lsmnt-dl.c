@@ -50,6 +50,7 @@ void dl_smartcols(void)
 {
 	static bool done;
 
+	cli_locale(); /* its widths are the locale's */
 	if (!done)
 		load("libsmartcols.so.1", smartcols_fns,
 		     sizeof(smartcols_fns) / sizeof(smartcols_fns[0]));

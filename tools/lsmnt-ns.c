@@ -188,7 +188,7 @@ static void ns_list_error(int err)
 		cli_errmsg("--all-namespaces", "%s",
 			   cli_ns_reason(CLI_NS_REFUSED, err));
 	else
-		cli_errmsg("--all-namespaces", "%s", strerror(err));
+		cli_errmsg("--all-namespaces", "%s", cli_strerror(err));
 }
 
 /*
@@ -220,7 +220,7 @@ static int ns_collect(struct nslist *nl, uint64_t *self_id)
 
 	if (self < 0) {
 		cli_errmsg("--all-namespaces", "/proc/self/ns/mnt: %s",
-			   strerror(-self));
+			   cli_strerror(-self));
 		return -1;
 	}
 	if (mntkit_ns_id_from_fd(self, self_id) < 0)
@@ -235,7 +235,7 @@ static int ns_collect(struct nslist *nl, uint64_t *self_id)
 	if (!nl->v) {
 		free(ids);
 		free(pids);
-		cli_errmsg("--all-namespaces", "%s", strerror(ENOMEM));
+		cli_errmsg("--all-namespaces", "%s", cli_strerror(ENOMEM));
 		return -1;
 	}
 	for (ssize_t i = 0; i < n; i++) {
@@ -272,17 +272,17 @@ int list_namespaces(const struct cmdline *cl, uint64_t **ids,
 	if (cl->order == ORDER_TREE) {
 		r = ns_order_tree(&nl, ids);
 		if (r < 0)
-			cli_errmsg("--all-namespaces", "%s", strerror(-r));
+			cli_errmsg("--all-namespaces", "%s", cli_strerror(-r));
 	} else {
 		*ids = malloc(nl.n * sizeof(**ids));
 		r = *ids ? (int)nl.n : -1;
 		for (size_t i = 0; *ids && i < nl.n; i++)
 			(*ids)[i] = nl.v[i].id;
 		if (r < 0)
-			cli_errmsg("--all-namespaces", "%s", strerror(ENOMEM));
+			cli_errmsg("--all-namespaces", "%s", cli_strerror(ENOMEM));
 	}
 	if (r >= 0 && pids && ns_pids(&nl, *ids, r, self_id, pids) < 0) {
-		cli_errmsg("--all-namespaces", "%s", strerror(ENOMEM));
+		cli_errmsg("--all-namespaces", "%s", cli_strerror(ENOMEM));
 		free(*ids);
 		*ids = NULL;
 		r = -1;

@@ -163,10 +163,8 @@ static int list_columns(const struct cmdline *cl)
 	}
 	r = outbuf_flush(&ob, stdout);
 	outbuf_free(&ob);
-	if (r < 0) {
-		cli_locale();
-		cli_errmsg("write error", "%s", strerror(-r));
-	}
+	if (r < 0)
+		cli_errmsg("write error", "%s", cli_strerror(-r));
 	return r < 0 ? -1 : 1;
 }
 
@@ -210,14 +208,13 @@ static int add_columns(struct cmdline *cl, const char *list, const char *opt)
 static void pid_error(const char *opt, const char *s, enum cli_ns_fail what,
 		      int err)
 {
-	cli_locale(); /* for strerror() */
 	if (what == CLI_NS_NOT_PID)
 		cli_errmsg(opt, "'%s' is not a process ID", s);
 	else if (err == EACCES || err == EPERM)
 		cli_errmsg(opt,
 			   "%s: %s (another user's process needs "
 			   "CAP_SYS_ADMIN and CAP_SYS_PTRACE)",
-			   s, strerror(err));
+			   s, cli_strerror(err));
 	else
 		cli_errmsg(opt, "%s: %s", s, cli_ns_reason(what, err));
 }

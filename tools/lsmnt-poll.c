@@ -393,13 +393,13 @@ static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 			       CLI_REFUSED_WATCH, -r))
 		return -1;
 	if (r == -EPERM)
-		cli_errmsg(po->ns_subject, "%s (%s)", strerror(-r),
+		cli_errmsg(po->ns_subject, "%s (%s)", cli_strerror(-r),
 			   cli_eperm_hint());
 	else if (r == -ENOENT && po->ns)
 		cli_errmsg(po->ns_subject, "no such mount namespace");
 	else
 		cli_errmsg(po->ns_subject ? po->ns_subject : subject,
-			   "cannot watch the mounts: %s", strerror(-r));
+			   "cannot watch the mounts: %s", cli_strerror(-r));
 	return -1;
 }
 
@@ -443,7 +443,7 @@ static int flush_batch(struct loop *l)
 	if (!r && n && po->decorate)
 		r = po->decorate(po->ctx, l->b.rows, n);
 	if (r < 0) {
-		cli_errmsg(NULL, "%s", strerror(-r));
+		cli_errmsg(NULL, "%s", cli_strerror(-r));
 		return -1;
 	}
 	if (n) {
@@ -451,7 +451,7 @@ static int flush_batch(struct loop *l)
 		if (!r)
 			r = outbuf_flush(&l->ob, stdout);
 		if (r < 0) {
-			cli_errmsg("write error", "%s", strerror(-r));
+			cli_errmsg("write error", "%s", cli_strerror(-r));
 			return -1;
 		}
 		l->done = po->first_only;
@@ -476,7 +476,7 @@ static int read_events(struct loop *l)
 			break;
 	}
 	if (r < 0) {
-		cli_errmsg("--poll", "%s", strerror(-r));
+		cli_errmsg("--poll", "%s", cli_strerror(-r));
 		return -1;
 	}
 	if (l->po->all_ns)
@@ -494,7 +494,7 @@ static int setup_signals(struct loop *l)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	l->sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (l->sfd < 0) {
-		cli_errmsg("signalfd", "%s", strerror(errno));
+		cli_errmsg("signalfd", "%s", cli_strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -533,7 +533,7 @@ static int wait_events(struct loop *l, int64_t deadline)
 	if (poll(pfd, 3, wait_ms) < 0) {
 		if (errno == EINTR)
 			return 1;
-		cli_errmsg("poll", "%s", strerror(errno));
+		cli_errmsg("poll", "%s", cli_strerror(errno));
 		return -1;
 	}
 	if (pfd[1].revents) {
@@ -589,7 +589,7 @@ static int end_by_signal(int sig)
 	raise(sig);
 	sigprocmask(SIG_UNBLOCK, &one, NULL);
 	if (sig == SIGPIPE) {
-		cli_errmsg("write error", "%s", strerror(EPIPE));
+		cli_errmsg("write error", "%s", cli_strerror(EPIPE));
 		return -1;
 	}
 	return 0;

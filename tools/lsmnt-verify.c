@@ -33,6 +33,7 @@
 #include <mntkit.h>
 
 #include "lsmnt-dl.h"
+#include "cli.h"
 #include "lsmnt-verify.h"
 
 struct vfy {
@@ -176,9 +177,9 @@ static void check_target(struct vfy *v, const struct verify_entry *e)
 	if (stat(cn ? cn : e->target, &st) != 0) {
 		if (!has_opt(e->options, "noauto", NULL, NULL))
 			err(v, "unreachable on boot required target: %s",
-			    strerror(errno));
+			    cli_strerror(errno));
 		else
-			warn(v, "unreachable target: %s", strerror(errno));
+			warn(v, "unreachable target: %s", cli_strerror(errno));
 	} else if (!S_ISDIR(st.st_mode) &&
 		   !has_opt(e->options, "bind", NULL, NULL)) {
 		err(v, "target is not a directory");
@@ -274,7 +275,7 @@ static void check_source(struct vfy *v, const struct verify_entry *e,
 	if (is_pseudo_or_net(e->fstype))
 		ok(v, "do not check %s source (pseudo/net)", src);
 	else if (stat(src, &st) != 0)
-		warn(v, "unreachable source: %s: %s", src, strerror(errno));
+		warn(v, "unreachable source: %s: %s", src, cli_strerror(errno));
 	else if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !bind)
 		warn(v, "non-bind mount source %s is a directory or regular "
 			"file", src);
@@ -411,7 +412,7 @@ static void check_fstype(struct vfy *v, const struct verify_entry *e,
 	errno = 0;
 	real = probe_type(src, &ambi);
 	if (!real) {
-		const char *why = errno ? strerror(errno) : "reason unknown";
+		const char *why = errno ? cli_strerror(errno) : "reason unknown";
 
 		if (isauto)
 			err(v, "cannot detect on-disk filesystem type (%s)", why);

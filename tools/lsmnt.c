@@ -124,20 +124,19 @@ static int query_failed(const struct cmdline *cl, int r)
 {
 	if (r == 0)
 		return r;
-	cli_locale(); /* for strerror() */
 	if (cli_report_refusal(ns_subject(cl), CLI_REFUSED_QUERY, -r))
 		return r;
 	if (r == -EPERM)
-		cli_errmsg(ns_subject(cl), "%s (%s)", strerror(-r),
+		cli_errmsg(ns_subject(cl), "%s (%s)", cli_strerror(-r),
 			   cli_eperm_hint());
 	else if (r == -ENOSYS)
 		cli_errmsg(ns_subject(cl),
 		       "%s (this kernel has no listmount(2); "
 		       "try MNTKIT_BACKEND=mountinfo)",
-		       strerror(-r));
+		       cli_strerror(-r));
 	else
 		cli_errmsg(ns_subject(cl), "cannot list the mounts: %s",
-		       strerror(-r));
+		       cli_strerror(-r));
 	return r;
 }
 
@@ -196,7 +195,7 @@ static int read_tabfiles(struct cmdline *cl, struct mntkit_table ***tabs,
 
 		if (r < 0) {
 			cli_errmsg(NULL, "can't read %s: %s", path,
-				   strerror(-r));
+				   cli_strerror(-r));
 			return r;
 		}
 		(*ntabs)++;
@@ -307,7 +306,7 @@ static int mtab_merge(const struct cmdline *cl, struct mntkit_table **tabs,
 	if (r == -ENOENT)
 		return 0; /* no utab: nothing to merge */
 	if (r < 0) {
-		cli_errmsg(NULL, "can't read %s: %s", path, strerror(-r));
+		cli_errmsg(NULL, "can't read %s: %s", path, cli_strerror(-r));
 		return r;
 	}
 	for (size_t k = 0; k < ntabs && k < MTAB_MAX; k++) {
@@ -390,7 +389,7 @@ static int snapshots(struct cmdline *cl, struct mntkit_table ***tabs,
 		cli_errmsg("--all-namespaces",
 		       "%zu of %d mount namespaces "
 		       "skipped: %s",
-		       skipped, n, strerror(-last_err));
+		       skipped, n, cli_strerror(-last_err));
 	if (!*ntabs && !last_err)
 		cli_errmsg("--all-namespaces", "every mount namespace vanished");
 	return *ntabs ? 0 : last_err ? last_err : -ENOENT;
@@ -801,7 +800,7 @@ static int run_verify(struct cmdline *cl)
 	if (!r)
 		r = verify_entries(ents, n, &vo) ? -1 : 0;
 	else
-		cli_errmsg(NULL, "%s", strerror(-r));
+		cli_errmsg(NULL, "%s", cli_strerror(-r));
 	for (size_t i = 0; i < n; i++)
 		free((char *)ents[i].fstype);
 	free(ents);
@@ -1006,8 +1005,7 @@ static int run_stream(struct cmdline *cl)
 	int r = 0;
 
 	if (!sp) {
-		cli_locale();
-		cli_errmsg(NULL, "%s", strerror(ENOMEM));
+		cli_errmsg(NULL, "%s", cli_strerror(ENOMEM));
 		return -1;
 	}
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
@@ -1062,11 +1060,9 @@ static int run_stream(struct cmdline *cl)
 	}
 	if (!r)
 		r = outbuf_flush(&ob, stdout);
-	if (r < 0) {
-		cli_locale();
+	if (r < 0)
 		cli_errmsg(r == -ENOMEM ? NULL : "write error", "%s",
-			   strerror(-r));
-	}
+			   cli_strerror(-r));
 out:
 	text_cells_free(&tcs);
 	free(ids);
@@ -1098,7 +1094,6 @@ static int run(struct cmdline *cl)
 		   !tags_wanted(cl);
 	if (streamable(cl, &p))
 		return run_stream(cl);
-	cli_locale();
 	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;
@@ -1120,7 +1115,7 @@ static int run(struct cmdline *cl)
 	if (!r)
 		r = add_tags(cl, rows, n, &tags, &ntags);
 	if (r < 0) {
-		cli_errmsg(NULL, "%s", strerror(-r));
+		cli_errmsg(NULL, "%s", cli_strerror(-r));
 		goto out;
 	}
 	if (!n && !p.whole_tree) {
@@ -1131,7 +1126,7 @@ static int run(struct cmdline *cl)
 	if (!r)
 		r = outbuf_flush(&ob, stdout);
 	if (r < 0)
-		cli_errmsg("write error", "%s", strerror(-r));
+		cli_errmsg("write error", "%s", cli_strerror(-r));
 out:
 	free(usage);
 	free_tags(tags, ntags);
@@ -1152,13 +1147,16 @@ int main(int argc, char *argv[])
 
 	cli_prog = PROG;
 	cli_usage = usage_line;
+	cli_wants_locale = true;
 	cl.nsopts = nsopts;
 	cl.timeout_ms = -1;
 	r = parse_cmdline(&cl, argc, argv);
-	/* the locale: at once, but for a stream (run_stream()), which needs
-	 * it only for a character beyond ASCII or an error (cli_locale()) */
-	if (r == 0 && (cl.poll || cl.verify))
-		cli_locale();
+	/*
+	 * The locale is set where it is first needed (cli_locale(), about
+	 * 0.5 ms): a character beyond ASCII in text, a tree's art, a size
+	 * (its decimal point), libsmartcols (a terminal), a message
+	 * (cli_strerror()). JSON, raw and pairs never need it but for that.
+	 */
 	if (r == 0)
 		r = cl.poll	? run_poll(&cl)
 		    : cl.verify ? run_verify(&cl)

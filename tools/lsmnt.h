@@ -321,11 +321,14 @@ int print_rows(const struct printer *pr, const struct row *rows, size_t n,
  * all as print_rows() does; 0 or a negative errno.
  */
 struct text_cells {
-	struct outbuf text; /* each cell escaped, row after row (the
-			     * layout: lsmnt-print.c) */
+	struct outbuf text; /* the cells, row after row (the layout:
+			     * lsmnt-print.c) */
 	size_t *width;	    /* per column: the widest cell */
 	size_t n;	    /* rows */
+	size_t ncols;	    /* of @width and @last */
 	struct outbuf scratch;
+	struct outbuf *last; /* per column: the cell of the row before */
+	struct outbuf esc;   /* a cell escaped */
 };
 
 int text_cells_add(const struct printer *pr, struct text_cells *tc,
