@@ -31,7 +31,7 @@ static int native_possible(void)
 {
 	uint32_t need = MNTKIT_FEAT_STATMOUNT | MNTKIT_FEAT_LISTMOUNT;
 
-	return (mntkit__kernel_features() & need) == need;
+	return (mntkit__kernel_calls() & need) == need;
 }
 
 /*

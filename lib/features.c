@@ -3,7 +3,7 @@
  * The kernel's features, probed once per process (pthread_once): which
  * system calls answer (and which a seccomp filter refuses: see
  * "Refusals" below), the statmount groups of the kernel, the hybrid
- * replies, the nsfs ioctls; and each at its first use: fanotify's mount
+ * replies; and each at its first use: the nsfs ioctls, fanotify's mount
  * events, STATMOUNT_BY_FD, listns(2), epoll and pidfd_open, and what the
  * mountinfo emulation can use (unique IDs, namespace IDs). lib/backend.c chooses the backend from them. (Which of
  * statx and name_to_handle_at a filter refuses is probed in lib/sys.c,
@@ -40,6 +40,7 @@ static uint32_t probed_features;
 static uint64_t probed_kernel_mask;
 static uint64_t probed_hybrid_mask;
 static int probed_hybrid; /* native replies go through the hybrid path */
+static uint64_t probed_root_id; /* a mount of the probe's, to ask about */
 
 /*
  * Refusals. A seccomp filter (a container runtime's profile) answers a
@@ -351,7 +352,7 @@ static void probe(void)
 	uint32_t feat = 0;
 	uint64_t root_id = 0, first = 0;
 	uint64_t one;
-	int err, ns_fd;
+	int err;
 
 	err = probe_listmount(&first);
 	if (err)
@@ -388,12 +389,33 @@ static void probe(void)
 		probed_hybrid_mask = mntkit__emul_supported_mask() &
 				     MNTKIT_STATMOUNT_ALL & ~probed_kernel_mask;
 	}
-	ns_fd = mntkit__own_ns_fd();
-	feat = probe_ns(root_id, feat, ns_fd);
-	if (ns_fd >= 0)
-		close(ns_fd);
+	probed_root_id = root_id;
 	probed_features = feat;
 	report_probe();
+}
+
+/*
+ * The nsfs ioctls and statmount's namespace fields: probed at the first
+ * question about namespaces (lib/ns.c, a watch, the caller's features or
+ * refusals), not with the calls: a listing needs neither /proc nor its
+ * namespace's file.
+ */
+static pthread_once_t ns_once = PTHREAD_ONCE_INIT;
+static uint32_t probed_ns_features;
+
+static void probe_ns_once(void)
+{
+	int ns_fd;
+
+	pthread_once(&probe_once, probe);
+	ns_fd = mntkit__own_ns_fd();
+	probed_ns_features =
+		probe_ns(probed_root_id, probed_features, ns_fd) &
+		~probed_features;
+	if (ns_fd >= 0)
+		close(ns_fd);
+	mntkit__debug(MNTKIT_PRINT_INFO, "kernel: namespace features %#x",
+		      probed_ns_features);
 }
 
 /*
@@ -422,10 +444,17 @@ uint32_t mntkit__kernel_fanotify(void)
 	return probed_fanotify;
 }
 
-uint32_t mntkit__kernel_features(void)
+uint32_t mntkit__kernel_calls(void)
 {
 	pthread_once(&probe_once, probe);
 	return probed_features;
+}
+
+uint32_t mntkit__kernel_features(void)
+{
+	pthread_once(&probe_once, probe);
+	pthread_once(&ns_once, probe_ns_once);
+	return probed_features | probed_ns_features;
 }
 
 uint64_t mntkit__kernel_mask(void)
@@ -598,6 +627,8 @@ static int refused_errno(unsigned int i)
 	uint32_t call = 1U << i;
 
 	pthread_once(&probe_once, probe);
+	if (call == MNTKIT_REFUSED_NS_IOCTL)
+		pthread_once(&ns_once, probe_ns_once);
 	if (call == MNTKIT_REFUSED_FANOTIFY)
 		mntkit__kernel_fanotify();
 	if (call == MNTKIT_REFUSED_STATX || call == MNTKIT_REFUSED_HANDLE)

@@ -94,11 +94,15 @@ void mntkit__pin_end(struct mntkit__pin *pin);
 #define MNTKIT__PIN() MNTKIT__PIN_OPS(NULL)
 
 /*
- * kernel feature bits (MNTKIT_FEAT_*), probed once (lib/features.c); all
+ * kernel feature bits (MNTKIT_FEAT_*), probed once (lib/features.c): all
  * but MNTKIT_FEAT_FANOTIFY_MNT, which mntkit__kernel_fanotify() answers
- * (probed at its first call: what a watch asks, not a query)
+ * (probed at its first call: what a watch asks, not a query);
+ * mntkit__kernel_calls() only those of the system calls (LISTMOUNT,
+ * STATMOUNT, UNIQUE_IDS, LIST_REVERSE, the ID sources), without the
+ * namespace probe a listing does not need
  */
 uint32_t mntkit__kernel_features(void);
+uint32_t mntkit__kernel_calls(void);
 uint32_t mntkit__kernel_fanotify(void);
 
 /* native path -> unique ID (statx, then name_to_handle_at, then fdinfo:

@@ -201,7 +201,7 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 		return mntkit__fail(-ret);
 	/* the kernel reverses when it can */
 	if ((flags & MNTKIT_LIST_REVERSE) &&
-	    (mntkit__kernel_features() & MNTKIT_FEAT_LIST_REVERSE))
+	    (mntkit__kernel_calls() & MNTKIT_FEAT_LIST_REVERSE))
 		lflags = MNTKIT_LISTMOUNT_REVERSE;
 	if (shape)
 		ret = list_shaped(&req, mnt_id, flags, &iv);
