@@ -387,10 +387,27 @@ static size_t json_indent(unsigned int depth)
 	return 6 + 6 * (size_t)depth;
 }
 
+/* a key of json_keys() (@len bytes, @sep of them ",\n") at depth @d */
+static void put_key(struct outbuf *ob, const char *key, size_t len,
+		    size_t sep, unsigned int d)
+{
+	if (!d) {
+		outbuf_write(ob, key, len);
+		return;
+	}
+	outbuf_write(ob, key, sep);
+	put_spaces(ob, json_indent(d) - json_indent(0));
+	outbuf_write(ob, key + sep, len - sep);
+}
+
 /*
  * Each column's key as written before its value (`"name": `), made once
  * for all rows in @keys: the offsets of the keys in it in @at, their
  * ends in @at[c + 1].
+ */
+/*
+ * The keys of the columns, each as written at depth 0 after the value
+ * before: ",\n" (none before the first), the indentation, the key, ": ".
  */
 static int json_keys(const struct printer *pr, struct outbuf *keys,
 		     size_t **at)
@@ -402,6 +419,9 @@ static int json_keys(const struct printer *pr, struct outbuf *keys,
 		char nb[COLNAME_MAX];
 
 		(*at)[c] = keys->len;
+		if (c)
+			outbuf_puts(keys, ",\n");
+		put_spaces(keys, json_indent(0) + 3);
 		json_key_lower(keys, col_name(pr, c, nb));
 		outbuf_puts(keys, ": ");
 	}
@@ -462,11 +482,8 @@ static int print_json(const struct printer *pr, const struct row *rows,
 			const char *v = cell_value(
 				&cc, (enum col_id)pr->cols[c], r, &scratch);
 
-			if (c)
-				outbuf_puts(ob, ",\n");
-			put_spaces(ob, ind + 3);
-			outbuf_write(ob, keys.data + key_at[c],
-				     key_at[c + 1] - key_at[c]);
+			put_key(ob, keys.data + key_at[c],
+				key_at[c + 1] - key_at[c], c ? 2 : 0, d);
 			if (ci->flags & CF_WRAP)
 				put_json_array(ob, v, ind + 3);
 			else if (!v || !*v)

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 
@@ -95,14 +96,31 @@ const char *outbuf_cstr(struct outbuf *ob)
 	return ob->data;
 }
 
+/*
+ * The content goes out by write(2) after what @fp holds (fflush()): not
+ * copied through stdio's buffer, whose block-sized writes would split
+ * each chunk in two (lsmnt hands 64 KiB at a time to it).
+ */
 int outbuf_flush(struct outbuf *ob, FILE *fp)
 {
-	int err = ob->err;
+	int err = ob->err, fd = fileno(fp);
+	size_t off = 0;
 
 	errno = 0;
-	if (!err && ob->len && fwrite(ob->data, 1, ob->len, fp) != ob->len)
-		err = errno ? errno : EIO;
-	if (fflush(fp) && !err)
+	if (fflush(fp))
+		err = err ? err : errno ? errno : EIO;
+	while (!err && fd >= 0 && off < ob->len) {
+		ssize_t n = write(fd, ob->data + off, ob->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			err = n < 0 ? errno : EIO;
+		else
+			off += (size_t)n;
+	}
+	if (!err && fd < 0 && ob->len &&
+	    (fwrite(ob->data, 1, ob->len, fp) != ob->len || fflush(fp)))
 		err = errno ? errno : EIO;
 	outbuf_reset(ob);
 	return -err;

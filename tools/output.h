@@ -94,7 +94,8 @@ void outbuf_text_str(struct outbuf *ob, const char *s);
 void outbuf_json_str(struct outbuf *ob, const char *s);
 
 /*
- * outbuf_flush - write the content to @fp, fflush() it and reset @ob.
+ * outbuf_flush - write the content to @fp (fflush() it, then write(2) to
+ * its fd; a stream without one is written by fwrite()), reset @ob.
  * Returns 0, or a negative errno: ob->err when an append failed (nothing is
  * written then), or the error of the write.
  */
