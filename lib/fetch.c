@@ -14,6 +14,15 @@
 #define STAT_MAX_BUFSIZE (64U << 20)
 /* IDs asked per listmount call at first; doubles up to the kernel's max */
 #define LIST_FIRST_PAGE 1024
+/*
+ * The room a flat listing reserves at first, in IDs: 1 MiB of address
+ * space (malloc() maps it untouched), of which only what the kernel writes
+ * becomes memory. The listing then neither moves nor copies its IDs as it
+ * grows page after page (the kernel allocates each page's IDs itself, so
+ * its pages stay small), nor touches memory the IDs do not fill: a page
+ * first touched is dear in a virtual machine.
+ */
+#define LIST_RESERVE (128U * 1024)
 
 int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 		     uint64_t mask, struct mntkit_statmount **buf,
@@ -75,6 +84,11 @@ int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 
 	req.mnt_id = mnt_id;
 	req.param = 0;
+	if (!iv->cap) {
+		ret = mntkit__idvec_reserve(iv, LIST_RESERVE);
+		if (ret)
+			return ret;
+	}
 	for (;;) {
 		ret = mntkit__idvec_reserve(iv, page);
 		if (ret)

@@ -218,6 +218,12 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 	if (!iv.n) {
 		free(iv.v);
 		iv.v = NULL;
+	} else if (iv.cap - iv.n > 4096) {
+		/* the listing's reserve given back (no copy: a mapping) */
+		uint64_t *v = realloc(iv.v, iv.n * sizeof(*v));
+
+		if (v)
+			iv.v = v;
 	}
 	*ids = iv.v;
 	return (ssize_t)iv.n;
