@@ -168,22 +168,26 @@ static size_t put_safe(struct outbuf *ob, const char *s)
 	return width;
 }
 
-/* @s with the bytes that are not plain by @high and @stop as \xHH */
-static void put_hexed(struct outbuf *ob, const char *s,
-		      const unsigned char *stop)
+/*
+ * @s with its plain runs (plain_run() by @high and @stop) as they are and
+ * every other byte as @esc writes it
+ */
+static void put_escaped(struct outbuf *ob, const char *s, bool high,
+			const unsigned char *stop,
+			void (*esc)(struct outbuf *, unsigned char))
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s);
 
 	while (len) {
-		size_t run = plain_run(p, len, true, stop);
+		size_t run = plain_run(p, len, high, stop);
 
 		outbuf_write(ob, p, run);
 		p += run;
 		len -= run;
 		if (!len)
 			break;
-		put_hex(ob, *p++);
+		esc(ob, *p++);
 		len--;
 	}
 }
@@ -193,7 +197,7 @@ static void put_raw(struct outbuf *ob, const char *s)
 {
 	static const unsigned char stop[4] = {' ', '\\'};
 
-	put_hexed(ob, s, stop);
+	put_escaped(ob, s, true, stop, put_hex);
 }
 
 /* pairs: '"', '\', '`', '$' and anything but printable ASCII as \xHH */
@@ -201,51 +205,30 @@ static void put_pairs(struct outbuf *ob, const char *s)
 {
 	static const unsigned char stop[4] = {'"', '\\', '`', '$'};
 
-	put_hexed(ob, s, stop);
+	put_escaped(ob, s, true, stop, put_hex);
+}
+
+/* a JSON string's escape of @c: '"', '\' or a control character */
+static void put_json_escape(struct outbuf *ob, unsigned char c)
+{
+	static const char from[] = "\"\\\b\f\n\r\t", to[] = "\"\\bfnrt";
+	const char *k = c ? strchr(from, c) : NULL;
+
+	if (k) {
+		char e[2] = {'\\', to[k - from]};
+
+		outbuf_write(ob, e, 2);
+	} else {
+		outbuf_printf(ob, "\\u%04x", c);
+	}
 }
 
 static void put_json(struct outbuf *ob, const char *s)
 {
 	static const unsigned char stop[4] = {'"', '\\'};
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s);
 
 	outbuf_putc(ob, '"');
-	while (len) {
-		size_t run = plain_run(p, len, false, stop);
-
-		outbuf_write(ob, p, run);
-		p += run;
-		len -= run;
-		if (!len)
-			break;
-		switch (*p) {
-		case '"':
-		case '\\':
-			outbuf_putc(ob, '\\');
-			outbuf_putc(ob, (char)*p);
-			break;
-		case '\b':
-			outbuf_puts(ob, "\\b");
-			break;
-		case '\f':
-			outbuf_puts(ob, "\\f");
-			break;
-		case '\n':
-			outbuf_puts(ob, "\\n");
-			break;
-		case '\r':
-			outbuf_puts(ob, "\\r");
-			break;
-		case '\t':
-			outbuf_puts(ob, "\\t");
-			break;
-		default:
-			outbuf_printf(ob, "\\u%04x", *p);
-		}
-		p++;
-		len--;
-	}
+	put_escaped(ob, s, false, stop, put_json_escape);
 	outbuf_putc(ob, '"');
 }
 
