@@ -860,6 +860,36 @@ static void put_header(const struct printer *pr, const size_t *width,
 	outbuf_putc(ob, '\n');
 }
 
+/*
+ * A list or a tree without a multi-line column: each cell made and
+ * escaped once, kept (struct text_cells), then printed with the widths
+ */
+static int print_kept(const struct printer *pr, const struct row *rows,
+		      size_t n, struct outbuf *ob)
+{
+	struct text_cells tcs = {.text = OUTBUF_INIT, .scratch = OUTBUF_INIT};
+	size_t first = n < 128 ? n : 128;
+	int ret;
+
+	ret = text_cells_add(pr, &tcs, rows, first);
+	if (!ret && first < n) {
+		text_reserve(&tcs.text, first, n);
+		ret = text_cells_add(pr, &tcs, rows + first, n - first);
+	}
+	if (!ret)
+		ret = text_cells_print(pr, &tcs, rows, ob);
+	text_cells_free(&tcs);
+	return ret;
+}
+
+static bool any_wrap(const struct printer *pr)
+{
+	for (size_t c = 0; c < pr->ncols; c++)
+		if (is_wrap(pr, c))
+			return true;
+	return false;
+}
+
 static int print_text(const struct printer *pr, const struct row *rows,
 		      size_t n, struct outbuf *ob)
 {
@@ -871,6 +901,8 @@ static int print_text(const struct printer *pr, const struct row *rows,
 
 	if (!n)
 		return 0; /* libsmartcols prints nothing, not even a header */
+	if (!any_wrap(pr))
+		return print_kept(pr, rows, n, ob);
 	outbuf_init(&tc.art);
 	outbuf_init(&tc.scratch);
 	tc.width = calloc(pr->ncols ? pr->ncols : 1, sizeof(*tc.width));
@@ -1143,11 +1175,15 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 	if (text_cells_init(pr, tc) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
+		const struct row *r = row_get(&rows[i], &tc->rr);
+
+		if (!r)
+			return -ENOMEM;
 		for (size_t c = 0; c < pr->ncols; c++) {
 			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
-						   &rows[i], &tc->scratch);
+						   r, &tc->scratch);
 			struct outbuf *above = &tc->last[c], t;
-			size_t w, len, shared;
+			size_t w, len, shared, wide;
 
 			outbuf_reset(&tc->esc);
 			w = v ? put_safe(&tc->esc, v) : 0;
@@ -1162,8 +1198,12 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 			put_varint(&tc->text, shared);
 			outbuf_write(&tc->text, tc->esc.data + shared,
 				     len - shared);
-			if (w > tc->width[c])
-				tc->width[c] = w;
+			/* a tree's cell: its art's 2 columns per level too */
+			wide = w + (is_tree_col(pr, pr->cols[c])
+					    ? 2 * (size_t)row_depth(pr, r)
+					    : 0);
+			if (wide > tc->width[c])
+				tc->width[c] = wide;
 			/* this cell is the next row's above */
 			t = *above;
 			*above = tc->esc;
@@ -1176,12 +1216,19 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 	return 0;
 }
 
-/* put_cell() of a kept cell: @len bytes at @text, escaped, @w wide */
+/*
+ * put_cell() of a kept cell: @len bytes at @text, escaped, @w wide, after
+ * @art (NULL: none) of @art_w columns
+ */
 static void put_kept_cell(struct outbuf *ob, const struct colinfo *ci,
+			  const struct outbuf *art, size_t art_w,
 			  const char *text, size_t len, size_t w, size_t width,
 			  bool lastcol)
 {
+	w += art_w;
 	if (!(ci->flags & CF_RIGHT)) {
+		if (art)
+			outbuf_write(ob, art->data, art->len);
 		outbuf_write(ob, text, len);
 		if (!lastcol && width > w)
 			put_spaces(ob, width - w);
@@ -1191,13 +1238,20 @@ static void put_kept_cell(struct outbuf *ob, const struct colinfo *ci,
 		return; /* as put_cell() */
 	if (width > w)
 		put_spaces(ob, width - w);
+	if (art)
+		outbuf_write(ob, art->data, art->len);
 	outbuf_write(ob, text, len);
 }
 
 int text_cells_print(const struct printer *pr, struct text_cells *tc,
-		     struct outbuf *ob)
+		     const struct row *rows, struct outbuf *ob)
 {
 	const unsigned char *p = (const unsigned char *)tc->text.data;
+	const struct treeart *style = tree_art(pr);
+	struct outbuf art = OUTBUF_INIT;
+	bool *more = NULL;
+	size_t morecap = 0;
+	int ret = 0;
 
 	if (!tc->n)
 		return 0; /* libsmartcols prints nothing, not even a header */
@@ -1208,12 +1262,31 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 		outbuf_reset(&tc->last[c]); /* the cell above, rebuilt */
 	}
 	put_header(pr, tc->width, ob);
-	for (size_t i = 0; i < tc->n; i++) {
-		int ret;
+	for (size_t i = 0; i < tc->n && !ret; i++) {
+		unsigned int d = rows ? row_depth(pr, &rows[i]) : 0;
 
+		if (d) { /* the art of a tree's row, as print_text() draws it */
+			bool last = row_last(pr, rows, i, tc->n);
+
+			if (d >= morecap) {
+				size_t ncap = (size_t)d * 2 + 16;
+				bool *nv = realloc(more, ncap * sizeof(*nv));
+
+				if (!nv) {
+					ret = -ENOMEM;
+					break;
+				}
+				more = nv;
+				morecap = ncap;
+			}
+			more[d] = !last;
+			outbuf_reset(&art);
+			put_art(&art, style, more, d, last);
+		}
 		for (size_t c = 0; c < pr->ncols; c++) {
 			struct outbuf *cell = &tc->last[c];
 			size_t rest = get_varint(&p), w = 0, shared;
+			bool tree = d && is_tree_col(pr, pr->cols[c]);
 
 			if (rest & 1)
 				w = get_varint(&p);
@@ -1226,17 +1299,22 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 			if (c)
 				outbuf_putc(ob, ' ');
 			put_kept_cell(ob, &lsmnt_cols[pr->cols[c]],
+				      tree ? &art : NULL, tree ? 2 * (size_t)d : 0,
 				      cell->data ? cell->data : "", cell->len,
 				      w, tc->width[c], c + 1 == pr->ncols);
 		}
 		outbuf_putc(ob, '\n');
 		ret = row_done(pr, ob);
-		if (ret < 0)
-			return ret;
 	}
-	for (size_t c = 0; c < pr->ncols; c++)
+	for (size_t c = 0; !ret && c < pr->ncols; c++)
 		if (tc->last[c].err)
-			return -ENOMEM;
+			ret = -ENOMEM;
+	if (!ret && art.err)
+		ret = -ENOMEM;
+	free(more);
+	outbuf_free(&art);
+	if (ret)
+		return ret;
 	return ob->err ? -ob->err : 0;
 }
 
@@ -1254,6 +1332,7 @@ void text_cells_free(struct text_cells *tc)
 	free(tc->width);
 	tc->width = NULL;
 	tc->n = 0;
+	row_rec_free(&tc->rr);
 }
 
 int print_rows(const struct printer *pr, const struct row *rows, size_t n,

@@ -961,7 +961,7 @@ static int cmp_u64(const void *a, const void *b)
  */
 #define TEXT_RESERVE_MAX (16U << 20)
 
-static void text_reserve(struct outbuf *ob, size_t m, size_t n)
+void text_reserve(struct outbuf *ob, size_t m, size_t n)
 {
 	size_t per = m ? ob->len / m + 1 : 0, len;
 	char *v;
@@ -1056,7 +1056,7 @@ static int run_stream(struct cmdline *cl)
 		/* the replies' memory is done with */
 		free(sp->arena);
 		sp->arena = NULL;
-		r = text_cells_print(&cl->pr, cells, &ob);
+		r = text_cells_print(&cl->pr, cells, NULL, &ob);
 	}
 	if (!r)
 		r = outbuf_flush(&ob, stdout);

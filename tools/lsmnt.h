@@ -321,21 +321,29 @@ int print_rows(const struct printer *pr, const struct row *rows, size_t n,
  * all as print_rows() does; 0 or a negative errno.
  */
 struct text_cells {
-	struct outbuf text; /* the cells, row after row (the layout:
-			     * lsmnt-print.c) */
+	struct outbuf text; /* the cells, row after row (the
+			     * layout: lsmnt-print.c) */
 	size_t *width;	    /* per column: the widest cell */
 	size_t n;	    /* rows */
 	size_t ncols;	    /* of @width and @last */
 	struct outbuf scratch;
 	struct outbuf *last; /* per column: the cell of the row before */
 	struct outbuf esc;   /* a cell escaped */
+	struct row_rec rr;   /* a snapshot's record */
 };
 
 int text_cells_add(const struct printer *pr, struct text_cells *tc,
 		   const struct row *rows, size_t n);
+/* @rows: NULL, or the rows added (for the tree's art: pr->tree) */
 int text_cells_print(const struct printer *pr, struct text_cells *tc,
-		     struct outbuf *ob);
+		     const struct row *rows, struct outbuf *ob);
 void text_cells_free(struct text_cells *tc);
+
+/*
+ * Room in @ob for the text of @n rows as long, on average, as the @m in
+ * it, made present at once (lsmnt.c)
+ */
+void text_reserve(struct outbuf *ob, size_t m, size_t n);
 
 /*
  * --poll: the batches of rows, as findmnt prints them with
