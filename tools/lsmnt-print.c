@@ -1217,30 +1217,56 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 }
 
 /*
- * put_cell() of a kept cell: @len bytes at @text, escaped, @w wide, after
- * @art (NULL: none) of @art_w columns
+ * A row of kept cells, written in place (outbuf_room()): each cell as
+ * put_cell() writes it - a left-aligned one then padded to its column's
+ * width, but for the last column; a right-aligned one padded first, an
+ * empty last one not at all - the tree's art before the tree column's
+ * text (@art, NULL in a row without), one blank between columns.
  */
-static void put_kept_cell(struct outbuf *ob, const struct colinfo *ci,
-			  const struct outbuf *art, size_t art_w,
-			  const char *text, size_t len, size_t w, size_t width,
-			  bool lastcol)
+static void put_kept_row(const struct printer *pr, const struct text_cells *tc,
+			 const size_t *w, const struct outbuf *art, size_t d,
+			 struct outbuf *ob)
 {
-	w += art_w;
-	if (!(ci->flags & CF_RIGHT)) {
-		if (art)
-			outbuf_write(ob, art->data, art->len);
-		outbuf_write(ob, text, len);
-		if (!lastcol && width > w)
-			put_spaces(ob, width - w);
+	size_t need = 1;
+	char *p, *start;
+
+	for (size_t c = 0; c < pr->ncols; c++)
+		need += tc->width[c] + tc->last[c].len + 1 +
+			(art ? art->len : 0);
+	start = p = outbuf_room(ob, need);
+	if (!p)
 		return;
+	for (size_t c = 0; c < pr->ncols; c++) {
+		const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
+		const struct outbuf *cell = &tc->last[c];
+		bool tree = art && is_tree_col(pr, pr->cols[c]);
+		bool lastcol = c + 1 == pr->ncols;
+		size_t wide = w[c] + (tree ? 2 * d : 0);
+		size_t pad = tc->width[c] > wide ? tc->width[c] - wide : 0;
+
+		if (c)
+			*p++ = ' ';
+		if ((ci->flags & CF_RIGHT) && !(lastcol && !wide)) {
+			memset(p, ' ', pad);
+			p += pad;
+		}
+		if (tree && !(ci->flags & CF_RIGHT && lastcol && !wide) &&
+		    art->len) {
+			memcpy(p, art->data, art->len);
+			p += art->len;
+		}
+		if (!(ci->flags & CF_RIGHT && lastcol && !wide) && cell->len) {
+			memcpy(p, cell->data, cell->len);
+			p += cell->len;
+		}
+		if (!(ci->flags & CF_RIGHT) && !lastcol) {
+			memset(p, ' ', pad);
+			p += pad;
+		}
 	}
-	if (lastcol && !w)
-		return; /* as put_cell() */
-	if (width > w)
-		put_spaces(ob, width - w);
-	if (art)
-		outbuf_write(ob, art->data, art->len);
-	outbuf_write(ob, text, len);
+	*p++ = '\n';
+	*p = '\0';
+	ob->len += (size_t)(p - start);
 }
 
 int text_cells_print(const struct printer *pr, struct text_cells *tc,
@@ -1250,13 +1276,16 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 	const struct treeart *style = tree_art(pr);
 	struct outbuf art = OUTBUF_INIT;
 	bool *more = NULL;
-	size_t morecap = 0;
+	size_t morecap = 0, *w;
 	int ret = 0;
 
 	if (!tc->n)
 		return 0; /* libsmartcols prints nothing, not even a header */
 	if (tc->text.err)
 		return -tc->text.err;
+	w = calloc(pr->ncols ? pr->ncols : 1, sizeof(*w)); /* a row's cells' */
+	if (!w)
+		return -ENOMEM;
 	for (size_t c = 0; c < pr->ncols; c++) {
 		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], tc->width[c]);
 		outbuf_reset(&tc->last[c]); /* the cell above, rebuilt */
@@ -1285,25 +1314,19 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 		}
 		for (size_t c = 0; c < pr->ncols; c++) {
 			struct outbuf *cell = &tc->last[c];
-			size_t rest = get_varint(&p), w = 0, shared;
-			bool tree = d && is_tree_col(pr, pr->cols[c]);
+			size_t rest = get_varint(&p), shared;
 
+			w[c] = 0;
 			if (rest & 1)
-				w = get_varint(&p);
+				w[c] = get_varint(&p);
 			shared = get_varint(&p);
 			cell->len = shared; /* its first bytes are the above's */
 			outbuf_write(cell, p, rest >> 1);
 			p += rest >> 1;
 			if (!(rest & 1))
-				w = cell->len;
-			if (c)
-				outbuf_putc(ob, ' ');
-			put_kept_cell(ob, &lsmnt_cols[pr->cols[c]],
-				      tree ? &art : NULL, tree ? 2 * (size_t)d : 0,
-				      cell->data ? cell->data : "", cell->len,
-				      w, tc->width[c], c + 1 == pr->ncols);
+				w[c] = cell->len;
 		}
-		outbuf_putc(ob, '\n');
+		put_kept_row(pr, tc, w, d ? &art : NULL, d, ob);
 		ret = row_done(pr, ob);
 	}
 	for (size_t c = 0; !ret && c < pr->ncols; c++)
@@ -1312,6 +1335,7 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 	if (!ret && art.err)
 		ret = -ENOMEM;
 	free(more);
+	free(w);
 	outbuf_free(&art);
 	if (ret)
 		return ret;

@@ -56,6 +56,11 @@ static bool outbuf_reserve(struct outbuf *ob, size_t extra)
 	return true;
 }
 
+char *outbuf_room(struct outbuf *ob, size_t len)
+{
+	return outbuf_reserve(ob, len) ? ob->data + ob->len : NULL;
+}
+
 void outbuf_write_grow(struct outbuf *ob, const void *data, size_t len)
 {
 	if (!outbuf_reserve(ob, len))

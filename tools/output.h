@@ -76,6 +76,13 @@ static inline void outbuf_write(struct outbuf *ob, const void *data,
 	ob->data[ob->len] = '\0';
 }
 
+/*
+ * Room for @len more bytes (and a NUL) at the end of @ob, to be filled in
+ * place and then counted by adding to ob->len; NULL after an error (no
+ * memory: ob->err).
+ */
+char *outbuf_room(struct outbuf *ob, size_t len);
+
 static inline void outbuf_puts(struct outbuf *ob, const char *s)
 {
 	outbuf_write(ob, s, strlen(s));
