@@ -1196,8 +1196,9 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 			if (w != len)
 				put_varint(&tc->text, w);
 			put_varint(&tc->text, shared);
-			outbuf_write(&tc->text, tc->esc.data + shared,
-				     len - shared);
+			if (len > shared)
+				outbuf_write(&tc->text, tc->esc.data + shared,
+					     len - shared);
 			/* a tree's cell: its art's 2 columns per level too */
 			wide = w + (is_tree_col(pr, pr->cols[c])
 					    ? 2 * (size_t)row_depth(pr, r)
