@@ -1154,17 +1154,20 @@ static int text_cells_init(const struct printer *pr, struct text_cells *tc)
 {
 	size_t ncols = pr->ncols ? pr->ncols : 1;
 
-	if (tc->width && tc->last)
+	if (tc->ncols)
 		return 0;
-	if (!tc->width)
-		tc->width = calloc(ncols, sizeof(*tc->width));
-	if (!tc->last) {
-		tc->last = calloc(ncols, sizeof(*tc->last));
-		for (size_t c = 0; tc->last && c < ncols; c++)
-			tc->last[c] = (struct outbuf)OUTBUF_INIT;
-		tc->ncols = tc->last ? ncols : 0;
+	tc->width = calloc(ncols, sizeof(*tc->width));
+	tc->rawidth = calloc(ncols, sizeof(*tc->rawidth));
+	tc->last = calloc(ncols, sizeof(*tc->last));
+	tc->raw = calloc(ncols, sizeof(*tc->raw));
+	if (!tc->width || !tc->rawidth || !tc->last || !tc->raw)
+		return -ENOMEM; /* text_cells_free() frees what there is */
+	for (size_t c = 0; c < ncols; c++) {
+		tc->last[c] = (struct outbuf)OUTBUF_INIT;
+		tc->raw[c] = (struct outbuf)OUTBUF_INIT;
 	}
-	return tc->width && tc->last ? 0 : -ENOMEM;
+	tc->ncols = ncols;
+	return 0;
 }
 
 int text_cells_add(const struct printer *pr, struct text_cells *tc,
@@ -1185,26 +1188,39 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 			struct outbuf *above = &tc->last[c], t;
 			size_t w, len, shared, wide;
 
-			outbuf_reset(&tc->esc);
-			w = v ? put_safe(&tc->esc, v) : 0;
-			if (tc->esc.err)
-				return -ENOMEM;
-			len = tc->esc.len;
-			shared = common_prefix(tc->esc.data, len, above->data,
-					       above->len);
+			if (!v)
+				v = ""; /* no value prints as an empty one */
+			if (tc->raw[c].data && !strcmp(tc->raw[c].data, v)) {
+				/* the value above: all of its text shared */
+				w = tc->rawidth[c];
+				len = shared = above->len;
+			} else {
+				outbuf_reset(&tc->esc);
+				w = put_safe(&tc->esc, v);
+				outbuf_reset(&tc->raw[c]);
+				outbuf_puts(&tc->raw[c], v);
+				tc->rawidth[c] = w;
+				if (tc->esc.err || tc->raw[c].err)
+					return -ENOMEM;
+				len = tc->esc.len;
+				shared = common_prefix(tc->esc.data, len,
+						       above->data, above->len);
+			}
 			put_varint(&tc->text, (len - shared) << 1 | (w != len));
 			if (w != len)
 				put_varint(&tc->text, w);
 			put_varint(&tc->text, shared);
-			if (len > shared)
-				outbuf_write(&tc->text, tc->esc.data + shared,
-					     len - shared);
 			/* a tree's cell: its art's 2 columns per level too */
 			wide = w + (is_tree_col(pr, pr->cols[c])
 					    ? 2 * (size_t)row_depth(pr, r)
 					    : 0);
 			if (wide > tc->width[c])
 				tc->width[c] = wide;
+			if (len == above->len && shared == len)
+				continue; /* the above is this cell */
+			if (len > shared)
+				outbuf_write(&tc->text, tc->esc.data + shared,
+					     len - shared);
 			/* this cell is the next row's above */
 			t = *above;
 			*above = tc->esc;
@@ -1348,14 +1364,17 @@ void text_cells_free(struct text_cells *tc)
 	outbuf_free(&tc->text);
 	outbuf_free(&tc->scratch);
 	outbuf_free(&tc->esc);
-	if (tc->last) {
-		for (size_t c = 0; c < tc->ncols; c++)
-			outbuf_free(&tc->last[c]);
-		free(tc->last);
+	for (size_t c = 0; c < tc->ncols; c++) {
+		outbuf_free(&tc->last[c]);
+		outbuf_free(&tc->raw[c]);
 	}
-	tc->last = NULL;
+	free(tc->last);
+	free(tc->raw);
+	free(tc->rawidth);
 	free(tc->width);
-	tc->width = NULL;
+	tc->last = tc->raw = NULL;
+	tc->rawidth = tc->width = NULL;
+	tc->ncols = 0;
 	tc->n = 0;
 	row_rec_free(&tc->rr);
 }

@@ -325,9 +325,11 @@ struct text_cells {
 			     * layout: lsmnt-print.c) */
 	size_t *width;	    /* per column: the widest cell */
 	size_t n;	    /* rows */
-	size_t ncols;	    /* of @width and @last */
+	size_t ncols;	    /* of the arrays, 0 until they are made */
 	struct outbuf scratch;
 	struct outbuf *last; /* per column: the cell of the row before */
+	struct outbuf *raw;  /* per column: its value before escaping */
+	size_t *rawidth;     /* per column: its width */
 	struct outbuf esc;   /* a cell escaped */
 	struct row_rec rr;   /* a snapshot's record */
 };
