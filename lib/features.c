@@ -5,9 +5,10 @@
  * "Refusals" below), the statmount groups of the kernel, the hybrid
  * replies; and each at its first use: the nsfs ioctls, fanotify's mount
  * events, STATMOUNT_BY_FD, listns(2), epoll and pidfd_open, and what the
- * mountinfo emulation can use (unique IDs, namespace IDs). lib/backend.c chooses the backend from them. (Which of
- * statx and name_to_handle_at a filter refuses is probed in lib/sys.c,
- * under the wrappers that need it.)
+ * mountinfo emulation can use (unique IDs, namespace IDs). lib/backend.c
+ * chooses the backend from them. (Which of statx and name_to_handle_at a
+ * filter refuses is probed in lib/sys.c, under the wrappers that need
+ * it.)
  *
  * Hybrid replies. Where the kernel's statmount lacks groups (6.8 - 6.14:
  * see probe_kernel_mask()), the native backend completes its replies with

@@ -15,12 +15,14 @@
 /* IDs asked per listmount call at first; doubles up to the kernel's max */
 #define LIST_FIRST_PAGE 1024
 /*
- * The room a flat listing reserves at first, in IDs: 1 MiB of address
- * space (malloc() maps it untouched), of which only what the kernel writes
- * becomes memory. The listing then neither moves nor copies its IDs as it
- * grows page after page (the kernel allocates each page's IDs itself, so
- * its pages stay small), nor touches memory the IDs do not fill: a page
- * first touched is dear in a virtual machine.
+ * The room a flat listing of a whole namespace reserves at first, in IDs:
+ * 1 MiB of address space (malloc() maps it untouched), of which only what
+ * the kernel writes becomes memory. The listing then neither moves nor
+ * copies its IDs as it grows page after page (the kernel allocates each
+ * page's IDs itself, so its pages stay small), nor touches memory the IDs
+ * do not fill: a page first touched is dear in a virtual machine. A
+ * subtree's listing (a watch's after a move, per event) is mostly a few
+ * IDs: it grows from a page as before.
  */
 #define LIST_RESERVE (128U * 1024)
 
@@ -84,7 +86,7 @@ int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 
 	req.mnt_id = mnt_id;
 	req.param = 0;
-	if (!iv->cap) {
+	if (!iv->cap && mnt_id == MNTKIT_LSMT_ROOT) {
 		ret = mntkit__idvec_reserve(iv, LIST_RESERVE);
 		if (ret)
 			return ret;
