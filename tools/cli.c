@@ -189,8 +189,7 @@ static const char *errno_name(int err)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].err == err)
 			return names[i].name;
-	cli_locale();
-	return strerror(err);
+	return cli_strerror(err);
 }
 
 /* "NAME(2) is refused by the system (seccomp?): ERRNO" */
@@ -209,17 +208,16 @@ static const char *refused_words(const char *name, int err)
 
 const char *cli_ns_reason(enum cli_ns_fail what, int err)
 {
-	cli_locale(); /* for strerror() */
 	switch (what) {
 	case CLI_NS_NOT_PID:
 		return "not a process ID";
 	case CLI_NS_PID_ERR:
-		return strerror(err == ENOENT ? ESRCH : err);
+		return cli_strerror(err == ENOENT ? ESRCH : err);
 	case CLI_NS_NOT_ID:
 		return "not a mount namespace ID";
 	case CLI_NS_ID_ERR:
 		return err == ENOENT ? "no such mount namespace"
-				     : strerror(err);
+				     : cli_strerror(err);
 	case CLI_NS_NOT_NSFILE:
 		return "not a namespace file";
 	case CLI_NS_NOT_MNTNS:
@@ -228,7 +226,7 @@ const char *cli_ns_reason(enum cli_ns_fail what, int err)
 		return refused_words("ioctl", err);
 	case CLI_NS_OPEN_ERR:
 	default:
-		return strerror(err);
+		return cli_strerror(err);
 	}
 }
 
@@ -393,16 +391,15 @@ const char *cli_backend_reason(int r)
 	const char *name;
 	int e;
 
-	cli_locale(); /* for strerror() */
 	if (r != -ENOSYS)
-		return strerror(-r);
+		return cli_strerror(-r);
 	for (bit = MNTKIT_REFUSED_STATMOUNT; bit <= MNTKIT_REFUSED_LISTMOUNT;
 	     bit <<= 1) {
 		e = mntkit_refused(bit, &name);
 		if (e > 0 && e != ENOSYS)
 			return refused_words(name, e);
 	}
-	return strerror(-r);
+	return cli_strerror(-r);
 }
 
 bool cli_has_cap_sys_admin(void)

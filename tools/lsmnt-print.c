@@ -520,6 +520,12 @@ static bool is_tree_col(const struct printer *pr, int col)
 	return pr->tree && (lsmnt_cols[col].flags & CF_TREE);
 }
 
+/* the columns the tree's art takes before a cell of @col in row @r */
+static size_t art_cols(const struct printer *pr, int col, const struct row *r)
+{
+	return is_tree_col(pr, col) ? 2 * (size_t)row_depth(pr, r) : 0;
+}
+
 struct treeart {
 	const char *branch, *last, *vert, *space; /* 2 columns each */
 };
@@ -705,6 +711,25 @@ static int grow_more(struct textctx *tc, unsigned int d)
 }
 
 /*
+ * The art of row @i of @n (into tc->art, empty at depth 0) after the
+ * rows before it; its depth into *@d. 0 or -ENOMEM.
+ */
+static int row_art(struct textctx *tc, const struct treeart *style,
+		   const struct row *rows, size_t i, size_t n, unsigned int *d)
+{
+	bool last = row_last(tc->pr, rows, i, n);
+
+	*d = row_depth(tc->pr, &rows[i]);
+	if (grow_more(tc, *d) < 0)
+		return -ENOMEM;
+	tc->more[*d] = !last;
+	outbuf_reset(&tc->art);
+	if (*d)
+		put_art(&tc->art, style, tc->more, *d, last);
+	return 0;
+}
+
+/*
  * A CF_WRAP cell (SOURCES) is one line per '\n'-separated chunk, as with
  * findmnt's scols_wrapnl_*(): its width is that of the widest chunk.
  */
@@ -748,8 +773,7 @@ static int measure(struct textctx *tc, const struct row *rows, size_t n)
 				   : is_wrap(pr, c) ? wrap_width(v)
 						    : put_safe(NULL, v);
 
-			if (is_tree_col(pr, pr->cols[c]))
-				w += 2 * (size_t)row_depth(pr, r);
+			w += art_cols(pr, pr->cols[c], r);
 			if (w > tc->width[c])
 				tc->width[c] = w;
 		}
@@ -913,16 +937,12 @@ static int print_text(const struct printer *pr, const struct row *rows,
 		goto out;
 	put_header(pr, tc.width, ob);
 	for (size_t i = 0; i < n; i++) {
-		unsigned int d = row_depth(pr, &rows[i]);
-		bool last = row_last(pr, rows, i, n), wrapped = false;
 		const struct row *r = row_get(&rows[i], &tc.rr);
+		bool wrapped = false;
+		unsigned int d;
 
-		if (!r || grow_more(&tc, d) < 0)
+		if (!r || row_art(&tc, art, rows, i, n, &d) < 0)
 			goto out;
-		tc.more[d] = !last;
-		outbuf_reset(&tc.art);
-		if (d)
-			put_art(&tc.art, art, tc.more, d, last);
 		for (size_t c = 0; c < pr->ncols; c++) {
 			int col = pr->cols[c];
 			const char *v = cell_value(&cc, (enum col_id)col, r,
@@ -1210,10 +1230,7 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 			if (w != len)
 				put_varint(&tc->text, w);
 			put_varint(&tc->text, shared);
-			/* a tree's cell: its art's 2 columns per level too */
-			wide = w + (is_tree_col(pr, pr->cols[c])
-					    ? 2 * (size_t)row_depth(pr, r)
-					    : 0);
+			wide = w + art_cols(pr, pr->cols[c], r);
 			if (wide > tc->width[c])
 				tc->width[c] = wide;
 			if (len == above->len && shared == len)
@@ -1261,22 +1278,25 @@ static void put_kept_row(const struct printer *pr, const struct text_cells *tc,
 		size_t wide = w[c] + (tree ? 2 * d : 0);
 		size_t pad = tc->width[c] > wide ? tc->width[c] - wide : 0;
 
+		bool right = ci->flags & CF_RIGHT;
+
 		if (c)
 			*p++ = ' ';
-		if ((ci->flags & CF_RIGHT) && !(lastcol && !wide)) {
+		if (right && lastcol && !wide)
+			continue; /* as put_cell(): not even padded */
+		if (right) {
 			memset(p, ' ', pad);
 			p += pad;
 		}
-		if (tree && !(ci->flags & CF_RIGHT && lastcol && !wide) &&
-		    art->len) {
+		if (tree && art->len) {
 			memcpy(p, art->data, art->len);
 			p += art->len;
 		}
-		if (!(ci->flags & CF_RIGHT && lastcol && !wide) && cell->len) {
+		if (cell->len) {
 			memcpy(p, cell->data, cell->len);
 			p += cell->len;
 		}
-		if (!(ci->flags & CF_RIGHT) && !lastcol) {
+		if (!right && !lastcol) {
 			memset(p, ' ', pad);
 			p += pad;
 		}
@@ -1291,9 +1311,8 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 {
 	const unsigned char *p = (const unsigned char *)tc->text.data;
 	const struct treeart *style = tree_art(pr);
-	struct outbuf art = OUTBUF_INIT;
-	bool *more = NULL;
-	size_t morecap = 0, *w;
+	struct textctx tx = {.pr = pr, .art = OUTBUF_INIT};
+	size_t *w;
 	int ret = 0;
 
 	if (!tc->n)
@@ -1309,25 +1328,11 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 	}
 	put_header(pr, tc->width, ob);
 	for (size_t i = 0; i < tc->n && !ret; i++) {
-		unsigned int d = rows ? row_depth(pr, &rows[i]) : 0;
+		unsigned int d = 0;
 
-		if (d) { /* the art of a tree's row, as print_text() draws it */
-			bool last = row_last(pr, rows, i, tc->n);
-
-			if (d >= morecap) {
-				size_t ncap = (size_t)d * 2 + 16;
-				bool *nv = realloc(more, ncap * sizeof(*nv));
-
-				if (!nv) {
-					ret = -ENOMEM;
-					break;
-				}
-				more = nv;
-				morecap = ncap;
-			}
-			more[d] = !last;
-			outbuf_reset(&art);
-			put_art(&art, style, more, d, last);
+		if (rows && row_art(&tx, style, rows, i, tc->n, &d) < 0) {
+			ret = -ENOMEM;
+			break;
 		}
 		for (size_t c = 0; c < pr->ncols; c++) {
 			struct outbuf *cell = &tc->last[c];
@@ -1343,17 +1348,17 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 			if (!(rest & 1))
 				w[c] = cell->len;
 		}
-		put_kept_row(pr, tc, w, d ? &art : NULL, d, ob);
+		put_kept_row(pr, tc, w, d ? &tx.art : NULL, d, ob);
 		ret = row_done(pr, ob);
 	}
 	for (size_t c = 0; !ret && c < pr->ncols; c++)
 		if (tc->last[c].err)
 			ret = -ENOMEM;
-	if (!ret && art.err)
+	if (!ret && tx.art.err)
 		ret = -ENOMEM;
-	free(more);
+	free(tx.more);
 	free(w);
-	outbuf_free(&art);
+	outbuf_free(&tx.art);
 	if (ret)
 		return ret;
 	return ob->err ? -ob->err : 0;

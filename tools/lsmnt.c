@@ -1015,9 +1015,10 @@ static int run_stream(struct cmdline *cl)
 		return -1;
 	}
 	/* the output's buffer: a chunk and a row, its pages present */
-	ob.data = big_alloc(stream_out_size((size_t)n), true);
-	if (ob.data)
-		ob.cap = stream_out_size((size_t)n);
+	ob.cap = stream_out_size((size_t)n);
+	ob.data = big_alloc(ob.cap, true);
+	if (!ob.data)
+		ob.cap = 0;
 	for (ssize_t i = 1; i < n; i++) {
 		if (ids[i - 1] >= ids[i]) { /* the root may come first */
 			qsort(ids, (size_t)n, sizeof(*ids), cmp_u64);
