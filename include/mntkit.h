@@ -610,6 +610,8 @@ struct mntkit_table;
 					  (CAP_SYS_ADMIN) */
 #define MNTKIT_TABLE_COMPACT 0x02U /* keep each reply without its reserved
 				      fixed bytes (see mntkit_table_get()) */
+#define MNTKIT_TABLE_OLD_ORDER 0x04U /* siblings by their old IDs, as
+					findmnt's tree (see "The tree") */
 
 /*
  * mntkit_table_new - take a snapshot of the mounts at and below the
@@ -617,6 +619,7 @@ struct mntkit_table;
  * MNTKIT_TABLE_UNREACHABLE), statmount'ing each with @mask.
  * MNTKIT_STATMOUNT_MNT_BASIC is always added (the tree needs it).
  * MNTKIT_TABLE_COMPACT: keep the replies compact (see mntkit_table_get()).
+ * MNTKIT_TABLE_OLD_ORDER: the tree's sibling order (see "The tree").
  * Returns 0 and *@out, or a negative errno.
  */
 int mntkit_table_new(uint64_t mask, unsigned int flags,
@@ -671,7 +674,11 @@ ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
  * MNTKIT_TABLE_UNREACHABLE), or a mount whose parent the caller's root does
  * not reach (in a chroot whose root is no mount point: the mounts below
  * it), or a mount the backend could not read (no MNT_BASIC in its mask).
- * Children and roots come by ascending mount ID.
+ * Children and roots come by ascending mount ID; with
+ * MNTKIT_TABLE_OLD_ORDER by ascending old ID (mnt_id_old, mountinfo's
+ * first field; then by ID), the order of findmnt's tree (libmount takes a
+ * mount's children by their mountinfo IDs). The two differ only where the
+ * kernel gave a mount an old ID that an earlier mount had freed.
  *
  * A snapshot is not atomic: each mount is read where it was at its own
  * statmount. Before it is returned it is checked, in O(n), for parent

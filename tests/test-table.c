@@ -1059,7 +1059,7 @@ static void bad_args_suite(enum mntkit_backend b)
 
 	require_backend(b);
 	t = (void *)1;
-	T_NEG(mntkit_table_new(0, 0x4, NULL, &t), EINVAL);
+	T_NEG(mntkit_table_new(0, 0x8, NULL, &t), EINVAL);
 	T_NULL(t);
 	t = (void *)1;
 	T_NEG(mntkit_table_new(0, 0x80000000U, NULL, &t), EINVAL);
@@ -1412,6 +1412,174 @@ T_CASE(table_many_native)
 T_CASE(table_many_mountinfo)
 {
 	many_suite(MOUNTINFO);
+}
+
+/* ---- MNTKIT_TABLE_OLD_ORDER ---- */
+
+struct sib {
+	uint32_t old;
+	uint64_t id;
+};
+
+static int cmp_sib_old(const void *a, const void *b)
+{
+	const struct sib *x = a, *y = b;
+
+	if (x->old != y->old)
+		return x->old < y->old ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_sib_id(const void *a, const void *b)
+{
+	const struct sib *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The sibling list of @t from @first as (old ID, ID), in *@v (malloc'd),
+ * checked against the same list of @ref (the table without the flag, of
+ * the same mounts): the same members, in (old ID, ID) order in @t and in
+ * ID order in @ref; the placed roots last in both. The count.
+ */
+static size_t check_siblings(const struct mntkit_table *t,
+			     const struct mntkit_table *ref, ssize_t first,
+			     ssize_t ref_first, struct sib **v)
+{
+	struct sib *got = NULL, *want = NULL;
+	size_t n = 0, m = 0, placed = 0;
+
+	for (ssize_t i = first; i >= 0;
+	     i = mntkit_table_next_sibling(t, (size_t)i)) {
+		const struct mntkit_statmount *sm = rec(t, (size_t)i);
+
+		got = realloc(got, (n + 1) * sizeof(*got));
+		T_ASSERT(got != NULL);
+		got[n++] = (struct sib){ sm->mnt_id_old, sm->mnt_id };
+		if (mntkit_table_placed(t, (size_t)i))
+			placed++;
+		else
+			T_ASSERTF(!placed, "%s", "a root after a placed one");
+	}
+	for (ssize_t i = ref_first; i >= 0;
+	     i = mntkit_table_next_sibling(ref, (size_t)i)) {
+		const struct mntkit_statmount *sm = rec(ref, (size_t)i);
+
+		want = realloc(want, (m + 1) * sizeof(*want));
+		T_ASSERT(want != NULL);
+		want[m++] = (struct sib){ sm->mnt_id_old, sm->mnt_id };
+	}
+	T_EQ_U(n, m);
+	/* the table without the flag: by ID */
+	for (size_t k = 1; k < m; k++)
+		T_ASSERT(cmp_sib_id(&want[k - 1], &want[k]) < 0);
+	if (m - placed > 1)
+		qsort(want, m - placed, sizeof(*want), cmp_sib_old);
+	for (size_t k = 0; k < n; k++) {
+		T_EQ_U(got[k].old, want[k].old);
+		T_EQ_U(got[k].id, want[k].id);
+	}
+	free(want);
+	*v = got;
+	return n;
+}
+
+/*
+ * Under @dir, mounts 1 and 2, then 3 with an old ID below 1's: 0 made
+ * before 1 and unmounted before 3 is made, so 3 may get 0's old ID (the
+ * kernel hands out the lowest free one, once the mount is freed after a
+ * grace period, and another namespace may take it first: 3 is made again
+ * until it has one below 1's, a few times). 1 when it has.
+ */
+static int reused_old_id(const char *dir, char *p[4])
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = t_path("%s/%d", dir, i);
+	for (int i = 0; i < 3; i++)
+		t_tmpfs(p[i], 0, NULL);
+	t_umount(p[0]);
+	for (int tries = 0; tries < 50; tries++) {
+		t_tmpfs(p[3], 0, NULL);
+		if (t_old_id(p[3]) < t_old_id(p[1]))
+			return 1;
+		t_umount(p[3]);
+		usleep(20000);
+	}
+	t_tmpfs(p[3], 0, NULL);
+	return 0;
+}
+
+/*
+ * MNTKIT_TABLE_OLD_ORDER: the same records, parents and depths as
+ * without it, every sibling list (and the roots) by (old ID, ID); so
+ * the mount with a reused old ID, the last of its siblings by ID, is
+ * the first with the flag.
+ */
+static void old_order_suite(enum mntkit_backend b)
+{
+	struct t_tree tr;
+	struct mntkit_table *t, *ref;
+	char *dir, *p[4];
+	struct sib *v;
+	int reused;
+
+	setup(&tr, b);
+	dir = t_path("%s/old", tr.dir);
+	t_tmpfs(dir, 0, NULL);
+	reused = reused_old_id(dir, p);
+	if (!reused)
+		fprintf(stderr, "# no old ID was reused: the orders agree\n");
+	for (size_t m = 0; m < NMASKS; m++) {
+		for (int c = 0; c < 2; c++) {
+			unsigned int fl = c ? MNTKIT_TABLE_COMPACT : 0;
+			ssize_t io;
+
+			ref = table_new(NULL, masks[m], fl);
+			t = table_new(NULL, masks[m],
+				      fl | MNTKIT_TABLE_OLD_ORDER);
+			T_EQ_U(n_of(t), n_of(ref));
+			for (size_t i = 0; i < n_of(t); i++) {
+				same_reply(rec(ref, i), rec(t, i), i);
+				T_EQ_I(mntkit_table_parent(t, i),
+				       mntkit_table_parent(ref, i));
+				T_EQ_I(mntkit_table_depth(t, i),
+				       mntkit_table_depth(ref, i));
+				check_siblings(t, ref,
+					       mntkit_table_first_child(t, i),
+					       mntkit_table_first_child(ref, i),
+					       &v);
+				free(v);
+			}
+			check_siblings(t, ref, mntkit_table_first_root(t),
+				       mntkit_table_first_root(ref), &v);
+			free(v);
+			/* old/'s children: 3 first (its old ID reused) */
+			io = (ssize_t)by_old(t, (uint32_t)t_old_id(dir));
+			T_EQ_U(check_siblings(
+				       t, ref, mntkit_table_first_child(t, (size_t)io),
+				       mntkit_table_first_child(ref, (size_t)io),
+				       &v),
+			       3);
+			T_EQ_U(v[0].old,
+			       t_old_id(reused ? p[3] : p[1]));
+			T_EQ_U(v[1].old, t_old_id(reused ? p[1] : p[2]));
+			T_EQ_U(v[2].old, t_old_id(reused ? p[2] : p[3]));
+			free(v);
+			mntkit_table_free(t);
+			mntkit_table_free(ref);
+		}
+	}
+}
+
+T_CASE(table_old_order_native)
+{
+	old_order_suite(NATIVE);
+}
+
+T_CASE(table_old_order_mountinfo)
+{
+	old_order_suite(MOUNTINFO);
 }
 
 /* ---- under churn ---- */
