@@ -294,6 +294,14 @@ bool matches(struct matcher *m, const struct mntkit_statmount *sm)
 	return matches_plain(m, sm) != (m->f->invert && !m->f->source_only);
 }
 
+bool matches_every(const struct filter *f)
+{
+	return !f->invert && !f->source_only && !f->has_id && !f->has_uniq &&
+	       !f->types && !f->options && !f->target_arg &&
+	       !f->source_devno && !f->source && !(f->df && !f->all) &&
+	       !f->real && !f->shadowed;
+}
+
 /*
  * findmnt's "list all": no filter, where -D, --real and --pseudo count as
  * filters unless -A is given. A list (not the tree) then holds every

@@ -123,8 +123,10 @@ struct forest {
 
 /*
  * The children of every mount, in findmnt's order: libmount walks a
- * mount's children by ascending (old, reused) mount ID, not in table
- * order. Children of i: v[start[i] .. start[i + 1]).
+ * mount's children by ascending (old, reused) mount ID. A snapshot has
+ * them in that order (MNTKIT_TABLE_OLD_ORDER); these are for -U, whose
+ * tree is not the snapshot's, and for a file's table. Children of i:
+ * v[start[i] .. start[i + 1]).
  */
 struct kids {
 	size_t *start;
@@ -149,6 +151,7 @@ struct build {
 	struct forest *fo;
 	bool tree;	      /* nest the rows */
 	bool all;	      /* a list of every mount: no matching */
+	bool every;	      /* matches_every(): the tree reads no record */
 	bool backward;	      /* -d backward */
 	bool first;	      /* -f: stop after the first */
 	const struct uniq *u; /* -U: the mounts dropped and moved, or NULL */
@@ -163,10 +166,20 @@ struct build {
 	int tid;	      /* TID of the snapshot walked */
 	char *done;	      /* per table index: in the forest already (-R) */
 	ssize_t *node_of;     /* per table index: its forest node (-R) */
+	/*
+	 * the tables' own sibling order is findmnt's (snapshots taken with
+	 * MNTKIT_TABLE_OLD_ORDER): without -U the walks follow their links,
+	 * else @k
+	 */
+	bool linked;
 	struct kids k;
-	/* the walk: per depth the mount, its next child, its printed node */
-	size_t *node, *cur;
-	ssize_t *anc;
+	/*
+	 * the walk: per depth the mount, its next child (a position in
+	 * k.v, or with the table's links the child itself, -1 after the
+	 * last), its printed node
+	 */
+	size_t *node;
+	ssize_t *cur, *anc;
 	size_t cap;
 };
 
@@ -177,6 +190,8 @@ int parse_cmdline(struct cmdline *cl, int argc, char *argv[]);
 char *canon_source(const char *src);
 char *canon_target(const struct filter *f, const char *path);
 bool matches(struct matcher *m, const struct mntkit_statmount *sm);
+/* matches() is true of every mount: no record need be read for it */
+bool matches_every(const struct filter *f);
 bool list_all(const struct filter *f);
 uint64_t filter_mask(const struct filter *f);
 void target_walk_up(struct filter *f, struct mntkit_table **tabs,

@@ -365,13 +365,44 @@ static int kids_build(const struct mntkit_table *t, const struct uniq *u,
 	return 0;
 }
 
-static int frame(struct build *b, size_t sp, size_t node, ssize_t anc)
+/* the children in findmnt's order: the table's links or the kids */
+static bool own_kids(const struct build *b)
+{
+	return b->u || !b->linked;
+}
+
+static int walk_kids(struct build *b, const struct mntkit_table *t)
+{
+	return own_kids(b) ? kids_build(t, b->u, &b->k, b->lean) : 0;
+}
+
+/* the next child of frame @f's mount, -1 after the last */
+static ssize_t next_kid(struct build *b, const struct mntkit_table *t,
+			size_t f)
+{
+	ssize_t c = b->cur[f];
+
+	if (!own_kids(b)) {
+		if (c >= 0) {
+			ssize_t s = mntkit_table_next_sibling(t, (size_t)c);
+
+			b->cur[f] = s < 0 ? -1 : s;
+		}
+		return c;
+	}
+	if ((size_t)c == b->k.start[b->node[f] + 1])
+		return -1;
+	b->cur[f]++;
+	return (ssize_t)b->k.v[c];
+}
+
+static int frame(struct build *b, const struct mntkit_table *t, size_t sp,
+		 size_t node, ssize_t anc)
 {
 	if (sp >= b->cap) {
 		size_t ncap = sp * 2 + 64;
 		size_t *nn = realloc(b->node, ncap * sizeof(*nn));
-		size_t *nc;
-		ssize_t *na;
+		ssize_t *nc, *na;
 
 		if (!nn)
 			return -ENOMEM;
@@ -387,7 +418,13 @@ static int frame(struct build *b, size_t sp, size_t node, ssize_t anc)
 		b->cap = ncap;
 	}
 	b->node[sp] = node;
-	b->cur[sp] = b->k.start[node];
+	if (own_kids(b)) {
+		b->cur[sp] = (ssize_t)b->k.start[node];
+	} else {
+		ssize_t c = mntkit_table_first_child(t, node);
+
+		b->cur[sp] = c < 0 ? -1 : c;
+	}
 	b->anc[sp] = anc;
 	return 0;
 }
@@ -433,8 +470,11 @@ filter_rec(struct build *b, const struct mntkit_table *t, size_t i)
 static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 			      size_t i, ssize_t above)
 {
-	const struct mntkit_statmount *sm = filter_rec(b, t, i);
+	const struct mntkit_statmount *sm;
 
+	if (b->every)
+		return add_node(b, t, i, above);
+	sm = filter_rec(b, t, i);
 	if (!sm)
 		return -ENOMEM;
 	if (!matches(b->m, sm))
@@ -540,27 +580,27 @@ size_t *list_order(const struct cmdline *cl,
  */
 int build_tree(struct build *b, const struct mntkit_table *t)
 {
-	int r = kids_build(t, b->u, &b->k, b->lean);
+	int r = walk_kids(b, t);
 
 	for (ssize_t root = next_root(b, t, -1); !r && root >= 0;
 	     root = next_root(b, t, root)) {
 		ssize_t me = visit_filtered(b, t, (size_t)root, -1);
 		size_t sp = 1;
 
-		if (me < -1 || frame(b, 0, (size_t)root, me) < 0) {
+		if (me < -1 || frame(b, t, 0, (size_t)root, me) < 0) {
 			r = -ENOMEM;
 			break;
 		}
 		while (sp && !r) {
-			size_t f = sp - 1, c;
+			size_t f = sp - 1;
+			ssize_t c = next_kid(b, t, f);
 
-			if (b->cur[f] == b->k.start[b->node[f] + 1]) {
+			if (c < 0) {
 				sp--;
 				continue;
 			}
-			c = b->k.v[b->cur[f]++];
-			me = visit_filtered(b, t, c, b->anc[f]);
-			if (me < -1 || frame(b, sp++, c, me) < 0)
+			me = visit_filtered(b, t, (size_t)c, b->anc[f]);
+			if (me < -1 || frame(b, t, sp++, (size_t)c, me) < 0)
 				r = -ENOMEM;
 		}
 	}
@@ -619,20 +659,20 @@ static int add_subtree(struct build *b, const struct mntkit_table *t,
 	int r = add_one(b, t, top, -1);
 
 	if (!r)
-		r = frame(b, 0, top, b->node_of[top]);
+		r = frame(b, t, 0, top, b->node_of[top]);
 	while (sp && !r) {
-		size_t f = sp - 1, c;
+		size_t f = sp - 1;
+		ssize_t c = next_kid(b, t, f);
 
-		if (b->cur[f] == b->k.start[b->node[f] + 1]) {
+		if (c < 0) {
 			sp--;
 			continue;
 		}
-		c = b->k.v[b->cur[f]++];
 		if (b->done[c])
 			continue; /* printed already, with its subtree */
-		r = add_one(b, t, c, b->node_of[b->node[f]]);
+		r = add_one(b, t, (size_t)c, b->node_of[b->node[f]]);
 		if (!r)
-			r = frame(b, sp++, c, b->node_of[c]);
+			r = frame(b, t, sp++, (size_t)c, b->node_of[c]);
 	}
 	return r;
 }
@@ -647,7 +687,7 @@ int build_submounts(struct build *b, const struct mntkit_table *t)
 	if (!b->done || !b->node_of)
 		r = -ENOMEM;
 	if (!r)
-		r = kids_build(t, b->u, &b->k, b->lean);
+		r = walk_kids(b, t);
 	for (size_t k = 0; k < n && !r; k++) {
 		size_t i = nth(b, n, k);
 

@@ -144,9 +144,12 @@ static int take_snapshot(const struct cmdline *cl,
 			 const struct mntkit_opts *opts, uint64_t mask,
 			 struct mntkit_table **out, bool quiet)
 {
-	unsigned int flags = cl->unreachable ? MNTKIT_TABLE_UNREACHABLE : 0;
+	/* siblings in findmnt's order: build_rows() walks the links */
+	unsigned int flags = MNTKIT_TABLE_OLD_ORDER;
 	int r;
 
+	if (cl->unreachable)
+		flags |= MNTKIT_TABLE_UNREACHABLE;
 	if (cl->lean)
 		flags |= MNTKIT_TABLE_COMPACT;
 	r = mntkit_table_new(mask, flags, opts, out);
@@ -427,9 +430,11 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 			  .fo = fo,
 			  .tree = p->tree_mode,
 			  .all = list_all(&cl->f),
+			  .every = matches_every(&cl->f),
 			  .backward = cl->backward,
 			  .first = cl->f.first,
-			  .lean = cl->lean};
+			  .lean = cl->lean,
+			  .linked = !cl->ntabfiles};
 	struct uniq u = {0};
 	int r = 0;
 
