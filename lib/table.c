@@ -877,10 +877,11 @@ static bool placed_root(const struct mntkit_table *t, int32_t i)
 /*
  * Sort the sibling list from *@first by old ID (then ID), but for the
  * placed roots at its end, which stay there. Read first, and sorted only
- * when it is not in order (then in @key, room for every mount).
+ * when it is not in order, in *@key (room for every mount, made by the
+ * first list out of order). 0 or -ENOMEM.
  */
-static void sort_siblings(struct mntkit_table *t, int32_t *first,
-			  int32_t *last, struct old_key *key)
+static int sort_siblings(struct mntkit_table *t, int32_t *first,
+			 int32_t *last, struct old_key **key)
 {
 	int32_t i, tail = -1, prev = -1;
 	struct old_key k, before = { 0, -1, 0 };
@@ -893,13 +894,15 @@ static void sort_siblings(struct mntkit_table *t, int32_t *first,
 		before = k;
 	}
 	if (i < 0 || placed_root(t, i))
-		return; /* in order */
+		return 0; /* in order */
+	if (!*key && !(*key = malloc(t->n * sizeof(**key))))
+		return -ENOMEM;
 	for (i = *first; i >= 0 && !placed_root(t, i); i = t->next[i])
-		key[m++] = old_key_of(t, i);
+		(*key)[m++] = old_key_of(t, i);
 	tail = i;
-	qsort(key, m, sizeof(*key), cmp_old_key);
+	qsort(*key, m, sizeof(**key), cmp_old_key);
 	for (size_t j = 0; j < m; j++) {
-		i = key[j].idx;
+		i = (*key)[j].idx;
 		t->prev[i] = prev;
 		if (prev >= 0)
 			t->next[prev] = i;
@@ -912,29 +915,27 @@ static void sort_siblings(struct mntkit_table *t, int32_t *first,
 		t->prev[tail] = prev;
 	else
 		*last = prev;
+	return 0;
 }
 
 /*
  * MNTKIT_TABLE_OLD_ORDER: every sibling list, the roots' too, by
  * ascending old ID. The lists come by ID, which is also the old IDs'
  * order but where the kernel gave a mount an old ID freed before (old IDs
- * are reused, the unique ones never): only such a list is sorted. O(n)
- * and no memory but the keys of one list, then.
+ * are reused, the unique ones never): only such a list is sorted. O(n),
+ * and no memory unless a list is out of order.
  */
 static int order_by_old(struct mntkit_table *t)
 {
-	struct old_key *key = malloc((t->n + 1) * sizeof(*key));
+	struct old_key *key = NULL;
+	int ret = sort_siblings(t, &t->first_root, &t->last_root, &key);
 
-	if (!key)
-		return -ENOMEM;
-	sort_siblings(t, &t->first_root, &t->last_root, key);
-	for (size_t p = 0; p < t->n; p++)
-		if (t->first_child[p] >= 0 &&
-		    t->first_child[p] != t->last_child[p])
-			sort_siblings(t, &t->first_child[p], &t->last_child[p],
-				      key);
+	for (size_t p = 0; !ret && p < t->n; p++)
+		if (t->first_child[p] != t->last_child[p])
+			ret = sort_siblings(t, &t->first_child[p],
+					    &t->last_child[p], &key);
 	free(key);
-	return 0;
+	return ret;
 }
 
 /* ---- settling a table read while mounts moved ---- */

@@ -1439,6 +1439,32 @@ static int cmp_sib_id(const void *a, const void *b)
 
 /*
  * The sibling list of @t from @first as (old ID, ID), in *@v (malloc'd),
+ * its placed roots after the others (their count in *@placed). The count.
+ */
+static size_t siblings(const struct mntkit_table *t, ssize_t first,
+		       struct sib **v, size_t *placed)
+{
+	size_t n = 0;
+
+	*v = NULL;
+	*placed = 0;
+	for (ssize_t i = first; i >= 0;
+	     i = mntkit_table_next_sibling(t, (size_t)i)) {
+		const struct mntkit_statmount *sm = rec(t, (size_t)i);
+
+		*v = realloc(*v, (n + 1) * sizeof(**v));
+		T_ASSERT(*v != NULL);
+		(*v)[n++] = (struct sib){ sm->mnt_id_old, sm->mnt_id };
+		if (mntkit_table_placed(t, (size_t)i))
+			(*placed)++;
+		else
+			T_ASSERTF(!*placed, "%s", "a root after a placed one");
+	}
+	return n;
+}
+
+/*
+ * The sibling list of @t from @first as (old ID, ID), in *@v (malloc'd),
  * checked against the same list of @ref (the table without the flag, of
  * the same mounts): the same members, in (old ID, ID) order in @t and in
  * ID order in @ref; the placed roots last in both. The count.
@@ -1447,29 +1473,11 @@ static size_t check_siblings(const struct mntkit_table *t,
 			     const struct mntkit_table *ref, ssize_t first,
 			     ssize_t ref_first, struct sib **v)
 {
-	struct sib *got = NULL, *want = NULL;
-	size_t n = 0, m = 0, placed = 0;
+	struct sib *got, *want;
+	size_t placed, ref_placed;
+	size_t n = siblings(t, first, &got, &placed);
+	size_t m = siblings(ref, ref_first, &want, &ref_placed);
 
-	for (ssize_t i = first; i >= 0;
-	     i = mntkit_table_next_sibling(t, (size_t)i)) {
-		const struct mntkit_statmount *sm = rec(t, (size_t)i);
-
-		got = realloc(got, (n + 1) * sizeof(*got));
-		T_ASSERT(got != NULL);
-		got[n++] = (struct sib){ sm->mnt_id_old, sm->mnt_id };
-		if (mntkit_table_placed(t, (size_t)i))
-			placed++;
-		else
-			T_ASSERTF(!placed, "%s", "a root after a placed one");
-	}
-	for (ssize_t i = ref_first; i >= 0;
-	     i = mntkit_table_next_sibling(ref, (size_t)i)) {
-		const struct mntkit_statmount *sm = rec(ref, (size_t)i);
-
-		want = realloc(want, (m + 1) * sizeof(*want));
-		T_ASSERT(want != NULL);
-		want[m++] = (struct sib){ sm->mnt_id_old, sm->mnt_id };
-	}
 	T_EQ_U(n, m);
 	/* the table without the flag: by ID */
 	for (size_t k = 1; k < m; k++)
