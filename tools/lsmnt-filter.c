@@ -294,14 +294,6 @@ bool matches(struct matcher *m, const struct mntkit_statmount *sm)
 	return matches_plain(m, sm) != (m->f->invert && !m->f->source_only);
 }
 
-bool matches_every(const struct filter *f)
-{
-	return !f->invert && !f->source_only && !f->has_id && !f->has_uniq &&
-	       !f->types && !f->options && !f->target_arg &&
-	       !f->source_devno && !f->source && !(f->df && !f->all) &&
-	       !f->real && !f->shadowed;
-}
-
 /*
  * findmnt's "list all": no filter, where -D, --real and --pseudo count as
  * filters unless -A is given. A list (not the tree) then holds every
@@ -313,6 +305,16 @@ bool list_all(const struct filter *f)
 		return false;
 	return !f->types && !f->options && !f->source && !f->source_devno &&
 	       !f->target_arg && !f->has_id && !f->has_uniq;
+}
+
+/*
+ * list_all() but for what it leaves to matches(): -i, --shadowed, and
+ * --real or --pseudo with -A (-D with -A filters nothing)
+ */
+bool matches_every(const struct filter *f)
+{
+	return list_all(f) && !f->invert && !f->source_only &&
+	       !f->shadowed && !f->real;
 }
 
 uint64_t filter_mask(const struct filter *f)

@@ -146,33 +146,23 @@ static int cmp_old_id(const void *a, const void *b)
 }
 
 /*
- * The keys of every mount of @t, read without keeping a reply of a
- * compact snapshot (@lean); NULL: no memory
+ * The keys of every mount of @t (of -U or a file's table, never compact:
+ * each record is the table's own); NULL: no memory
  */
-static struct kid_key *kid_keys(const struct mntkit_table *t, size_t n,
-				bool lean)
+static struct kid_key *kid_keys(const struct mntkit_table *t, size_t n)
 {
 	struct kid_key *keys = malloc((n ? n : 1) * sizeof(*keys));
-	struct mntkit_statmount *buf = NULL;
-	size_t size = 0;
 
 	for (size_t i = 0; keys && i < n; i++) {
-		const struct mntkit_statmount *sm;
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
 
-		if (lean)
-			sm = mntkit_table_get_buf(t, i, &buf, &size) < 0 ? NULL
-									: buf;
-		else
-			sm = mntkit_table_get(t, i);
 		if (!sm) {
 			free(keys);
-			keys = NULL;
-			break;
+			return NULL;
 		}
 		keys[i].id = sm->mnt_id;
 		keys[i].old = sm->mnt_id_old;
 	}
-	free(buf);
 	return keys;
 }
 
@@ -321,7 +311,7 @@ static ssize_t tree_parent(const struct mntkit_table *t, const struct uniq *u,
 }
 
 static int kids_build(const struct mntkit_table *t, const struct uniq *u,
-		      struct kids *k, bool lean)
+		      struct kids *k)
 {
 	size_t n = mntkit_table_count(t), *pos;
 	struct kid_key *keys = NULL;
@@ -353,7 +343,7 @@ static int kids_build(const struct mntkit_table *t, const struct uniq *u,
 	for (size_t i = 0; i < n; i++) {
 		if (k->start[i + 1] - k->start[i] < 2)
 			continue;
-		if (!keys && !(keys = kid_keys(t, n, lean))) {
+		if (!keys && !(keys = kid_keys(t, n))) {
 			kids_free(k);
 			return -ENOMEM;
 		}
@@ -365,7 +355,10 @@ static int kids_build(const struct mntkit_table *t, const struct uniq *u,
 	return 0;
 }
 
-/* the children in findmnt's order: the table's links or the kids */
+/*
+ * the children in findmnt's order: the table's links or the kids (-U or
+ * a file's table, whose snapshots are never compact: see cl->lean)
+ */
 static bool own_kids(const struct build *b)
 {
 	return b->u || !b->linked;
@@ -373,7 +366,7 @@ static bool own_kids(const struct build *b)
 
 static int walk_kids(struct build *b, const struct mntkit_table *t)
 {
-	return own_kids(b) ? kids_build(t, b->u, &b->k, b->lean) : 0;
+	return own_kids(b) ? kids_build(t, b->u, &b->k) : 0;
 }
 
 /* the next child of frame @f's mount, -1 after the last */
