@@ -129,8 +129,14 @@ struct forest {
  * v[start[i] .. start[i + 1]).
  */
 struct kids {
-	size_t *start;
-	size_t *v;
+	uint32_t *start;
+	uint32_t *v;
+};
+
+/* a mount as findmnt's tree orders it: by parent, then (old ID, ID) */
+struct mount_key {
+	uint64_t id, parent;
+	uint32_t old;
 };
 
 /*
@@ -206,6 +212,16 @@ size_t *list_order(const struct cmdline *cl,
 int build_tree(struct build *b, const struct mntkit_table *t);
 int build_list(struct build *b, const struct mntkit_table *t);
 int build_submounts(struct build *b, const struct mntkit_table *t);
+/*
+ * The streamed tree (lsmnt.c): the pre-order of findmnt's tree of @n
+ * mounts, @keys in ascending ID order, into @order (room for @n), with
+ * TREE_SHAPE_WORK(@n) bytes of @work. -EAGAIN when they are not one tree
+ * - no root or more than one, a mount no walk from the root reaches -
+ * which the snapshot's tree is left to order; -ENOMEM.
+ */
+#define TREE_SHAPE_WORK(n) ((3 * (size_t)(n) + 2) * sizeof(uint32_t))
+int tree_shape(const struct mount_key *keys, size_t n, uint32_t *work,
+	       struct tree_pos *order);
 
 /* lsmnt-ns.c */
 int self_tid(void);

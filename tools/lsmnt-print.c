@@ -370,146 +370,185 @@ static size_t json_indent(unsigned int depth)
 	return 6 + 6 * (size_t)depth;
 }
 
-/* a key of json_keys() (@len bytes, @sep of them ",\n") at depth @d */
-static void put_key(struct outbuf *ob, const char *key, size_t len,
-		    size_t sep, unsigned int d)
+/* the value @v of column @ci, of an object indented by @ind */
+static void put_json_value(const struct printer *pr, const struct colinfo *ci,
+			   const char *v, size_t ind, struct outbuf *ob)
 {
-	if (!d) {
-		outbuf_write(ob, key, len);
-		return;
-	}
-	outbuf_write(ob, key, sep);
-	put_spaces(ob, json_indent(d) - json_indent(0));
-	outbuf_write(ob, key + sep, len - sep);
+	if (ci->flags & CF_WRAP)
+		put_json_array(ob, v, ind + 3);
+	else if (!v || !*v)
+		outbuf_puts(ob, "null");
+	else if (ci->number || (pr->bytes && (ci->flags & CF_SIZE)))
+		outbuf_puts(ob, v);
+	else
+		put_json(ob, v);
 }
 
 /*
- * Each column's key as written before its value (`"name": `), made once
- * for all rows in @keys: the offsets of the keys in it in @at, their
- * ends in @at[c + 1].
+ * The columns' keys as written before their values at one depth, made
+ * once for all the rows there: the first `<indentation>"name": `, each
+ * other `,\n<indentation>"name": `; and what closes a row there that has
+ * neither children nor the last place among its siblings.
  */
-/*
- * The keys of the columns, each as written at depth 0 after the value
- * before: ",\n" (none before the first), the indentation, the key, ": ".
- */
-static int json_keys(const struct printer *pr, struct outbuf *keys,
-		     size_t **at)
+struct json_keys {
+	struct outbuf text; /* the keys, then the close */
+	size_t *at;	    /* per column where its key begins; the close */
+	unsigned int depth;
+	bool made;
+};
+
+static int json_keys_at(const struct printer *pr, struct json_keys *k,
+			unsigned int d)
 {
-	*at = malloc((pr->ncols + 1) * sizeof(**at));
-	if (!*at)
+	if (k->made && k->depth == d)
+		return 0;
+	if (!k->at && !(k->at = malloc((pr->ncols + 2) * sizeof(*k->at))))
 		return -ENOMEM;
+	outbuf_reset(&k->text);
 	for (size_t c = 0; c < pr->ncols; c++) {
 		char nb[COLNAME_MAX];
 
-		(*at)[c] = keys->len;
+		k->at[c] = k->text.len;
 		if (c)
-			outbuf_puts(keys, ",\n");
-		put_spaces(keys, json_indent(0) + 3);
-		json_key_lower(keys, col_name(pr, c, nb));
-		outbuf_puts(keys, ": ");
+			outbuf_puts(&k->text, ",\n");
+		put_spaces(&k->text, json_indent(d) + 3);
+		json_key_lower(&k->text, col_name(pr, c, nb));
+		outbuf_puts(&k->text, ": ");
 	}
-	(*at)[pr->ncols] = keys->len;
-	return keys->err ? -keys->err : 0;
+	k->at[pr->ncols] = k->text.len;
+	outbuf_putc(&k->text, '\n');
+	put_spaces(&k->text, json_indent(d));
+	outbuf_puts(&k->text, "},{\n");
+	k->at[pr->ncols + 1] = k->text.len;
+	k->depth = d;
+	k->made = !k->text.err;
+	return k->text.err ? -k->text.err : 0;
+}
+
+/* the key of column @c at json_keys_at()'s depth; ncols: the close */
+static void put_key(struct outbuf *ob, const struct json_keys *k, size_t c)
+{
+	outbuf_write(ob, k->text.data + k->at[c], k->at[c + 1] - k->at[c]);
+}
+
+static void json_keys_free(struct json_keys *k)
+{
+	outbuf_free(&k->text);
+	free(k->at);
+}
+
+/* room in *@v (of *@cap) for a flag per depth up to @d: 0 or -ENOMEM */
+static int grow_flags(bool **v, size_t *cap, unsigned int d)
+{
+	size_t ncap = (size_t)d * 2 + 16;
+	bool *nv;
+
+	if (d < *cap)
+		return 0;
+	nv = realloc(*v, ncap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* a row's object at depth @d, unless open already ("},{") */
+static void json_row_open(struct outbuf *ob, unsigned int d, bool opened)
+{
+	if (opened)
+		return;
+	put_spaces(ob, json_indent(d));
+	outbuf_puts(ob, "{\n");
+}
+
+/*
+ * After the members of a row at depth @d: its children open, or its
+ * object closes with every parent's that it was the last row of (@lastv:
+ * per depth, the row there is the last of its siblings). True when that
+ * leaves the next row's object open already.
+ */
+static bool json_row_end(struct outbuf *ob, const struct json_keys *k,
+			 size_t ncols, unsigned int d, bool kids,
+			 const bool *lastv)
+{
+	if (!kids && !lastv[d]) {
+		put_key(ob, k, ncols); /* the close */
+		return true;
+	}
+	if (kids) {
+		outbuf_puts(ob, ",\n");
+		put_spaces(ob, json_indent(d) + 3);
+		outbuf_puts(ob, "\"children\": [\n");
+		return false;
+	}
+	outbuf_putc(ob, '\n');
+	for (;;) {
+		put_spaces(ob, json_indent(d));
+		outbuf_putc(ob, '}');
+		if (!lastv[d]) {
+			outbuf_puts(ob, ",{\n");
+			return true;
+		}
+		outbuf_putc(ob, '\n');
+		if (d == 0)
+			return false;
+		d--;
+		put_spaces(ob, json_indent(d) + 3);
+		outbuf_puts(ob, "]\n");
+	}
 }
 
 static int print_json(const struct printer *pr, const struct row *rows,
 		      size_t n, struct outbuf *ob)
 {
 	struct cellctx cc = cell_ctx(pr, false);
-	struct outbuf scratch = OUTBUF_INIT, keys = OUTBUF_INIT;
+	struct outbuf scratch = OUTBUF_INIT;
+	struct json_keys keys = {.text = OUTBUF_INIT};
 	struct row_rec rr = {0};
 	bool *lastv = NULL;
-	size_t lastcap = 0, *key_at = NULL;
+	size_t lastcap = 0;
 	bool opened = pr->cont;
+	int ret = 0;
 
-	if (json_keys(pr, &keys, &key_at) < 0) {
-		free(key_at);
-		outbuf_free(&keys);
-		return -ENOMEM;
-	}
 	if (!pr->cont)
 		outbuf_puts(ob, "{\n   \"filesystems\": [\n");
 	if (!n && !pr->cont)
 		outbuf_putc(ob, '\n');
 	for (size_t i = 0; i < n; i++) {
 		unsigned int d = row_depth(pr, &rows[i]);
-		size_t ind = json_indent(d);
 		bool kids = i + 1 < n && row_depth(pr, &rows[i + 1]) > d;
 		const struct row *r = row_get(&rows[i], &rr);
 
-		if (!r || d >= lastcap) {
-			size_t ncap = (size_t)d * 2 + 16;
-			bool *nv = r ? realloc(lastv, ncap * sizeof(*nv)) : NULL;
-
-			if (!nv) {
-				free(lastv);
-				free(key_at);
-				outbuf_free(&keys);
-				outbuf_free(&scratch);
-				row_rec_free(&rr);
-				return -ENOMEM;
-			}
-			lastv = nv;
-			lastcap = ncap;
+		if (!r || grow_flags(&lastv, &lastcap, d) < 0 ||
+		    json_keys_at(pr, &keys, d) < 0) {
+			ret = -ENOMEM;
+			break;
 		}
 		lastv[d] = row_last(pr, rows, i, n);
 		if (row_done(pr, ob) < 0)
 			break;
-		if (!opened) {
-			put_spaces(ob, ind);
-			outbuf_puts(ob, "{\n");
-		}
-		opened = false;
+		json_row_open(ob, d, opened);
 		for (size_t c = 0; c < pr->ncols; c++) {
 			const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
 			const char *v = cell_value(
 				&cc, (enum col_id)pr->cols[c], r, &scratch);
 
-			put_key(ob, keys.data + key_at[c],
-				key_at[c + 1] - key_at[c], c ? 2 : 0, d);
-			if (ci->flags & CF_WRAP)
-				put_json_array(ob, v, ind + 3);
-			else if (!v || !*v)
-				outbuf_puts(ob, "null");
-			else if (ci->number ||
-				 (pr->bytes && (ci->flags & CF_SIZE)))
-				outbuf_puts(ob, v);
-			else
-				put_json(ob, v);
+			put_key(ob, &keys, c);
+			put_json_value(pr, ci, v, json_indent(d), ob);
 		}
-		if (kids) {
-			outbuf_puts(ob, ",\n");
-			put_spaces(ob, ind + 3);
-			outbuf_puts(ob, "\"children\": [\n");
-			continue;
-		}
-		outbuf_putc(ob, '\n');
-		/* close this object, and every parent it was the last of */
-		for (;;) {
-			put_spaces(ob, json_indent(d));
-			outbuf_putc(ob, '}');
-			if (!lastv[d]) {
-				outbuf_puts(ob, ",{\n");
-				opened = true;
-				break;
-			}
-			outbuf_putc(ob, '\n');
-			if (d == 0)
-				break;
-			d--;
-			put_spaces(ob, json_indent(d) + 3);
-			outbuf_puts(ob, "]\n");
-		}
+		opened = json_row_end(ob, &keys, pr->ncols, d, kids, lastv);
 	}
-	if (!ob->err && !pr->more)
+	if (!ret && !ob->err && !pr->more)
 		outbuf_puts(ob, "   ]\n}\n");
 	free(lastv);
-	free(key_at);
-	outbuf_free(&keys);
+	json_keys_free(&keys);
 	row_rec_free(&rr);
 	if (scratch.err && !ob->err)
 		ob->err = scratch.err;
 	outbuf_free(&scratch);
+	if (ret)
+		return ret;
 	return ob->err ? -ob->err : 0;
 }
 
@@ -694,19 +733,16 @@ struct textctx {
 	struct row_rec rr;
 };
 
-static int grow_more(struct textctx *tc, unsigned int d)
+/* the art of a row at depth @d, @last of its siblings, into tc->art */
+static int art_of(struct textctx *tc, const struct treeart *style,
+		  unsigned int d, bool last)
 {
-	bool *nv;
-	size_t ncap;
-
-	if (d < tc->morecap)
-		return 0;
-	ncap = (size_t)d * 2 + 16;
-	nv = realloc(tc->more, ncap * sizeof(*nv));
-	if (!nv)
+	if (grow_flags(&tc->more, &tc->morecap, d) < 0)
 		return -ENOMEM;
-	tc->more = nv;
-	tc->morecap = ncap;
+	tc->more[d] = !last;
+	outbuf_reset(&tc->art);
+	if (d)
+		put_art(&tc->art, style, tc->more, d, last);
 	return 0;
 }
 
@@ -717,16 +753,8 @@ static int grow_more(struct textctx *tc, unsigned int d)
 static int row_art(struct textctx *tc, const struct treeart *style,
 		   const struct row *rows, size_t i, size_t n, unsigned int *d)
 {
-	bool last = row_last(tc->pr, rows, i, n);
-
 	*d = row_depth(tc->pr, &rows[i]);
-	if (grow_more(tc, *d) < 0)
-		return -ENOMEM;
-	tc->more[*d] = !last;
-	outbuf_reset(&tc->art);
-	if (*d)
-		put_art(&tc->art, style, tc->more, *d, last);
-	return 0;
+	return art_of(tc, style, *d, row_last(tc->pr, rows, i, n));
 }
 
 /*
@@ -901,7 +929,7 @@ static int print_kept(const struct printer *pr, const struct row *rows,
 		ret = text_cells_add(pr, &tcs, rows + first, n - first);
 	}
 	if (!ret)
-		ret = text_cells_print(pr, &tcs, rows, ob);
+		ret = text_cells_print(pr, &tcs, rows, NULL, ob);
 	text_cells_free(&tcs);
 	return ret;
 }
@@ -1190,10 +1218,50 @@ static int text_cells_init(const struct printer *pr, struct text_cells *tc)
 	return 0;
 }
 
+/* @v as kept: escaped text, or for JSON (tc->at) the value; its width */
+static size_t put_kept(const struct printer *pr, int col, const char *v,
+		       struct outbuf *ob)
+{
+	if (!pr->json)
+		return put_safe(ob, v);
+	put_json_value(pr, &lsmnt_cols[col], v, 0, ob);
+	return ob->len;
+}
+
+/*
+ * A row kept for any order (tc->at): each cell whole, with no "value
+ * above" to compare or share with
+ */
+static void kept_row_add(const struct printer *pr, const struct cellctx *cc,
+			 struct text_cells *tc, const struct row *r, size_t i)
+{
+	tc->at[i] = tc->text.len;
+	for (size_t c = 0; c < pr->ncols; c++) {
+		int col = pr->cols[c];
+		const char *v = cell_value(cc, (enum col_id)col, r,
+					   &tc->scratch);
+		size_t w, len;
+
+		outbuf_reset(&tc->esc);
+		w = put_kept(pr, col, v ? v : "", &tc->esc);
+		len = tc->esc.len;
+		put_varint(&tc->text, len << 1 | (w != len));
+		if (w != len)
+			put_varint(&tc->text, w);
+		put_varint(&tc->text, 0);
+		if (len)
+			outbuf_write(&tc->text, tc->esc.data, len);
+		if (w > tc->width[c])
+			tc->width[c] = w;
+		if (tc->tw && is_tree_col(pr, col))
+			tc->tw[i] = (uint32_t)w;
+	}
+}
+
 int text_cells_add(const struct printer *pr, struct text_cells *tc,
 		   const struct row *rows, size_t n)
 {
-	struct cellctx cc = cell_ctx(pr, true);
+	struct cellctx cc = cell_ctx(pr, !pr->json);
 
 	if (text_cells_init(pr, tc) < 0)
 		return -ENOMEM;
@@ -1202,42 +1270,55 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 
 		if (!r)
 			return -ENOMEM;
+		if (tc->at) {
+			kept_row_add(pr, &cc, tc, r, tc->n + i);
+			if (tc->esc.err)
+				return -ENOMEM;
+			continue;
+		}
 		for (size_t c = 0; c < pr->ncols; c++) {
-			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
-						   r, &tc->scratch);
+			int col = pr->cols[c];
+			const char *v = cell_value(&cc, (enum col_id)col, r,
+						   &tc->scratch);
 			struct outbuf *above = &tc->last[c], t;
+			const char *text;
 			size_t w, len, shared, wide;
+			bool same;
 
 			if (!v)
 				v = ""; /* no value prints as an empty one */
-			if (tc->raw[c].data && !strcmp(tc->raw[c].data, v)) {
+			same = tc->raw[c].data && !strcmp(tc->raw[c].data, v);
+			if (same) {
 				/* the value above: all of its text shared */
 				w = tc->rawidth[c];
-				len = shared = above->len;
+				len = above->len;
+				text = above->data;
 			} else {
 				outbuf_reset(&tc->esc);
-				w = put_safe(&tc->esc, v);
+				w = put_kept(pr, col, v, &tc->esc);
 				outbuf_reset(&tc->raw[c]);
 				outbuf_puts(&tc->raw[c], v);
 				tc->rawidth[c] = w;
 				if (tc->esc.err || tc->raw[c].err)
 					return -ENOMEM;
 				len = tc->esc.len;
-				shared = common_prefix(tc->esc.data, len,
-						       above->data, above->len);
+				text = tc->esc.data;
 			}
+			shared = same ? len
+				      : common_prefix(text, len, above->data,
+						      above->len);
 			put_varint(&tc->text, (len - shared) << 1 | (w != len));
 			if (w != len)
 				put_varint(&tc->text, w);
 			put_varint(&tc->text, shared);
-			wide = w + art_cols(pr, pr->cols[c], r);
+			wide = w + art_cols(pr, col, r);
 			if (wide > tc->width[c])
 				tc->width[c] = wide;
-			if (len == above->len && shared == len)
-				continue; /* the above is this cell */
 			if (len > shared)
-				outbuf_write(&tc->text, tc->esc.data + shared,
+				outbuf_write(&tc->text, text + shared,
 					     len - shared);
+			if (same || (len == above->len && shared == len))
+				continue; /* the above is this cell */
 			/* this cell is the next row's above */
 			t = *above;
 			*above = tc->esc;
@@ -1306,8 +1387,83 @@ static void put_kept_row(const struct printer *pr, const struct text_cells *tc,
 	ob->len += (size_t)(p - start);
 }
 
+/* the next kept cell at *@p: its text (@len bytes), its width into *@w */
+static const unsigned char *kept_cell(const unsigned char **p, size_t *len,
+				      size_t *shared, size_t *w)
+{
+	size_t rest = get_varint(p);
+	const unsigned char *text;
+
+	*w = rest & 1 ? get_varint(p) : SIZE_MAX;
+	*shared = get_varint(p);
+	*len = rest >> 1;
+	text = *p;
+	*p += *len;
+	return text;
+}
+
+/* the JSON tree of rows kept with tc->at, in @order */
+static int kept_json(const struct printer *pr, const struct text_cells *tc,
+		     const struct tree_pos *order, struct outbuf *ob)
+{
+	struct json_keys keys = {.text = OUTBUF_INIT};
+	size_t lastcap = 0;
+	bool *lastv = NULL, opened = false;
+	int ret = 0;
+
+	outbuf_puts(ob, "{\n   \"filesystems\": [\n");
+	for (size_t i = 0; !ret && i < tc->n; i++) {
+		const struct tree_pos *at = &order[i];
+		const unsigned char *p =
+			(const unsigned char *)tc->text.data + tc->at[at->row];
+
+		ret = grow_flags(&lastv, &lastcap, at->depth);
+		if (!ret)
+			ret = json_keys_at(pr, &keys, at->depth);
+		if (ret < 0)
+			break;
+		lastv[at->depth] = at->last;
+		json_row_open(ob, at->depth, opened);
+		for (size_t c = 0; c < pr->ncols; c++) {
+			size_t len, shared, w;
+			const unsigned char *v = kept_cell(&p, &len, &shared, &w);
+
+			put_key(ob, &keys, c);
+			outbuf_write(ob, v, len);
+		}
+		opened = json_row_end(ob, &keys, pr->ncols, at->depth,
+				      at->kids, lastv);
+		ret = row_done(pr, ob);
+	}
+	if (!ret)
+		outbuf_puts(ob, "   ]\n}\n");
+	free(lastv);
+	json_keys_free(&keys);
+	if (ret)
+		return ret;
+	return ob->err ? -ob->err : 0;
+}
+
+/* the widest tree cell with its art, of rows kept in @order */
+static void kept_tree_width(const struct printer *pr, struct text_cells *tc,
+			    const struct tree_pos *order)
+{
+	for (size_t c = 0; c < pr->ncols; c++) {
+		if (!is_tree_col(pr, pr->cols[c]))
+			continue;
+		for (size_t i = 0; i < tc->n; i++) {
+			size_t wide = tc->tw[order[i].row] +
+				      2 * (size_t)order[i].depth;
+
+			if (wide > tc->width[c])
+				tc->width[c] = wide;
+		}
+	}
+}
+
 int text_cells_print(const struct printer *pr, struct text_cells *tc,
-		     const struct row *rows, struct outbuf *ob)
+		     const struct row *rows, const struct tree_pos *order,
+		     struct outbuf *ob)
 {
 	const unsigned char *p = (const unsigned char *)tc->text.data;
 	const struct treeart *style = tree_art(pr);
@@ -1319,6 +1475,10 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 		return 0; /* libsmartcols prints nothing, not even a header */
 	if (tc->text.err)
 		return -tc->text.err;
+	if (order && pr->json)
+		return kept_json(pr, tc, order, ob);
+	if (order)
+		kept_tree_width(pr, tc, order);
 	w = calloc(pr->ncols ? pr->ncols : 1, sizeof(*w)); /* a row's cells' */
 	if (!w)
 		return -ENOMEM;
@@ -1330,22 +1490,25 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 	for (size_t i = 0; i < tc->n && !ret; i++) {
 		unsigned int d = 0;
 
-		if (rows && row_art(&tx, style, rows, i, tc->n, &d) < 0) {
-			ret = -ENOMEM;
-			break;
+		if (order) {
+			d = order[i].depth;
+			p = (const unsigned char *)tc->text.data +
+			    tc->at[order[i].row];
+			ret = art_of(&tx, style, d, order[i].last);
+		} else if (rows) {
+			ret = row_art(&tx, style, rows, i, tc->n, &d);
 		}
+		if (ret < 0)
+			break;
 		for (size_t c = 0; c < pr->ncols; c++) {
 			struct outbuf *cell = &tc->last[c];
-			size_t rest = get_varint(&p), shared;
+			size_t len, shared;
+			const unsigned char *v = kept_cell(&p, &len, &shared,
+							   &w[c]);
 
-			w[c] = 0;
-			if (rest & 1)
-				w[c] = get_varint(&p);
-			shared = get_varint(&p);
 			cell->len = shared; /* its first bytes are the above's */
-			outbuf_write(cell, p, rest >> 1);
-			p += rest >> 1;
-			if (!(rest & 1))
+			outbuf_write(cell, v, len);
+			if (w[c] == SIZE_MAX)
 				w[c] = cell->len;
 		}
 		put_kept_row(pr, tc, w, d ? &tx.art : NULL, d, ob);
@@ -1375,6 +1538,8 @@ void text_cells_free(struct text_cells *tc)
 	}
 	free(tc->last);
 	free(tc->raw);
+	tc->at = NULL; /* the caller's */
+	tc->tw = NULL;
 	free(tc->rawidth);
 	free(tc->width);
 	tc->last = tc->raw = NULL;

@@ -127,18 +127,12 @@ int forest_rows(struct forest *fo, struct row **rows, size_t *n)
 	return 0;
 }
 
-/* what the children are sorted by, per table index */
-struct kid_key {
-	uint64_t id;
-	uint32_t old;
-};
-
-static const struct kid_key *kids_keys; /* for the comparison */
+static const struct mount_key *kids_keys; /* for the comparison */
 
 static int cmp_old_id(const void *a, const void *b)
 {
-	const struct kid_key *x = &kids_keys[*(const size_t *)a];
-	const struct kid_key *y = &kids_keys[*(const size_t *)b];
+	const struct mount_key *x = &kids_keys[*(const uint32_t *)a];
+	const struct mount_key *y = &kids_keys[*(const uint32_t *)b];
 
 	if (x->old != y->old)
 		return x->old < y->old ? -1 : 1;
@@ -149,9 +143,9 @@ static int cmp_old_id(const void *a, const void *b)
  * The keys of every mount of @t (of -U or a file's table, never compact:
  * each record is the table's own); NULL: no memory
  */
-static struct kid_key *kid_keys(const struct mntkit_table *t, size_t n)
+static struct mount_key *kid_keys(const struct mntkit_table *t, size_t n)
 {
-	struct kid_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+	struct mount_key *keys = malloc((n ? n : 1) * sizeof(*keys));
 
 	for (size_t i = 0; keys && i < n; i++) {
 		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
@@ -161,6 +155,7 @@ static struct kid_key *kid_keys(const struct mntkit_table *t, size_t n)
 			return NULL;
 		}
 		keys[i].id = sm->mnt_id;
+		keys[i].parent = sm->mnt_parent_id;
 		keys[i].old = sm->mnt_id_old;
 	}
 	return keys;
@@ -310,49 +305,66 @@ static ssize_t tree_parent(const struct mntkit_table *t, const struct uniq *u,
 	return u->gone[i] ? -2 : u->parent[i];
 }
 
+/*
+ * The children of each of @n mounts whose parents are @par (an index, or
+ * below 0 for none) in @k, in index order, into its arrays: n + 2 starts
+ * and n children
+ */
+static void kids_link(struct kids *k, const int32_t *par, size_t n)
+{
+	memset(k->start, 0, (n + 2) * sizeof(*k->start));
+	/* counted two ahead, summed, then each placed one ahead */
+	for (size_t i = 0; i < n; i++)
+		if (par[i] >= 0)
+			k->start[par[i] + 2]++;
+	for (size_t i = 2; i < n + 2; i++)
+		k->start[i] += k->start[i - 1];
+	for (size_t i = 0; i < n; i++)
+		if (par[i] >= 0)
+			k->v[k->start[par[i] + 1]++] = (uint32_t)i;
+}
+
+/* each mount's children by (old ID, ID), sorted where out of order */
+static void kids_order(struct kids *k, size_t n, const struct mount_key *keys)
+{
+	kids_keys = keys;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t *v = k->v + k->start[i];
+		size_t m = k->start[i + 1] - k->start[i];
+
+		for (size_t j = 1; j < m; j++) {
+			if (cmp_old_id(&v[j - 1], &v[j]) > 0) {
+				qsort(v, m, sizeof(*v), cmp_old_id);
+				break;
+			}
+		}
+	}
+}
+
 static int kids_build(const struct mntkit_table *t, const struct uniq *u,
 		      struct kids *k)
 {
-	size_t n = mntkit_table_count(t), *pos;
-	struct kid_key *keys = NULL;
+	size_t n = mntkit_table_count(t);
+	int32_t *par = malloc((n ? n : 1) * sizeof(*par));
+	struct mount_key *keys = kid_keys(t, n);
+	int r = -ENOMEM;
 
-	k->start = calloc(n + 2, sizeof(*k->start));
-	k->v = malloc((n ? n : 1) * sizeof(*k->v));
-	pos = malloc((n + 1) * sizeof(*pos));
-	if (!k->start || !k->v || !pos) {
-		free(pos);
+	if (n < INT32_MAX) {
+		k->start = malloc((n + 2) * sizeof(*k->start));
+		k->v = malloc((n ? n : 1) * sizeof(*k->v));
+	}
+	if (par && keys && k->start && k->v) {
+		for (size_t i = 0; i < n; i++)
+			par[i] = (int32_t)tree_parent(t, u, i);
+		kids_link(k, par, n);
+		kids_order(k, n, keys);
+		r = 0;
+	} else {
 		kids_free(k);
-		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		ssize_t p = tree_parent(t, u, i);
-
-		if (p >= 0)
-			k->start[p + 1]++;
-	}
-	for (size_t i = 0; i < n; i++)
-		k->start[i + 1] += k->start[i];
-	memcpy(pos, k->start, (n + 1) * sizeof(*pos));
-	for (size_t i = 0; i < n; i++) {
-		ssize_t p = tree_parent(t, u, i);
-
-		if (p >= 0)
-			k->v[pos[p]++] = i;
-	}
-	free(pos);
-	for (size_t i = 0; i < n; i++) {
-		if (k->start[i + 1] - k->start[i] < 2)
-			continue;
-		if (!keys && !(keys = kid_keys(t, n))) {
-			kids_free(k);
-			return -ENOMEM;
-		}
-		kids_keys = keys;
-		qsort(k->v + k->start[i], k->start[i + 1] - k->start[i],
-		      sizeof(*k->v), cmp_old_id);
-	}
+	free(par);
 	free(keys);
-	return 0;
+	return r;
 }
 
 /*
@@ -705,4 +717,105 @@ int build_submounts(struct build *b, const struct mntkit_table *t)
 	b->done = NULL;
 	b->node_of = NULL;
 	return r;
+}
+
+/* the index of mount @id among @n keys in ID order, -1 when none */
+static ssize_t key_find(const struct mount_key *keys, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keys[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && keys[lo].id == id ? (ssize_t)lo : -1;
+}
+
+/* the walk of tree_shape(): per depth a mount, where its next child is */
+struct walk {
+	uint32_t *node, *at;
+	size_t cap;
+};
+
+static int walk_push(struct walk *w, size_t sp, uint32_t node, uint32_t at)
+{
+	if (sp >= w->cap) {
+		size_t ncap = w->cap * 2 + 64;
+		uint32_t *nn = realloc(w->node, ncap * sizeof(*nn)), *na;
+
+		if (!nn)
+			return -ENOMEM;
+		w->node = nn;
+		na = realloc(w->at, ncap * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		w->at = na;
+		w->cap = ncap;
+	}
+	w->node[sp] = node;
+	w->at[sp] = at;
+	return 0;
+}
+
+int tree_shape(const struct mount_key *keys, size_t n, uint32_t *work,
+	       struct tree_pos *order)
+{
+	int32_t *par = (int32_t *)work, root = -1;
+	struct kids k = {.start = work + n, .v = work + 2 * n + 2};
+	struct walk w = {0};
+	size_t sp = 0, done = 0;
+	ssize_t p = -1;
+
+	if (n >= 1U << 30)
+		return -EAGAIN; /* deeper than a tree_pos says */
+	for (size_t i = 0; i < n; i++) {
+		if (i && keys[i - 1].id >= keys[i].id)
+			return -EAGAIN; /* not in ID order, or twice */
+		/* siblings mostly come together */
+		if (!i || keys[i].parent != keys[i - 1].parent)
+			p = key_find(keys, n, keys[i].parent);
+		par[i] = p == (ssize_t)i ? -1 : (int32_t)p;
+		if (par[i] >= 0)
+			continue;
+		if (root >= 0)
+			return -EAGAIN; /* a second root */
+		root = (int32_t)i;
+	}
+	if (root < 0)
+		return -EAGAIN;
+	kids_link(&k, par, n);
+	kids_order(&k, n, keys);
+	if (walk_push(&w, sp++, (uint32_t)root, k.start[root]) < 0)
+		return -ENOMEM;
+	order[done++] = (struct tree_pos){
+		.row = (uint32_t)root,
+		.last = true,
+		.kids = k.start[root + 1] != k.start[root],
+	};
+	while (sp) {
+		uint32_t m = w.node[sp - 1], c;
+
+		if (w.at[sp - 1] == k.start[m + 1]) {
+			sp--;
+			continue;
+		}
+		c = k.v[w.at[sp - 1]++];
+		order[done++] = (struct tree_pos){
+			.row = c,
+			.depth = (uint32_t)sp,
+			.last = w.at[sp - 1] == k.start[m + 1],
+			.kids = k.start[c + 1] != k.start[c],
+		};
+		if (walk_push(&w, sp++, c, k.start[c]) < 0)
+			break;
+	}
+	free(w.node);
+	free(w.at);
+	if (sp)
+		return -ENOMEM;
+	return done == n ? 0 : -EAGAIN; /* else a cycle no walk reaches */
 }

@@ -62,13 +62,14 @@ static void advise_within(void *v, size_t len, uintptr_t unit, int advice)
 		madvise((void *)a, e - a, advice);
 }
 
-static void *big_alloc(size_t len, bool all)
+/* big_alloc()'s present memory, aligned to huge runs from @huge bytes */
+static void *present_alloc(size_t len, size_t huge)
 {
 	void *v = NULL;
 
-	if (!all || len < (16U << 10)) /* a few faults cost less */
+	if (len < (16U << 10)) /* a few faults cost less */
 		return malloc(len);
-	if (len < 2 * HUGE_RUN || posix_memalign(&v, HUGE_RUN, len))
+	if (len < huge || posix_memalign(&v, HUGE_RUN, len))
 		v = malloc(len);
 	if (!v)
 		return NULL;
@@ -80,6 +81,11 @@ static void *big_alloc(size_t len, bool all)
 		      MADV_POPULATE_WRITE);
 #endif
 	return v;
+}
+
+static void *big_alloc(size_t len, bool all)
+{
+	return all ? present_alloc(len, 2 * HUGE_RUN) : malloc(len);
 }
 
 static struct row *rows_alloc(size_t n, bool all)
@@ -826,26 +832,40 @@ static int run_verify(struct cmdline *cl)
  * widths: it keeps their cells' text only (struct text_cells). On the
  * native backend only, whose listing order (by ID) is findmnt's; the
  * emulation's needs the whole table (list_order()).
+ *
+ * The whole tree, unfiltered (findmnt's default output and -J), streams
+ * too: it keeps each row's cells and the IDs that place it, and prints
+ * once they are all in, in the order of the tree they make
+ * (tree_shape()). When they do not make one tree - a mount gone during
+ * the listing, a second root, a cycle - nothing is printed yet, and the
+ * snapshot's tree is printed instead.
  */
 #define STREAM_ROWS 128
 
-static bool streamable(const struct cmdline *cl, const struct plan *p)
+enum stream_kind { STREAM_NONE, STREAM_FLAT, STREAM_TREE };
+
+static enum stream_kind streamable(const struct cmdline *cl,
+				   const struct plan *p)
 {
 	const struct printer *pr = &cl->pr;
 
-	if (p->tree_mode || p->submounts || pr->tree || pr->terminal)
-		return false;
-	if (!pr->json && pr->mode != OUT_RAW && pr->mode != OUT_PAIRS &&
-	    pr->mode != OUT_LIST)
-		return false;
-	if (!cl->lean || cl->ntabfiles || cl->mtab || cl->uniq || cl->df ||
-	    cl->all_ns || cl->ns || cl->unreachable || cl->backward ||
-	    cl->f.first || !list_all(&cl->f) || has_col(cl, COL_TID))
-		return false;
+	if (pr->terminal || !cl->lean || cl->ntabfiles || cl->mtab ||
+	    cl->uniq || cl->df || cl->all_ns || cl->ns || cl->unreachable ||
+	    cl->backward || cl->f.first || has_col(cl, COL_TID) ||
+	    mntkit_get_backend() != MNTKIT_BACKEND_NATIVE)
+		return STREAM_NONE;
 	for (size_t c = 0; c < cl->ncols; c++)
 		if (lsmnt_cols[cl->cols[c]].flags & (CF_STATVFS | CF_WRAP))
-			return false;
-	return mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
+			return STREAM_NONE;
+	if (p->whole_tree && pr->tree && matches_every(&cl->f) &&
+	    (pr->json || pr->mode == OUT_TREE))
+		return STREAM_TREE;
+	if (p->tree_mode || p->submounts || pr->tree || !list_all(&cl->f))
+		return STREAM_NONE;
+	if (pr->json || pr->mode == OUT_RAW || pr->mode == OUT_PAIRS ||
+	    pr->mode == OUT_LIST)
+		return STREAM_FLAT;
+	return STREAM_NONE;
 }
 
 /* the replies of a part of the stream, one after another */
@@ -916,6 +936,65 @@ static int stream_stat(struct stream_part *sp, uint64_t id, uint64_t mask)
 	return 0;
 }
 
+/*
+ * The streamed tree's memory, all in one block (struct tree_mem): per row
+ * its key, where its cells begin and its tree cell's width, tree_shape()'s
+ * work and the order; then, for the rest of the block, the cells' text
+ * (lent to its outbuf: more of it moves out). Present at once, and from
+ * TREE_HUGE on in 2 MiB huge pages: the block is a few of those, not
+ * hundreds of 4 KiB pages at a fault each (big_alloc()). TREE_TEXT: what
+ * a row's cells take, about, to begin with.
+ */
+#define TREE_HUGE (1U << 20)
+#define TREE_TEXT 96U
+
+struct tree_mem {
+	char *block;
+	size_t len, used;
+	struct mount_key *keys;
+	struct tree_pos *order;
+	uint32_t *work;
+};
+
+/* @size bytes of @m, 16-aligned */
+static void *tree_take(struct tree_mem *m, size_t size)
+{
+	size_t at = (m->used + 15) & ~(size_t)15;
+
+	if (at > m->len || size > m->len - at)
+		return NULL;
+	m->used = at + size;
+	return m->block + at;
+}
+
+static int tree_mem_new(struct tree_mem *m, struct text_cells *tc, size_t n,
+			bool text)
+{
+	size_t per = sizeof(*m->keys) + sizeof(*tc->at) + sizeof(*tc->tw) +
+		     sizeof(*m->order) + TREE_SHAPE_WORK(1) + TREE_TEXT;
+
+	if (n > (SIZE_MAX - HUGE_RUN) / 2 / per)
+		return -ENOMEM;
+	m->len = n * per + 256;
+	if (m->len >= TREE_HUGE) /* whole huge runs */
+		m->len = (m->len + HUGE_RUN - 1) & ~(size_t)(HUGE_RUN - 1);
+	m->block = present_alloc(m->len, TREE_HUGE);
+	if (!m->block)
+		return -ENOMEM;
+	m->keys = tree_take(m, n * sizeof(*m->keys));
+	m->order = tree_take(m, n * sizeof(*m->order));
+	m->work = tree_take(m, TREE_SHAPE_WORK(n));
+	tc->at = tree_take(m, n * sizeof(*tc->at));
+	if (text)
+		tc->tw = tree_take(m, n * sizeof(*tc->tw));
+	m->used = (m->used + 15) & ~(size_t)15;
+	/* the rest: the cells' text */
+	tc->text.data = m->block + m->used;
+	tc->text.cap = m->len - m->used;
+	tc->text.lent = true;
+	return 0;
+}
+
 /* the row that waited goes first, alone */
 static void stream_next(struct stream_part *sp)
 {
@@ -929,18 +1008,26 @@ static void stream_next(struct stream_part *sp)
 
 /*
  * print the first @n rows of @sp, more to come when @more; or, for a
- * list, add them to @cells
+ * list or a tree, add them to @cells, and for a tree their IDs to @keys
  */
 static int stream_print(struct printer *pr, struct stream_part *sp, size_t n,
-			bool more, struct text_cells *cells, struct outbuf *ob)
+			bool more, struct text_cells *cells,
+			struct mount_key *keys, struct outbuf *ob)
 {
 	int r;
 
 	for (size_t i = 0; i < n; i++) {
-		const void *rec = sp->arena + sp->off[i];
+		const struct mntkit_statmount *rec =
+			(const void *)(sp->arena + sp->off[i]);
 
 		memset(&sp->rows[i], 0, sizeof(sp->rows[i]));
 		sp->rows[i].sm = rec;
+		if (keys)
+			keys[cells->n + i] = (struct mount_key){
+				.id = rec->mnt_id,
+				.parent = rec->mnt_parent_id,
+				.old = rec->mnt_id_old,
+			};
 	}
 	if (cells)
 		return text_cells_add(pr, cells, sp->rows, n);
@@ -982,7 +1069,9 @@ void text_reserve(struct outbuf *ob, size_t m, size_t n)
 	if (!v)
 		return;
 	memcpy(v, ob->data, ob->len + 1);
-	free(ob->data);
+	if (!ob->lent)
+		free(ob->data);
+	ob->lent = false;
 	ob->data = v;
 	ob->cap = len;
 }
@@ -995,16 +1084,20 @@ static size_t stream_out_size(size_t n)
 
 /*
  * The last row of a full part waits for the next part, so that the last
- * row printed is known to be the last (JSON closes after it).
+ * row printed is known to be the last (JSON closes after it). 0, -1 (an
+ * error, told), or 1: the tree was no tree, to be printed from a
+ * snapshot.
  */
-static int run_stream(struct cmdline *cl)
+static int run_stream(struct cmdline *cl, enum stream_kind kind)
 {
 	uint64_t mask = wanted_mask(cl) | MNTKIT_STATMOUNT_MNT_BASIC, *ids;
 	struct stream_part *sp = calloc(1, sizeof(*sp));
 	struct outbuf ob = OUTBUF_INIT;
 	struct text_cells tcs = {.text = OUTBUF_INIT, .scratch = OUTBUF_INIT};
+	bool tree = kind == STREAM_TREE;
 	struct text_cells *cells =
-		!cl->pr.json && cl->pr.mode == OUT_LIST ? &tcs : NULL;
+		tree || (!cl->pr.json && cl->pr.mode == OUT_LIST) ? &tcs : NULL;
+	struct tree_mem tm = {0};
 	size_t shown = 0;
 	ssize_t n;
 	int r = 0;
@@ -1018,6 +1111,12 @@ static int run_stream(struct cmdline *cl)
 		query_failed(cl, (int)n);
 		free(sp);
 		return -1;
+	}
+	if (tree && tree_mem_new(&tm, &tcs, n ? (size_t)n : 1,
+				 !cl->pr.json) < 0) {
+		r = -ENOMEM;
+		cli_errmsg(NULL, "%s", cli_strerror(ENOMEM));
+		goto out;
 	}
 	/* the output's buffer: a chunk and a row, its pages present */
 	ob.cap = stream_out_size((size_t)n);
@@ -1034,6 +1133,10 @@ static int run_stream(struct cmdline *cl)
 		if (i && ids[i] == ids[i - 1])
 			continue;
 		r = stream_stat(sp, ids[i], mask);
+		if (r == -ENOENT && tree) { /* its children may be left */
+			r = 1;
+			goto out;
+		}
 		if (r == -ENOENT) { /* gone since the listing */
 			r = 0;
 			continue;
@@ -1044,26 +1147,36 @@ static int run_stream(struct cmdline *cl)
 		}
 		if (sp->n <= STREAM_ROWS)
 			continue;
-		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, cells, &ob);
+		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, cells,
+				 tm.keys, &ob);
 		if (cells && !shown)
 			text_reserve(&cells->text, STREAM_ROWS, (size_t)n);
 		shown += STREAM_ROWS;
 		stream_next(sp);
 	}
 	if (!r && sp->n) {
-		r = stream_print(&cl->pr, sp, sp->n, false, cells, &ob);
+		r = stream_print(&cl->pr, sp, sp->n, false, cells, tm.keys,
+				 &ob);
 		shown += sp->n;
 	}
 	if (!r && !shown) {
-		r = -ENOENT; /* found nothing: exit 1, silently */
+		/* found nothing: exit 1, silently; or the empty tree */
+		r = tree ? 1 : -ENOENT;
 		goto out;
 	}
-	if (!r && cells) {
-		/* the replies' memory is done with */
-		free(sp->arena);
-		sp->arena = NULL;
-		r = text_cells_print(&cl->pr, cells, NULL, &ob);
+	/* the replies' memory is done with */
+	free(sp->arena);
+	sp->arena = NULL;
+	if (!r && tree) {
+		r = tree_shape(tm.keys, shown, tm.work, tm.order);
+		if (r == -EAGAIN) {
+			r = 1;
+			goto out;
+		}
 	}
+	if (!r && cells)
+		r = text_cells_print(&cl->pr, cells, NULL,
+				     tree ? tm.order : NULL, &ob);
 	if (!r)
 		r = outbuf_flush(&ob, stdout);
 	if (r < 0)
@@ -1071,11 +1184,12 @@ static int run_stream(struct cmdline *cl)
 			   cli_strerror(-r));
 out:
 	text_cells_free(&tcs);
+	free(tm.block);
 	free(ids);
 	free(sp->arena);
 	free(sp);
 	outbuf_free(&ob);
-	return r < 0 ? -1 : 0;
+	return r < 0 ? -1 : r;
 }
 
 static int run(struct cmdline *cl)
@@ -1089,6 +1203,7 @@ static int run(struct cmdline *cl)
 	struct outbuf ob = OUTBUF_INIT;
 	struct row *rows = NULL;
 	size_t ntabs = 0, n = 0;
+	enum stream_kind kind;
 	int r;
 
 	/* libsmartcols nests (JSON "children", tree art) by TARGET only */
@@ -1098,8 +1213,12 @@ static int run(struct cmdline *cl)
 			  (cl->pr.mode == OUT_TREE || cl->pr.mode == OUT_LIST);
 	cl->lean = !cl->ntabfiles && !cl->mtab && !cl->uniq &&
 		   !tags_wanted(cl);
-	if (streamable(cl, &p))
-		return run_stream(cl);
+	kind = streamable(cl, &p);
+	if (kind != STREAM_NONE) {
+		r = run_stream(cl, kind);
+		if (r <= 0)
+			return r;
+	}
 	r = snapshots(cl, &tabs, &ntabs, &cl->tids);
 	if (r < 0)
 		goto out;

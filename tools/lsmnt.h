@@ -319,6 +319,13 @@ int print_rows(const struct printer *pr, const struct row *rows, size_t n,
  * every row is in and the widths are known. text_cells_add() takes a
  * part (its records may go afterwards), text_cells_print() prints them
  * all as print_rows() does; 0 or a negative errno.
+ *
+ * With @at (the caller's memory, room for every row), the rows are kept
+ * for a tree whose order is known only once all are in (lsmnt.c's
+ * streamed tree): each row's cells whole, from where @at says, and in
+ * @tw (the same, for a text tree) the width of its tree column's cell
+ * without the art. For pr->json such cells are JSON values, and
+ * text_cells_print() prints the JSON tree.
  */
 struct text_cells {
 	struct outbuf text; /* the cells, row after row (the
@@ -332,13 +339,27 @@ struct text_cells {
 	size_t *rawidth;     /* per column: its width */
 	struct outbuf esc;   /* a cell escaped */
 	struct row_rec rr;   /* a snapshot's record */
+	size_t *at;	     /* per row: where its cells begin, or NULL */
+	uint32_t *tw;	     /* with @at: per row its tree cell's width */
+};
+
+/* a row of a tree in pre-order: which one, where */
+struct tree_pos {
+	uint32_t row;	     /* its index among the rows added */
+	uint32_t depth : 30; /* 0 for the root */
+	uint32_t last : 1;   /* no later sibling */
+	uint32_t kids : 1;   /* the next row is its first child */
 };
 
 int text_cells_add(const struct printer *pr, struct text_cells *tc,
 		   const struct row *rows, size_t n);
-/* @rows: NULL, or the rows added (for the tree's art: pr->tree) */
+/*
+ * @rows: NULL, or the rows added (for the tree's art: pr->tree); @order:
+ * NULL, or with tc->at the rows' tree, whose @n rows print in its order
+ */
 int text_cells_print(const struct printer *pr, struct text_cells *tc,
-		     const struct row *rows, struct outbuf *ob);
+		     const struct row *rows, const struct tree_pos *order,
+		     struct outbuf *ob);
 void text_cells_free(struct text_cells *tc);
 
 /*

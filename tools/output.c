@@ -18,7 +18,8 @@ void outbuf_init(struct outbuf *ob)
 
 void outbuf_free(struct outbuf *ob)
 {
-	free(ob->data);
+	if (!ob->lent)
+		free(ob->data);
 	outbuf_init(ob);
 }
 
@@ -46,11 +47,14 @@ static bool outbuf_reserve(struct outbuf *ob, size_t extra)
 	cap = ob->cap ? ob->cap : 256;
 	while (cap < need)
 		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-	data = realloc(ob->data, cap);
+	data = ob->lent ? malloc(cap) : realloc(ob->data, cap);
 	if (!data) {
 		ob->err = ENOMEM;
 		return false;
 	}
+	if (ob->lent && ob->len)
+		memcpy(data, ob->data, ob->len);
+	ob->lent = false;
 	ob->data = data;
 	ob->cap = cap;
 	return true;

@@ -45,11 +45,16 @@ struct outbuf {
 	size_t len;
 	size_t cap;
 	int err; /* first error (positive errno), 0 if none */
+	/*
+	 * @data is memory of the caller's (set by it with @cap): never
+	 * freed, and growing copies the content out into memory of its own
+	 */
+	bool lent;
 };
 
 #define OUTBUF_INIT                                                            \
 	{                                                                      \
-		.data = NULL, .len = 0, .cap = 0, .err = 0                     \
+		.data = NULL, .len = 0, .cap = 0, .err = 0, .lent = false      \
 	}
 
 void outbuf_init(struct outbuf *ob);

@@ -610,6 +610,7 @@ c_ns_churn() {
 	py_case ns_churn <<'PY'
 from lsmntcmp import *
 import time
+T = os.environ["T"]
 # at least 4 s and 20 runs (a slow build, ASan, takes longer for 20)
 start = time.monotonic()
 n = 0
@@ -617,7 +618,8 @@ envs = [None]
 if run([L, "-l"], {"MNTKIT_BACKEND": "mountinfo"})[0] == 0:
     envs.append({"MNTKIT_BACKEND": "mountinfo"})
 while (time.monotonic() < start + 4 or n < 20) and time.monotonic() < start + 120:
-    for args in (["-J"], ["-J", "-l"], ["-r", "-o", "ID,UNIQ-ID,TARGET,FSTYPE"], []):
+    for args in (["-J"], ["-J", "-l"], ["-r", "-o", "ID,UNIQ-ID,TARGET,FSTYPE"], [],
+                 ["-J", "-o", "TARGET,ID,PARENT"]):
         env = envs[n % len(envs)]
         rc, out, err = run([L] + args, env)
         n += 1
@@ -625,6 +627,18 @@ while (time.monotonic() < start + 4 or n < 20) and time.monotonic() < start + 12
         if args and args[0] == "-J":
             d = jload(out)
             expect(d["filesystems"], "empty JSON")
+        if args[-1:] == ["TARGET,ID,PARENT"]:
+            # one tree, every mount under its parent, the test's own there
+            fs = d["filesystems"]
+            expect(len(fs) == 1 and fs[0]["target"] == "/", "%s: roots %r" % (env, [r["target"] for r in fs][:4]))
+            todo, seen = list(fs), set()
+            while todo:
+                m = todo.pop()
+                seen.add(m["target"])
+                for c in m.get("children", []):
+                    expect(c["parent"] == m["id"], "%s under %s" % (c["target"], m["target"]))
+                    todo.append(c)
+            expect(T in seen and T + "/a" in seen, "the test's mounts are gone")
         elif args and args[0] == "-r":
             lines = out.split(b"\n")
             expect(lines[-1] == b"", "unterminated output")
@@ -695,8 +709,9 @@ c_ns_dead_fuse() {
 }
 
 # the stream (lsmnt.c's run_stream(): a flat listing of every mount, 128
-# replies at a time, the last of a part waiting for the next): the whole
-# table with as many mounts as fill two and three parts, and one more
+# replies at a time, the last of a part waiting for the next; the whole
+# tree kept part by part): the whole table with as many mounts as fill
+# two and three parts, and one more
 c_ns_stream() {
 	local want have i=0
 	mkdir -p "$T/st" && mount -t tmpfs lsmnt-st "$T/st" || {
@@ -720,7 +735,7 @@ c_ns_stream() {
 		py_case "ns_stream_$want" <<'PY'
 from lsmntcmp import *
 need_findmnt()
-compare_modes([["-l"], ["-l", "-n"], ["-r"], ["-P"], ["-J", "-l"]],
+compare_modes([["-l"], ["-l", "-n"], ["-r"], ["-P"], ["-J", "-l"], [], ["-J"]],
               colsets=COLSETS[:3])
 PY
 	done
@@ -756,16 +771,68 @@ T = os.environ["T"]
 for loc in ("C.UTF-8", "C"):
     env = {"LC_ALL": loc}
     modes = [["-l"], ["-r"], ["-P"], ["-J", "-l"]]
-    compare_modes(modes, env=env, colsets=COLSETS[:1] + COLSETS[3:4])
+    compare_modes(modes + [[], ["-J"]], env=env,
+                  colsets=COLSETS[:1] + COLSETS[3:4])
     compare_modes(modes + [[], ["-J"]], extra=["-R", "-T", T + "/esc"],
                   env=env, colsets=COLSETS[:1])
 PY
 	umount -R "$T/esc"
 }
 
+# the whole tree streams (run_stream(), tree_shape()) when its mounts
+# make one tree, and is printed from the snapshot when not: in a chroot
+# whose root is a mount, its tree; in one whose root is a directory, the
+# mounts below it are several roots. Both as findmnt prints them there.
+c_ns_chroot_tree() {
+	local C=$T/chroot d root
+	if ! have_cmd chroot || ! have_cmd findmnt; then
+		skip ns_chroot_tree "no chroot or findmnt"
+		return
+	fi
+	mkdir -p "$C" && mount -t tmpfs lsmnt-chroot "$C" &&
+		mkdir -p "$C/x" "$C/plain/p" && mount -t tmpfs lsmnt-cx "$C/x" &&
+		mkdir -p "$C/x/y" && mount -t tmpfs lsmnt-cy "$C/x/y" &&
+		mount -t tmpfs lsmnt-cp "$C/plain/p" || {
+		fail ns_chroot_tree "cannot mount"
+		return
+	}
+	for root in "$C" "$C/plain"; do
+		for d in /usr /bin /lib /lib64 /sbin /proc; do
+			if [ -L "$d" ]; then
+				ln -s "$(readlink "$d")" "$root$d"
+			elif [ -d "$d" ]; then
+				mkdir -p "$root$d" && mount --rbind "$d" "$root$d"
+			fi
+		done
+		mkdir -p "$root$BUILDDIR" && mount --bind "$BUILDDIR" "$root$BUILDDIR"
+	done
+	if ! chroot "$C" "$LSMNT" >/dev/null 2>&1 ||
+		! chroot "$C" findmnt >/dev/null 2>&1; then
+		skip ns_chroot_tree "lsmnt or findmnt does not run in a chroot here"
+		umount -R "$C"
+		return
+	fi
+	CHROOT=$C py_case ns_chroot_tree <<'PY'
+from lsmntcmp import *
+C = os.environ["CHROOT"]
+for root in (C, C + "/plain"):
+    for m in ([], ["-J"], ["-o", "TARGET,ID,PARENT"], ["-J", "-o", "ID,TARGET"],
+              ["--ascii", "-n"]):
+        fr, fo, fe = run(["chroot", root, "findmnt"] + m)
+        lr, lo, le = run(["chroot", root, L] + m)
+        expect((fr, fo) == (lr, lo) and le == b"",
+               "chroot %s %s: exit %d/%d, %r / %r %r" % (root, m, fr, lr, fo[:300], lo[:300], le))
+    if NATIVE:
+        roots = jload(run(["chroot", root, L, "-J"])[1])["filesystems"]
+        expect((len(roots) == 1) == (root == C), "%s: %d roots" % (root, len(roots)))
+PY
+	umount -R "$C"
+}
+
 ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
 	c_ns_columns c_ns_idmap c_ns_other
-	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream c_ns_escape_words"
+	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream c_ns_escape_words
+	c_ns_chroot_tree"
 
 # ---- main ----
 
