@@ -729,6 +729,9 @@ struct textctx {
 	bool *more; /* per depth: that level's row has a later sibling */
 	size_t morecap;
 	struct outbuf art;
+	/* @art is of the row before: at this depth, last or not */
+	unsigned int art_depth;
+	bool art_last, art_made;
 	struct outbuf scratch;
 	struct row_rec rr;
 };
@@ -740,9 +743,18 @@ static int art_of(struct textctx *tc, const struct treeart *style,
 	if (grow_flags(&tc->more, &tc->morecap, d) < 0)
 		return -ENOMEM;
 	tc->more[d] = !last;
+	/*
+	 * a row at the depth of the row before, both last or neither, has
+	 * its art: the row before set the bar of its own depth only
+	 */
+	if (tc->art_made && tc->art_depth == d && tc->art_last == last)
+		return 0;
 	outbuf_reset(&tc->art);
 	if (d)
 		put_art(&tc->art, style, tc->more, d, last);
+	tc->art_depth = d;
+	tc->art_last = last;
+	tc->art_made = true;
 	return 0;
 }
 
@@ -1222,35 +1234,69 @@ static int text_cells_init(const struct printer *pr, struct text_cells *tc)
 static size_t put_kept(const struct printer *pr, int col, const char *v,
 		       struct outbuf *ob)
 {
+	size_t at = ob->len;
+
 	if (!pr->json)
 		return put_safe(ob, v);
 	put_json_value(pr, &lsmnt_cols[col], v, 0, ob);
-	return ob->len;
+	return ob->len - at;
 }
 
 /*
- * A row kept for any order (tc->at): each cell whole, with no "value
- * above" to compare or share with
+ * A kept row's cell header is written before its value, in a fixed 3
+ * bytes a number (a varint padded with 0x80 bytes, which get_varint()
+ * reads as any other), then filled in; a value of KEPT_BIG or more (none
+ * of the kernel's strings, escaped, comes near) moves to make room for
+ * a varint of its length.
+ */
+#define KEPT_BIG (1U << 20)
+
+static void put_varint3(char *p, size_t v)
+{
+	p[0] = (char)(0x80 | (v & 0x7f));
+	p[1] = (char)(0x80 | ((v >> 7) & 0x7f));
+	p[2] = (char)((v >> 14) & 0x7f);
+}
+
+/*
+ * A row kept for any order (tc->at): each cell whole, written where it
+ * stays, with no "value above" to compare or share with
  */
 static void kept_row_add(const struct printer *pr, const struct cellctx *cc,
 			 struct text_cells *tc, const struct row *r, size_t i)
 {
+	size_t hdr = pr->json ? 4 : 7; /* (len, width,) shared */
+
 	tc->at[i] = tc->text.len;
-	for (size_t c = 0; c < pr->ncols; c++) {
+	for (size_t c = 0; c < pr->ncols && !tc->text.err; c++) {
 		int col = pr->cols[c];
 		const char *v = cell_value(cc, (enum col_id)col, r,
 					   &tc->scratch);
-		size_t w, len;
+		size_t at = tc->text.len, w, len;
+		char *p;
 
-		outbuf_reset(&tc->esc);
-		w = put_kept(pr, col, v ? v : "", &tc->esc);
-		len = tc->esc.len;
-		put_varint(&tc->text, len << 1 | (w != len));
-		if (w != len)
+		if (!outbuf_room(&tc->text, hdr))
+			return;
+		tc->text.len += hdr;
+		w = put_kept(pr, col, v ? v : "", &tc->text);
+		len = tc->text.len - at - hdr;
+		if (tc->text.err)
+			return;
+		if (len >= KEPT_BIG || w >= KEPT_BIG) {
+			outbuf_reset(&tc->esc);
+			outbuf_write(&tc->esc, tc->text.data + at + hdr, len);
+			tc->text.len = at;
+			put_varint(&tc->text, len << 1 | 1);
 			put_varint(&tc->text, w);
-		put_varint(&tc->text, 0);
-		if (len)
+			put_varint(&tc->text, 0);
 			outbuf_write(&tc->text, tc->esc.data, len);
+		} else {
+			p = tc->text.data + at;
+			put_varint3(p, len << 1 | !pr->json);
+			if (!pr->json)
+				put_varint3(p + 3, w);
+			p[hdr - 1] = 0;
+		}
 		if (w > tc->width[c])
 			tc->width[c] = w;
 		if (tc->tw && is_tree_col(pr, col))
@@ -1272,7 +1318,7 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 			return -ENOMEM;
 		if (tc->at) {
 			kept_row_add(pr, &cc, tc, r, tc->n + i);
-			if (tc->esc.err)
+			if (tc->esc.err || tc->text.err)
 				return -ENOMEM;
 			continue;
 		}
@@ -1338,25 +1384,30 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
  * empty last one not at all - the tree's art before the tree column's
  * text (@art, NULL in a row without), one blank between columns.
  */
+struct cell_ref {
+	const char *text;
+	size_t len, width;
+};
+
 static void put_kept_row(const struct printer *pr, const struct text_cells *tc,
-			 const size_t *w, const struct outbuf *art, size_t d,
-			 struct outbuf *ob)
+			 const struct cell_ref *cells, const struct outbuf *art,
+			 size_t d, struct outbuf *ob)
 {
 	size_t need = 1;
 	char *p, *start;
 
 	for (size_t c = 0; c < pr->ncols; c++)
-		need += tc->width[c] + tc->last[c].len + 1 +
+		need += tc->width[c] + cells[c].len + 1 +
 			(art ? art->len : 0);
 	start = p = outbuf_room(ob, need);
 	if (!p)
 		return;
 	for (size_t c = 0; c < pr->ncols; c++) {
 		const struct colinfo *ci = &lsmnt_cols[pr->cols[c]];
-		const struct outbuf *cell = &tc->last[c];
+		const struct cell_ref *cell = &cells[c];
 		bool tree = art && is_tree_col(pr, pr->cols[c]);
 		bool lastcol = c + 1 == pr->ncols;
-		size_t wide = w[c] + (tree ? 2 * d : 0);
+		size_t wide = cell->width + (tree ? 2 * d : 0);
 		size_t pad = tc->width[c] > wide ? tc->width[c] - wide : 0;
 
 		bool right = ci->flags & CF_RIGHT;
@@ -1374,7 +1425,7 @@ static void put_kept_row(const struct printer *pr, const struct text_cells *tc,
 			p += art->len;
 		}
 		if (cell->len) {
-			memcpy(p, cell->data, cell->len);
+			memcpy(p, cell->text, cell->len);
 			p += cell->len;
 		}
 		if (!right && !lastcol) {
@@ -1466,9 +1517,9 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 		     struct outbuf *ob)
 {
 	const unsigned char *p = (const unsigned char *)tc->text.data;
-	const struct treeart *style = tree_art(pr);
 	struct textctx tx = {.pr = pr, .art = OUTBUF_INIT};
-	size_t *w;
+	const struct treeart *style;
+	struct cell_ref *cells;
 	int ret = 0;
 
 	if (!tc->n)
@@ -1477,10 +1528,12 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 		return -tc->text.err;
 	if (order && pr->json)
 		return kept_json(pr, tc, order, ob);
+	/* the locale (cli_locale()) only for a tree's art */
+	style = pr->tree ? tree_art(pr) : NULL;
 	if (order)
 		kept_tree_width(pr, tc, order);
-	w = calloc(pr->ncols ? pr->ncols : 1, sizeof(*w)); /* a row's cells' */
-	if (!w)
+	cells = calloc(pr->ncols ? pr->ncols : 1, sizeof(*cells)); /* a row's */
+	if (!cells)
 		return -ENOMEM;
 	for (size_t c = 0; c < pr->ncols; c++) {
 		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], tc->width[c]);
@@ -1501,17 +1554,24 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 		if (ret < 0)
 			break;
 		for (size_t c = 0; c < pr->ncols; c++) {
-			struct outbuf *cell = &tc->last[c];
-			size_t len, shared;
-			const unsigned char *v = kept_cell(&p, &len, &shared,
-							   &w[c]);
+			struct outbuf *above = &tc->last[c];
+			struct cell_ref *cell = &cells[c];
+			size_t len, shared, w;
+			const unsigned char *v = kept_cell(&p, &len, &shared, &w);
 
-			cell->len = shared; /* its first bytes are the above's */
-			outbuf_write(cell, v, len);
-			if (w[c] == SIZE_MAX)
-				w[c] = cell->len;
+			if (order) { /* whole, where it is */
+				cell->text = (const char *)v;
+				cell->len = len;
+			} else {
+				/* its first bytes are the above's */
+				above->len = shared;
+				outbuf_write(above, v, len);
+				cell->text = above->data;
+				cell->len = above->len;
+			}
+			cell->width = w == SIZE_MAX ? cell->len : w;
 		}
-		put_kept_row(pr, tc, w, d ? &tx.art : NULL, d, ob);
+		put_kept_row(pr, tc, cells, d ? &tx.art : NULL, d, ob);
 		ret = row_done(pr, ob);
 	}
 	for (size_t c = 0; !ret && c < pr->ncols; c++)
@@ -1520,7 +1580,7 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 	if (!ret && tx.art.err)
 		ret = -ENOMEM;
 	free(tx.more);
-	free(w);
+	free(cells);
 	outbuf_free(&tx.art);
 	if (ret)
 		return ret;
