@@ -247,6 +247,21 @@ expect_write_error() {
 # read-only bind of a on c; a tmpfs PREFIX-n (nosuid,nodev,noexec,
 # noatime) on n; a shared tmpfs PREFIX-p on p with a slave bind of it on
 # q; an unbindable tmpfs PREFIX-u on u. Returns 1 if a step fails.
+# chroot_fill ROOT: what a tool of the build needs to run in a chroot at
+# ROOT: the system's program and library directories (bound, or their
+# symlinks), /proc and the build directory
+chroot_fill() {
+	local d
+	for d in /usr /bin /lib /lib64 /sbin /proc; do
+		if [ -L "$d" ]; then
+			ln -s "$(readlink "$d")" "$1$d" || return 1
+		elif [ -d "$d" ]; then
+			mkdir -p "$1$d" && mount --rbind "$d" "$1$d" || return 1
+		fi
+	done
+	mkdir -p "$1$BUILDDIR" && mount --bind "$BUILDDIR" "$1$BUILDDIR"
+}
+
 mount_tree() {
 	local prefix=$1 d dirs=()
 	shift

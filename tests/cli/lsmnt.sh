@@ -786,7 +786,7 @@ PY
 # whose root is a mount, its tree; in one whose root is a directory, the
 # mounts below it are several roots. Both as findmnt prints them there.
 c_ns_chroot_tree() {
-	local C=$T/chroot d root
+	local C=$T/chroot
 	if ! have_cmd chroot || ! have_cmd findmnt; then
 		skip ns_chroot_tree "no chroot or findmnt"
 		return
@@ -798,16 +798,11 @@ c_ns_chroot_tree() {
 		fail ns_chroot_tree "cannot mount"
 		return
 	}
-	for root in "$C" "$C/plain"; do
-		for d in /usr /bin /lib /lib64 /sbin /proc; do
-			if [ -L "$d" ]; then
-				ln -s "$(readlink "$d")" "$root$d"
-			elif [ -d "$d" ]; then
-				mkdir -p "$root$d" && mount --rbind "$d" "$root$d"
-			fi
-		done
-		mkdir -p "$root$BUILDDIR" && mount --bind "$BUILDDIR" "$root$BUILDDIR"
-	done
+	if ! chroot_fill "$C" || ! chroot_fill "$C/plain"; then
+		fail ns_chroot_tree "cannot fill the chroots"
+		umount -R "$C"
+		return
+	fi
 	if ! chroot "$C" "$LSMNT" >/dev/null 2>&1 ||
 		! chroot "$C" findmnt >/dev/null 2>&1; then
 		skip ns_chroot_tree "lsmnt or findmnt does not run in a chroot here"

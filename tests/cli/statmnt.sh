@@ -724,7 +724,7 @@ PY
 }
 
 c_u_in_chroot() {
-	local C=$CLI_TMP/chroot d
+	local C=$CLI_TMP/chroot
 	if ! have_cmd chroot; then
 		skip u_in_chroot "no chroot"
 		return
@@ -733,14 +733,10 @@ c_u_in_chroot() {
 		fail u_in_chroot "cannot mount the chroot"
 		return
 	fi
-	for d in /usr /bin /lib /lib64 /sbin /proc; do
-		if [ -L "$d" ]; then
-			ln -s "$(readlink "$d")" "$C$d"
-		elif [ -d "$d" ]; then
-			mkdir -p "$C$d" && mount --rbind "$d" "$C$d"
-		fi
-	done
-	mkdir -p "$C$BUILDDIR" && mount --bind "$BUILDDIR" "$C$BUILDDIR"
+	if ! chroot_fill "$C"; then
+		fail u_in_chroot "cannot fill the chroot"
+		return
+	fi
 	if ! chroot "$C" "$STATMNT" / >/dev/null 2>&1; then
 		skip u_in_chroot "statmnt does not run in a chroot here"
 		return
