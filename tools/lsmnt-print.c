@@ -1307,6 +1307,7 @@ static void kept_row_add(const struct printer *pr, const struct cellctx *cc,
 int text_cells_add(const struct printer *pr, struct text_cells *tc,
 		   const struct row *rows, size_t n)
 {
+	/* JSON is kept only for a tree (tc->at), flat JSON printed as it comes */
 	struct cellctx cc = cell_ctx(pr, !pr->json);
 
 	if (text_cells_init(pr, tc) < 0)
@@ -1323,48 +1324,41 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 			continue;
 		}
 		for (size_t c = 0; c < pr->ncols; c++) {
-			int col = pr->cols[c];
-			const char *v = cell_value(&cc, (enum col_id)col, r,
-						   &tc->scratch);
+			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
+						   r, &tc->scratch);
 			struct outbuf *above = &tc->last[c], t;
-			const char *text;
 			size_t w, len, shared, wide;
-			bool same;
 
 			if (!v)
 				v = ""; /* no value prints as an empty one */
-			same = tc->raw[c].data && !strcmp(tc->raw[c].data, v);
-			if (same) {
+			if (tc->raw[c].data && !strcmp(tc->raw[c].data, v)) {
 				/* the value above: all of its text shared */
 				w = tc->rawidth[c];
-				len = above->len;
-				text = above->data;
+				len = shared = above->len;
 			} else {
 				outbuf_reset(&tc->esc);
-				w = put_kept(pr, col, v, &tc->esc);
+				w = put_safe(&tc->esc, v);
 				outbuf_reset(&tc->raw[c]);
 				outbuf_puts(&tc->raw[c], v);
 				tc->rawidth[c] = w;
 				if (tc->esc.err || tc->raw[c].err)
 					return -ENOMEM;
 				len = tc->esc.len;
-				text = tc->esc.data;
+				shared = common_prefix(tc->esc.data, len,
+						       above->data, above->len);
 			}
-			shared = same ? len
-				      : common_prefix(text, len, above->data,
-						      above->len);
 			put_varint(&tc->text, (len - shared) << 1 | (w != len));
 			if (w != len)
 				put_varint(&tc->text, w);
 			put_varint(&tc->text, shared);
-			wide = w + art_cols(pr, col, r);
+			wide = w + art_cols(pr, pr->cols[c], r);
 			if (wide > tc->width[c])
 				tc->width[c] = wide;
-			if (len > shared)
-				outbuf_write(&tc->text, text + shared,
-					     len - shared);
-			if (same || (len == above->len && shared == len))
+			if (len == above->len && shared == len)
 				continue; /* the above is this cell */
+			if (len > shared)
+				outbuf_write(&tc->text, tc->esc.data + shared,
+					     len - shared);
 			/* this cell is the next row's above */
 			t = *above;
 			*above = tc->esc;
