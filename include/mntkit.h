@@ -584,6 +584,45 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 		    const struct mntkit_opts *opts, uint64_t **ids);
 
 /*
+ * mntkit_stat_many - the replies of many mounts, one after another in one
+ * buffer: the cheapest way to ask about thousands.
+ *
+ * statmount of the groups @mask of @ids[0], @ids[1], ... (in @opts'
+ * namespace), each answered as mntkit_statmount() answers it. The replies
+ * go into @buf one after another, each mntkit_stat_span() bytes after the
+ * one before (8-byte aligned, as @buf must be: malloc's is). Returns the
+ * number written, reply k being that of @ids[k]. It stops early at a
+ * mount it cannot answer, or whose reply (at least the 512-byte fixed
+ * part) does not fit in what is left of the @bufsize bytes; the next
+ * call, from that ID, says why. When it cannot answer @ids[0] it returns
+ * that failure: -ENOENT (the mount is gone), -EOVERFLOW (its reply needs
+ * more than @bufsize bytes), or another of statmount's. 0 for @nr_ids 0.
+ * @flags must be 0; a NULL @ids (with @nr_ids > 0) or @buf, or an
+ * unaligned @buf, is -EINVAL.
+ *
+ * On the native backend each mount is one system call, made by a loop
+ * that does nothing else between one and the next (bench/: the lists of
+ * lsmnt, which reads a listing this way, against a bare loop).
+ */
+ssize_t mntkit_stat_many(const uint64_t *ids, size_t nr_ids, uint64_t mask,
+			 unsigned int flags, const struct mntkit_opts *opts,
+			 void *buf, size_t bufsize);
+
+/*
+ * mntkit_stat_span - the bytes reply @sm takes in the buffer of
+ * mntkit_stat_many(): its size (never less than the fixed part), rounded
+ * up to a multiple of 8. The next reply starts there.
+ */
+static inline size_t mntkit_stat_span(const struct mntkit_statmount *sm)
+{
+	size_t size = sm->size < MNTKIT_STATMOUNT_FIXED_SIZE ?
+			      MNTKIT_STATMOUNT_FIXED_SIZE :
+			      sm->size;
+
+	return (size + 7) & ~(size_t)7;
+}
+
+/*
  * mntkit_root_id - the unique ID of the caller's root mount (@unreachable 0)
  * or of the namespace's true root, above any chroot (@unreachable 1, needs
  * CAP_SYS_ADMIN when the two differ: -EPERM otherwise).

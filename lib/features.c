@@ -27,6 +27,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/fanotify.h>
@@ -41,6 +43,8 @@ static uint32_t probed_features;
 static uint64_t probed_kernel_mask;
 static uint64_t probed_hybrid_mask;
 static int probed_hybrid; /* native replies go through the hybrid path */
+/* the groups of a native request that goes to the kernel untouched */
+static uint64_t probed_direct_mask;
 static uint64_t probed_root_id; /* a mount of the probe's, to ask about */
 
 /*
@@ -340,6 +344,20 @@ static void report_probe(void)
 }
 
 /*
+ * Set once probe() is done. The accessors below read it first and call
+ * pthread_once() only before: every statmount asks them, and a call into
+ * libc each time is measurable at thousands of mounts.
+ */
+static atomic_bool probe_done;
+static void probe(void);
+
+static void probed(void)
+{
+	if (!atomic_load_explicit(&probe_done, memory_order_acquire))
+		pthread_once(&probe_once, probe);
+}
+
+/*
  * Each call on its own: a profile may allow listmount and refuse
  * statmount. The native backend needs both (the emulation then serves
  * both, so that IDs stay of one kind).
@@ -390,9 +408,14 @@ static void probe(void)
 		probed_hybrid_mask = mntkit__emul_supported_mask() &
 				     MNTKIT_STATMOUNT_ALL & ~probed_kernel_mask;
 	}
+	/* the hybrid answers SUPPORTED_MASK itself, whatever the kernel has */
+	probed_direct_mask = probed_hybrid ? probed_kernel_mask &
+						     ~MNTKIT_STATMOUNT_SUPPORTED_MASK :
+					     ~(uint64_t)0;
 	probed_root_id = root_id;
 	probed_features = feat;
 	report_probe();
+	atomic_store_explicit(&probe_done, true, memory_order_release);
 }
 
 /*
@@ -447,7 +470,7 @@ uint32_t mntkit__kernel_fanotify(void)
 
 uint32_t mntkit__kernel_calls(void)
 {
-	pthread_once(&probe_once, probe);
+	probed();
 	return probed_features;
 }
 
@@ -460,20 +483,26 @@ uint32_t mntkit__kernel_features(void)
 
 uint64_t mntkit__kernel_mask(void)
 {
-	pthread_once(&probe_once, probe);
+	probed();
 	return probed_kernel_mask;
 }
 
 uint64_t mntkit__hybrid_mask(void)
 {
-	pthread_once(&probe_once, probe);
+	probed();
 	return probed_hybrid_mask;
 }
 
 int mntkit__hybrid(void)
 {
-	pthread_once(&probe_once, probe);
+	probed();
 	return probed_hybrid;
+}
+
+uint64_t mntkit__direct_mask(void)
+{
+	probed();
+	return probed_direct_mask;
 }
 
 /* ---- STATMOUNT_BY_FD (7.0) ---- */

@@ -43,6 +43,15 @@ struct mntkit_backend_ops {
 			 int (*each)(void *ctx, uint64_t id,
 				     const struct mntkit_statmount *sm),
 			 void *ctx);
+	/*
+	 * Optional: the replies of @ids[0..@n) to @req (its mnt_id is
+	 * overwritten) one after another in @buf, as mntkit_stat_many()
+	 * writes them: the number written, stopping at the first ID it
+	 * cannot answer, or that ID's -errno. NULL: one statmount per ID.
+	 */
+	ssize_t (*stat_fill)(struct mntkit_mnt_id_req *req,
+			     const uint64_t *ids, size_t n, char *buf,
+			     size_t bufsize);
 };
 
 extern const struct mntkit_backend_ops mntkit_native_ops;
@@ -316,6 +325,9 @@ int mntkit__fdinfo_mnt_id(int fd, uint64_t *id);
 uint64_t mntkit__kernel_mask(void);
 uint64_t mntkit__hybrid_mask(void);
 int mntkit__hybrid(void);
+/* the groups a native request may ask and still go to the kernel as it
+ * is: all without the hybrid, else the kernel's (not SUPPORTED_MASK) */
+uint64_t mntkit__direct_mask(void);
 int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *req, uint64_t kmask,
 			struct mntkit_statmount *buf, size_t bufsize);
 
@@ -329,6 +341,14 @@ int mntkit__req_init(struct mntkit_mnt_id_req *req,
 
 /* ---- lib/fetch.c: under the conveniences (query.c), snapshots (table.c)
  * and watches (watch.c) ---- */
+
+/*
+ * The replies of @ids[0..@n) (groups @mask, @base's namespace) one after
+ * another in @buf, as mntkit_stat_many() writes them; its return value
+ */
+ssize_t mntkit__stat_fill(const struct mntkit_mnt_id_req *base,
+			  const uint64_t *ids, size_t n, uint64_t mask,
+			  char *buf, size_t bufsize);
 
 /* statmount @mnt_id into *@buf, growing it on EOVERFLOW; 0 or -errno */
 int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,

@@ -38,14 +38,17 @@ static bool empty_str(const struct mntkit_statmount *sm, uint64_t flag,
 	       off < sm->size - MNTKIT_STATMOUNT_FIXED_SIZE && !sm->str[off];
 }
 
+/* whether a reply has any string to cut: inline, for the common case */
+static inline bool has_empty(const struct mntkit_statmount *sm)
+{
+	return empty_str(sm, MNTKIT_STATMOUNT_MNT_OPTS, sm->mnt_opts) ||
+	       empty_str(sm, MNTKIT_STATMOUNT_MNT_POINT, sm->mnt_point);
+}
+
 static size_t cut_empty(struct mntkit_statmount *sm)
 {
 	size_t cut = 0;
 
-	/* the common case, once per mount of a snapshot: nothing to cut */
-	if (!empty_str(sm, MNTKIT_STATMOUNT_MNT_OPTS, sm->mnt_opts) &&
-	    !empty_str(sm, MNTKIT_STATMOUNT_MNT_POINT, sm->mnt_point))
-		return 0;
 	for (size_t k = 0; k < MNTKIT__NSTR_GROUPS; k++) {
 		const struct mntkit__group *g = mntkit__str_groups[k];
 		size_t area = sm->size - MNTKIT_STATMOUNT_FIXED_SIZE;
@@ -73,6 +76,15 @@ static size_t cut_empty(struct mntkit_statmount *sm)
 	return cut;
 }
 
+/* a whole reply of the kernel's to @req, in @bufsize bytes: its cut */
+static inline void cut_reply(const struct mntkit_mnt_id_req *req,
+			     struct mntkit_statmount *sm, size_t bufsize)
+{
+	if ((req->param & EMPTY_CUT) && bufsize > MNTKIT_STATMOUNT_FIXED_SIZE &&
+	    has_empty(sm))
+		cut_empty(sm);
+}
+
 /*
  * The kernel's reply, with its empty strings cut. Where the kernel has
  * them (no FS_SUBTYPE: 6.8 - 6.12) a reply that overflows @bufsize by
@@ -90,8 +102,7 @@ static int direct_statmount(const struct mntkit_mnt_id_req *req,
 	if (!(req->param & EMPTY_CUT))
 		return ret;
 	if (ret == 0) {
-		if (bufsize > MNTKIT_STATMOUNT_FIXED_SIZE)
-			cut_empty(buf);
+		cut_reply(req, buf, bufsize);
 		return 0;
 	}
 	if (errno != EOVERFLOW || bufsize <= MNTKIT_STATMOUNT_FIXED_SIZE ||
@@ -104,7 +115,8 @@ static int direct_statmount(const struct mntkit_mnt_id_req *req,
 	}
 	ret = sys_statmount(req, big, bufsize + more, 0);
 	if (ret == 0) {
-		cut_empty(big);
+		if (has_empty(big))
+			cut_empty(big);
 		if (big->size <= bufsize)
 			memcpy(buf, big, big->size);
 		else
@@ -116,12 +128,23 @@ static int direct_statmount(const struct mntkit_mnt_id_req *req,
 	return ret;
 }
 
+/* whether @req goes to the kernel as it is (and only the cut after) */
+static inline bool direct(const struct mntkit_mnt_id_req *req,
+			  unsigned int flags)
+{
+	return !flags && req && req->size >= MNTKIT_MNT_ID_REQ_SIZE_VER0 &&
+	       !(req->param & MNTKIT_STATMOUNT_ALL & ~mntkit__direct_mask());
+}
+
 static int native_statmount(const struct mntkit_mnt_id_req *req,
 			    struct mntkit_statmount *buf, size_t bufsize,
 			    unsigned int flags)
 {
 	uint64_t kmask;
 
+	/* the common case first: a request the kernel answers itself */
+	if (direct(req, flags))
+		return direct_statmount(req, buf, bufsize);
 	/* STATMOUNT_BY_FD: the kernel's where it has it and every group
 	 * asked; else the mount's ID from the fd, asked as below */
 	if (flags == MNTKIT_STATMOUNT_BY_FD &&
@@ -148,6 +171,44 @@ static int native_statmount(const struct mntkit_mnt_id_req *req,
 	return mntkit__emul_hybrid(req, kmask, buf, bufsize);
 }
 
+/*
+ * The replies of @ids one after another in @buf (mntkit_stat_many()).
+ * A request the kernel answers itself is, after the first ID, a loop
+ * around the system call (sys_statmount() is the instruction itself on
+ * x86-64): nothing returns between one call and the next, the return the
+ * CPU would mispredict after each. The first ID is asked as
+ * native_statmount() asks it, so that its failure is that call's (a
+ * reply that fits once cut included); a later one's stops the loop.
+ */
+static ssize_t native_stat_fill(struct mntkit_mnt_id_req *req,
+				const uint64_t *ids, size_t n, char *buf,
+				size_t bufsize)
+{
+	bool fast = direct(req, 0);
+	size_t at = 0, k;
+
+	for (k = 0; k < n; k++) {
+		struct mntkit_statmount *sm = (void *)(buf + at);
+		size_t room = at < bufsize ? bufsize - at : 0;
+		int ret = -1;
+
+		req->mnt_id = ids[k];
+		if (room >= MNTKIT_STATMOUNT_FIXED_SIZE)
+			ret = !fast ? native_statmount(req, sm, room, 0) :
+			      k	    ? sys_statmount(req, sm, room, 0) :
+				      direct_statmount(req, sm, room);
+		if (ret && k)
+			break; /* the next call tells why */
+		if (ret)
+			return room < MNTKIT_STATMOUNT_FIXED_SIZE ? -EOVERFLOW :
+								    -errno;
+		if (fast && k)
+			cut_reply(req, sm, room);
+		at += mntkit_stat_span(sm);
+	}
+	return (ssize_t)k;
+}
+
 static ssize_t native_listmount(const struct mntkit_mnt_id_req *req,
 				uint64_t *mnt_ids, size_t nr_mnt_ids,
 				unsigned int flags)
@@ -160,4 +221,5 @@ const struct mntkit_backend_ops mntkit_native_ops = {
 	.statmount = native_statmount,
 	.listmount = native_listmount,
 	.path_id = mntkit__native_path_id,
+	.stat_fill = native_stat_fill,
 };

@@ -30,6 +30,28 @@ int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 	return ret ? mntkit__fail(-ret) : 0;
 }
 
+ssize_t mntkit_stat_many(const uint64_t *ids, size_t nr_ids, uint64_t mask,
+			 unsigned int flags, const struct mntkit_opts *opts,
+			 void *buf, size_t bufsize)
+{
+	MNTKIT__PIN();
+	struct mntkit_mnt_id_req req;
+	ssize_t got;
+	int fd, ret;
+
+	if ((!ids && nr_ids) || !buf || flags || ((uintptr_t)buf & 7))
+		return mntkit__fail(EINVAL);
+	if (!nr_ids)
+		return 0;
+	ret = mntkit__req_init(&req, opts, &fd);
+	if (ret)
+		return mntkit__fail(-ret);
+	got = mntkit__stat_fill(&req, ids, nr_ids, mask, buf, bufsize);
+	if (fd >= 0)
+		close(fd);
+	return got < 0 ? mntkit__fail((int)-got) : got;
+}
+
 /* shrink a reply to its size (never below the fixed part) */
 static struct mntkit_statmount *fit(struct mntkit_statmount *sm)
 {

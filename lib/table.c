@@ -680,17 +680,22 @@ static int fill_one(void *ctx, uint64_t id, const struct mntkit_statmount *sm)
 	return 0;
 }
 
+/* the replies are read FILL_BATCH bytes at a time (mntkit__stat_fill()) */
+#define FILL_BATCH (64U << 10)
+
 /*
  * statmount every ID of @ids (sorted) into @c; the ones gone since the
  * listing are skipped. A backend that can answer for all of them at once
- * does.
+ * does; else they are read a batch at a time, one system call a mount
+ * with nothing between them on the native backend.
  */
 static int fill(struct fill_ctx *c, const struct mntkit_mnt_id_req *req,
 		const uint64_t *ids, size_t n, uint64_t mask)
 {
 	const struct mntkit_backend_ops *ops = mntkit__ops();
-	struct mntkit_statmount *buf = NULL;
-	size_t bufsize = 0;
+	struct mntkit_statmount *one = NULL; /* a reply larger than a batch */
+	size_t onesize = 0;
+	char *batch;
 	int ret = 0;
 
 	if (ops->stat_many) {
@@ -699,18 +704,38 @@ static int fill(struct fill_ctx *c, const struct mntkit_mnt_id_req *req,
 		r.param = mask;
 		return ops->stat_many(&r, ids, n, mask, fill_one, c);
 	}
-	for (size_t i = 0; i < n && !ret; i++) {
-		if (i && ids[i] == ids[i - 1])
-			continue;
-		ret = mntkit__stat_into(req, ids[i], mask, &buf, &bufsize);
-		if (ret == -ENOENT) {
-			ret = 0;
+	batch = malloc(FILL_BATCH);
+	if (!batch)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !ret;) {
+		ssize_t got = mntkit__stat_fill(req, ids + i, n - i, mask,
+						batch, FILL_BATCH);
+		size_t at = 0;
+
+		if (got == -EOVERFLOW) { /* larger than a batch: alone */
+			got = mntkit__stat_into(req, ids[i], mask, &one,
+						&onesize);
+			if (!got)
+				ret = fill_one(c, ids[i++], one);
+		}
+		if (got == -ENOENT) { /* gone since the listing */
+			i++;
 			continue;
 		}
-		if (!ret)
-			ret = fill_one(c, ids[i], buf);
+		if (got < 0)
+			ret = (int)got;
+		for (ssize_t k = 0; k < got && !ret; k++) {
+			const struct mntkit_statmount *sm =
+				(const void *)(batch + at);
+
+			ret = fill_one(c, ids[i + (size_t)k], sm);
+			at += mntkit_stat_span(sm);
+		}
+		if (got > 0)
+			i += (size_t)got;
 	}
-	free(buf);
+	free(batch);
+	free(one);
 	return ret;
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test-list - the conveniences: mntkit_stat / mntkit_stat_buf (growth,
- * byte equality with the raw reply), mntkit_list in every order against a
+ * byte equality with the raw reply), mntkit_stat_many (the replies of
+ * mntkit_stat() one after another, where it stops, every backend),
+ * mntkit_list in every order against a
  * raw listmount loop and the parent relation of /proc/self/mountinfo,
  * mntkit_path_id / mntkit_stat_path against statx, mntkit_root_id, and
  * listing while mounts come and go.
@@ -191,6 +193,186 @@ T_CASE(stat_buf_small_start)
 	T_ASSERT(!memcmp(buf, raw, 512));
 	free(raw);
 	free(buf);
+}
+
+/* ---- mntkit_stat_many ---- */
+
+static const uint64_t many_masks[] = {
+	0x3,
+	0x3bb, /* lsmnt's default columns */
+	MNTKIT_STATMOUNT_MNT_POINT,
+	MNTKIT_STATMOUNT_ALL,
+};
+
+/*
+ * every mount of the listing, @per_call at a time: the replies one after
+ * another, each byte for byte mntkit_stat()'s of the same ID
+ */
+static void many_equals_stat(size_t per_call)
+{
+	size_t bufsize = 1 << 20;
+	char *buf = t_xmalloc(bufsize);
+	uint64_t *ids;
+	ssize_t n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
+
+	T_ASSERTF(n > 0, "mntkit_list: %s", strerror(errno));
+	for (size_t m = 0; m < sizeof(many_masks) / sizeof(*many_masks); m++) {
+		uint64_t mask = t_kmask(many_masks[m]);
+
+		for (size_t i = 0; i < (size_t)n;) {
+			size_t want = (size_t)n - i < per_call ? (size_t)n - i :
+								 per_call;
+			ssize_t got = mntkit_stat_many(ids + i, want, mask, 0,
+						       NULL, buf, bufsize);
+			size_t at = 0;
+
+			T_ASSERTF(got == (ssize_t)want,
+				  "mask %#" PRIx64 ": %zd of %zu: %s", mask,
+				  got, want, got < 0 ? strerror(errno) : "");
+			for (ssize_t k = 0; k < got; k++) {
+				const struct mntkit_statmount *sm =
+					(const void *)(buf + at);
+				struct mntkit_statmount *one = NULL;
+
+				T_EQ_I(mntkit_stat(ids[i], mask, NULL, &one),
+				       0);
+				T_EQ_U(sm->size, one->size);
+				T_ASSERTF(!memcmp(sm, one, one->size),
+					  "mount %#" PRIx64 " mask %#" PRIx64
+					  ": differs from mntkit_stat()",
+					  ids[i], mask);
+				free(one);
+				at += mntkit_stat_span(sm);
+				T_EQ_U(at % 8, 0);
+				i++;
+			}
+		}
+	}
+	free(ids);
+	free(buf);
+}
+
+T_CASE(stat_many_equals_stat)
+{
+	struct t_tree t;
+
+	setup(&t);
+	many_equals_stat(1);
+	many_equals_stat(7);
+	many_equals_stat(4096);
+	/* the replies are the kernel's */
+	{
+		char buf[2048] __attribute__((aligned(8)));
+		struct mntkit_statmount *raw = t_sm(t.id[T_A], 0x3bb);
+
+		T_EQ_I(mntkit_stat_many(&t.id[T_A], 1, t_kmask(0x3bb), 0,
+					NULL, buf, sizeof(buf)),
+		       1);
+		T_ASSERT(!memcmp(buf, raw, raw->size));
+		free(raw);
+	}
+}
+
+/*
+ * a kernel whose statmount lacks groups (MNTKIT_TEST_KERNEL_MASK): the
+ * hybrid's replies, the kernel's groups and the emulation's in one
+ */
+T_CASE(stat_many_hybrid)
+{
+	struct t_tree t;
+	char buf[4096] __attribute__((aligned(8)));
+	const struct mntkit_statmount *sm = (const void *)buf;
+
+	t_require_statmount();
+	setenv("MNTKIT_TEST_KERNEL_MASK", "0x3f", 1);
+	setup(&t);
+	many_equals_stat(1);
+	many_equals_stat(7);
+	T_EQ_I(mntkit_stat_many(&t.id[T_A], 1, MNTKIT_STATMOUNT_MNT_BASIC |
+						      MNTKIT_STATMOUNT_MNT_OPTS,
+				0, NULL, buf, sizeof(buf)),
+	       1);
+	T_ASSERT(sm->mask & MNTKIT_STATMOUNT_MNT_OPTS);
+	T_ASSERT(strstr(t_sm_s(sm, sm->mnt_opts), "size=1024k") != NULL);
+}
+
+/* the emulation's replies, on every kernel */
+T_CASE(stat_many_mountinfo)
+{
+	struct t_tree t;
+
+	setup_tree(&t);
+	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO))
+		t_fail("mntkit_set_backend: %s", strerror(errno));
+	many_equals_stat(1);
+	many_equals_stat(4096);
+}
+
+/* where a reply does not fit, or a mount is gone, it stops there */
+static void many_stops(void)
+{
+	struct t_tree t;
+	uint64_t mask = t_kmask(MNTKIT_STATMOUNT_ALL), gone, ids[4];
+	struct mntkit_statmount *sm[3];
+	size_t span[3], bufsize = 1 << 16;
+	char *buf = t_xmalloc(bufsize), *p;
+
+	setup_tree(&t);
+	p = t_path("%s/gone", t.dir);
+	gone = t_tmpfs(p, 0, NULL);
+	t_umount(p);
+	ids[0] = t.id[T_A];
+	ids[1] = t.id[T_AB];
+	ids[2] = t.id[T_ABC];
+	for (int k = 0; k < 3; k++) {
+		T_EQ_I(mntkit_stat(ids[k], mask, NULL, &sm[k]), 0);
+		span[k] = mntkit_stat_span(sm[k]);
+		T_ASSERT(sm[k]->size > 512); /* strings: more than 512 */
+	}
+	/* room for two and not the whole third */
+	T_EQ_I(mntkit_stat_many(ids, 3, mask, 0, NULL, buf,
+				span[0] + span[1] + sm[2]->size - 1),
+	       2);
+	T_ASSERT(!memcmp(buf + span[0], sm[1], sm[1]->size));
+	/* room for two and less than a fixed part */
+	T_EQ_I(mntkit_stat_many(ids, 3, mask, 0, NULL, buf,
+				span[0] + span[1] + 511),
+	       2);
+	/* the first does not fit: the caller needs a larger buffer */
+	T_NEG(mntkit_stat_many(ids + 2, 1, mask, 0, NULL, buf,
+			       sm[2]->size - 1),
+	      EOVERFLOW);
+	T_NEG(mntkit_stat_many(ids, 3, mask, 0, NULL, buf, 100), EOVERFLOW);
+	/* a mount gone: the ones before it, then its ENOENT, then on */
+	ids[1] = gone;
+	T_EQ_I(mntkit_stat_many(ids, 3, mask, 0, NULL, buf, bufsize), 1);
+	T_NEG(mntkit_stat_many(ids + 1, 2, mask, 0, NULL, buf, bufsize),
+	      ENOENT);
+	T_EQ_I(mntkit_stat_many(ids + 2, 1, mask, 0, NULL, buf, bufsize), 1);
+	T_ASSERT(!memcmp(buf, sm[2], sm[2]->size));
+	/* the arguments */
+	T_EQ_I(mntkit_stat_many(NULL, 0, mask, 0, NULL, buf, bufsize), 0);
+	T_NEG(mntkit_stat_many(NULL, 1, mask, 0, NULL, buf, bufsize), EINVAL);
+	T_NEG(mntkit_stat_many(ids, 1, mask, 0, NULL, NULL, bufsize), EINVAL);
+	T_NEG(mntkit_stat_many(ids, 1, mask, 0, NULL, buf + 4, bufsize - 4),
+	      EINVAL);
+	T_NEG(mntkit_stat_many(ids, 1, mask, 1, NULL, buf, bufsize), EINVAL);
+	for (int k = 0; k < 3; k++)
+		free(sm[k]);
+	free(buf);
+}
+
+T_CASE(stat_many_stops)
+{
+	t_require_statmount();
+	many_stops();
+}
+
+T_CASE(stat_many_stops_mountinfo)
+{
+	if (mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO))
+		t_fail("mntkit_set_backend: %s", strerror(errno));
+	many_stops();
 }
 
 /* ---- mntkit_list ---- */
