@@ -904,36 +904,41 @@ static int stream_room(struct stream_part *sp, size_t at, size_t room)
 }
 
 /*
- * The reply of mount @id, written by statmount(2) where it stays: at the
- * end of the arena. 0, or -errno (-ENOENT: gone since the listing).
+ * The replies of as many of @ids[0..@n) as the part has rows left for,
+ * written by the library where they stay: at the end of the arena
+ * (mntkit_stat_many(): one system call a mount, nothing between them).
+ * The number read, or the first ID's -errno (-ENOENT: gone since the
+ * listing).
  */
-static int stream_stat(struct stream_part *sp, uint64_t id, uint64_t mask)
+static ssize_t stream_stat(struct stream_part *sp, const uint64_t *ids,
+			   size_t n, uint64_t mask)
 {
-	struct mntkit_mnt_id_req req = {
-		.size = MNTKIT_MNT_ID_REQ_SIZE_VER0,
-		.mnt_id = id,
-		.param = mask,
-	};
 	size_t at = (sp->len + STREAM_ALIGN - 1) & ~(size_t)(STREAM_ALIGN - 1);
-	size_t room = STREAM_ROOM;
-	const struct mntkit_statmount *sm;
+	size_t want = STREAM_ROWS + 1 - sp->n, room = STREAM_ROOM;
+	ssize_t got;
 	int r;
 
+	if (want > n)
+		want = n;
 	for (;;) {
 		r = stream_room(sp, at, room);
 		if (r < 0)
 			return r;
-		if (mntkit_statmount(&req, (void *)(sp->arena + at),
-				     sp->cap - at, 0) == 0)
+		got = mntkit_stat_many(ids, want, mask, 0, NULL,
+				       sp->arena + at, sp->cap - at);
+		if (got != -EOVERFLOW || room >= STREAM_ROOM_MAX)
 			break;
-		if (errno != EOVERFLOW || room >= STREAM_ROOM_MAX)
-			return -errno;
 		room = 2 * (sp->cap - at);
 	}
-	sm = (const void *)(sp->arena + at);
-	sp->off[sp->n++] = at;
-	sp->len = at + (sm->size < sizeof(*sm) ? sizeof(*sm) : sm->size);
-	return 0;
+	for (ssize_t k = 0; k < got; k++) {
+		const struct mntkit_statmount *sm = (const void *)(sp->arena + at);
+
+		sp->off[sp->n++] = at;
+		at += mntkit_stat_span(sm);
+	}
+	if (got > 0)
+		sp->len = at;
+	return got;
 }
 
 /*
@@ -1044,6 +1049,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* @ids (sorted) each once; how many are left */
+static ssize_t unique_ids(uint64_t *ids, size_t n)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!m || ids[i] != ids[m - 1])
+			ids[m++] = ids[i];
+	return (ssize_t)m;
+}
+
 /*
  * Room in @ob for the text of @n rows as long, on average, as those in
  * it (@m of them), and an eighth more, in big_alloc()'s pages: not a
@@ -1126,25 +1142,27 @@ static int run_stream(struct cmdline *cl, enum stream_kind kind)
 	for (ssize_t i = 1; i < n; i++) {
 		if (ids[i - 1] >= ids[i]) { /* the root may come first */
 			qsort(ids, (size_t)n, sizeof(*ids), cmp_u64);
+			n = unique_ids(ids, (size_t)n);
 			break;
 		}
 	}
-	for (ssize_t i = 0; i < n && !r; i++) {
-		if (i && ids[i] == ids[i - 1])
-			continue;
-		r = stream_stat(sp, ids[i], mask);
-		if (r == -ENOENT && tree) { /* its children may be left */
+	for (size_t i = 0; i < (size_t)n && !r;) {
+		ssize_t got = stream_stat(sp, ids + i, (size_t)n - i, mask);
+
+		if (got == -ENOENT && tree) { /* its children may be left */
 			r = 1;
 			goto out;
 		}
-		if (r == -ENOENT) { /* gone since the listing */
-			r = 0;
+		if (got == -ENOENT) { /* gone since the listing */
+			i++;
 			continue;
 		}
-		if (r < 0) {
+		if (got < 0) {
+			r = (int)got;
 			query_failed(cl, r);
 			goto out;
 		}
+		i += (size_t)got;
 		if (sp->n <= STREAM_ROWS)
 			continue;
 		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, cells,
