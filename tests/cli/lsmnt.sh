@@ -743,6 +743,38 @@ PY
 	done
 }
 
+# replies larger than the stream's arena holds a part of (about 1 KiB a
+# row) and than the room it makes for one (4 KiB): mount points of 3.5
+# KiB and sources of 1 KiB, so that mntkit_stat_many() stops where the
+# next reply does not fit and the arena grows, part after part (whether
+# the first reply of a call meets too little room, run_stream()'s
+# -EOVERFLOW, depends on where the replies end)
+c_ns_stream_big() {
+	local p="$T/big" i src
+	mkdir -p "$p" && mount -t tmpfs lsmnt-big "$p" || {
+		fail ns_stream_big "cannot mount"
+		return
+	}
+	for i in $(seq 1 14); do
+		p=$p/$(printf '%0250d' "$i")
+	done
+	src=lsmnt-big-$(printf '%01000d' 0)
+	for i in $(seq 1 200); do
+		mkdir -p "$p/$i" && mount -t tmpfs "$src$i" "$p/$i" || {
+			fail ns_stream_big "cannot mount"
+			umount -R "$T/big"
+			return
+		}
+	done
+	py_case ns_stream_big <<'PY'
+from lsmntcmp import *
+need_findmnt()
+compare_modes([["-l"], ["-r"], ["-J", "-l"], [], ["-J"]],
+              colsets=COLSETS[:1])
+PY
+	umount -R "$T/big"
+}
+
 # the printers find the bytes they escape a word (8 bytes) at a time
 # (lsmnt-print.c's plain_run()): each such byte at each offset of a word
 # and beyond, in mount points and sources, in every flat mode and the
@@ -828,7 +860,8 @@ PY
 
 ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
 	c_ns_columns c_ns_idmap c_ns_other
-	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream c_ns_escape_words
+	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream c_ns_stream_big
+	c_ns_escape_words
 	c_ns_chroot_tree"
 
 # ---- main ----
