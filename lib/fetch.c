@@ -61,26 +61,11 @@ ssize_t mntkit__stat_fill(const struct mntkit_mnt_id_req *base,
 {
 	const struct mntkit_backend_ops *ops = mntkit__ops();
 	struct mntkit_mnt_id_req req = *base;
-	size_t at = 0, k;
 
 	req.param = mask;
 	if (ops->stat_fill)
 		return ops->stat_fill(&req, ids, n, buf, bufsize);
-	for (k = 0; k < n; k++) {
-		struct mntkit_statmount *sm = (void *)(buf + at);
-		size_t room = at < bufsize ? bufsize - at : 0;
-
-		req.mnt_id = ids[k];
-		if (room >= MNTKIT_STATMOUNT_FIXED_SIZE &&
-		    ops->statmount(&req, sm, room, 0) == 0) {
-			at += mntkit_stat_span(sm);
-			continue;
-		}
-		if (k)
-			break; /* the next call tells why */
-		return room < MNTKIT_STATMOUNT_FIXED_SIZE ? -EOVERFLOW : -errno;
-	}
-	return (ssize_t)k;
+	return mntkit__fill_each(ops->statmount, &req, ids, n, buf, bufsize);
 }
 
 /* ---- listing ---- */

@@ -308,6 +308,20 @@ size_t mntkit__sm_size(const struct mntkit_statmount *sm);
 void mntkit__sm_copy(void *dst, const struct mntkit_statmount *sm);
 struct mntkit_statmount *mntkit__sm_dup(const struct mntkit_statmount *sm);
 
+/*
+ * The replies of @ids[0..@n) one after another in @buf, as
+ * mntkit_stat_many() writes them, each asked by @one (a backend's
+ * statmount, syscall convention) with @req (its mnt_id overwritten): the
+ * number written, stopping at the first ID it cannot answer, or that
+ * ID's -errno (-EOVERFLOW: less than a fixed part left). lib/reply.c.
+ */
+typedef int mntkit__statmount_fn(const struct mntkit_mnt_id_req *req,
+				 struct mntkit_statmount *buf, size_t bufsize,
+				 unsigned int flags);
+ssize_t mntkit__fill_each(mntkit__statmount_fn *one,
+			  struct mntkit_mnt_id_req *req, const uint64_t *ids,
+			  size_t n, char *buf, size_t bufsize);
+
 /* the mnt_id line of /proc/self/fdinfo/@fd (3.15+); 0 or -errno */
 int mntkit__fdinfo_mnt_id(int fd, uint64_t *id);
 

@@ -178,15 +178,18 @@ static int native_statmount(const struct mntkit_mnt_id_req *req,
  * x86-64): nothing returns between one call and the next, the return the
  * CPU would mispredict after each. The first ID is asked as
  * native_statmount() asks it, so that its failure is that call's (a
- * reply that fits once cut included); a later one's stops the loop.
+ * reply that fits once cut included); a later one's stops the loop. The
+ * hybrid's requests go one native_statmount() each (mntkit__fill_each()).
  */
 static ssize_t native_stat_fill(struct mntkit_mnt_id_req *req,
 				const uint64_t *ids, size_t n, char *buf,
 				size_t bufsize)
 {
-	bool fast = direct(req, 0);
 	size_t at = 0, k;
 
+	if (!direct(req, 0))
+		return mntkit__fill_each(native_statmount, req, ids, n, buf,
+					 bufsize);
 	for (k = 0; k < n; k++) {
 		struct mntkit_statmount *sm = (void *)(buf + at);
 		size_t room = at < bufsize ? bufsize - at : 0;
@@ -194,15 +197,14 @@ static ssize_t native_stat_fill(struct mntkit_mnt_id_req *req,
 
 		req->mnt_id = ids[k];
 		if (room >= MNTKIT_STATMOUNT_FIXED_SIZE)
-			ret = !fast ? native_statmount(req, sm, room, 0) :
-			      k	    ? sys_statmount(req, sm, room, 0) :
-				      direct_statmount(req, sm, room);
+			ret = k ? sys_statmount(req, sm, room, 0) :
+				  direct_statmount(req, sm, room);
 		if (ret && k)
 			break; /* the next call tells why */
 		if (ret)
 			return room < MNTKIT_STATMOUNT_FIXED_SIZE ? -EOVERFLOW :
 								    -errno;
-		if (fast && k)
+		if (k) /* the first: cut by direct_statmount() */
 			cut_reply(req, sm, room);
 		at += mntkit_stat_span(sm);
 	}

@@ -142,3 +142,28 @@ struct mntkit_statmount *mntkit__sm_dup(const struct mntkit_statmount *sm)
 		mntkit__sm_copy(c, sm);
 	return c;
 }
+
+/* ---- replies one after another (mntkit_stat_many()) ---- */
+
+ssize_t mntkit__fill_each(mntkit__statmount_fn *one,
+			  struct mntkit_mnt_id_req *req, const uint64_t *ids,
+			  size_t n, char *buf, size_t bufsize)
+{
+	size_t at = 0, k;
+
+	for (k = 0; k < n; k++) {
+		struct mntkit_statmount *sm = (void *)(buf + at);
+		size_t room = at < bufsize ? bufsize - at : 0;
+
+		req->mnt_id = ids[k];
+		if (room >= MNTKIT_STATMOUNT_FIXED_SIZE &&
+		    one(req, sm, room, 0) == 0) {
+			at += mntkit_stat_span(sm);
+			continue;
+		}
+		if (k)
+			break; /* the next call tells why */
+		return room < MNTKIT_STATMOUNT_FIXED_SIZE ? -EOVERFLOW : -errno;
+	}
+	return (ssize_t)k;
+}
