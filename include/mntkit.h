@@ -409,6 +409,9 @@ struct mntkit_features {
 	uint32_t refused;
 };
 
+/* the size of the first struct mntkit_features (a smaller one: -EINVAL) */
+#define MNTKIT_FEATURES_SIZE_VER0 (offsetof(struct mntkit_features, refused) + 4)
+
 int mntkit_get_features(struct mntkit_features *features);
 
 /*
@@ -458,6 +461,9 @@ struct mntkit_opts {
 	int mnt_ns_fd;
 	pid_t pid;
 };
+
+/* the size of the first struct mntkit_opts (a smaller one: -EINVAL) */
+#define MNTKIT_OPTS_SIZE_VER0 (offsetof(struct mntkit_opts, pid) + sizeof(pid_t))
 
 /*
  * MNTKIT_OPTS(name) or MNTKIT_OPTS(name, .field = value, ...). (The name
@@ -802,6 +808,10 @@ struct mntkit_tab_opts {
 	const char *err_msg;
 };
 
+/* the size of the first struct mntkit_tab_opts (a smaller one: -EINVAL) */
+#define MNTKIT_TAB_OPTS_SIZE_VER0                                              \
+	(offsetof(struct mntkit_tab_opts, err_msg) + sizeof(const char *))
+
 /* MNTKIT_TAB_OPTS(name) or MNTKIT_TAB_OPTS(name, .field = value, ...) */
 #define MNTKIT_TAB_OPTS(...) MNTKIT__TAB_OPTS(__VA_ARGS__, )
 #define MNTKIT__TAB_OPTS(name, ...)                                            \
@@ -868,6 +878,10 @@ struct mntkit_tab_entry {
 	const char *user_options;
 	const char *attrs;
 };
+
+/* the size of the first struct mntkit_tab_entry (a smaller one: -EINVAL) */
+#define MNTKIT_TAB_ENTRY_SIZE_VER0                                             \
+	(offsetof(struct mntkit_tab_entry, attrs) + sizeof(const char *))
 
 #define MNTKIT_TAB_ENTRY(name)                                                 \
 	struct mntkit_tab_entry name = { .size = sizeof(struct mntkit_tab_entry) }
@@ -1337,6 +1351,10 @@ struct mntkit_watch_opts {
 	unsigned int flags;
 	uint32_t rescan_ms;
 };
+
+/* the size of the first struct mntkit_watch_opts (a smaller one: -EINVAL) */
+#define MNTKIT_WATCH_OPTS_SIZE_VER0                                            \
+	(offsetof(struct mntkit_watch_opts, rescan_ms) + sizeof(uint32_t))
 
 /* MNTKIT_WATCH_OPTS(name) or MNTKIT_WATCH_OPTS(name, .field = value, ...) */
 #define MNTKIT_WATCH_OPTS(...) MNTKIT__WATCH_OPTS(__VA_ARGS__, )

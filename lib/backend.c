@@ -163,9 +163,8 @@ int mntkit_get_features(struct mntkit_features *features)
 {
 	MNTKIT__PIN();
 	struct mntkit_features f = { .size = sizeof(f) };
-	size_t n;
 
-	if (!features || features->size < sizeof(features->size))
+	if (!features || features->size < MNTKIT_FEATURES_SIZE_VER0)
 		return mntkit__fail(EINVAL);
 	f.flags = mntkit__kernel_features() | mntkit__kernel_fanotify();
 	f.backend = mntkit_get_backend();
@@ -187,9 +186,8 @@ int mntkit_get_features(struct mntkit_features *features)
 		f.flags |= MNTKIT_FEAT_HYBRID;
 		f.emul_mask = mntkit__hybrid_mask();
 	}
-	n = features->size < sizeof(f) ? features->size : sizeof(f);
-	memcpy((char *)features + sizeof(f.size), (char *)&f + sizeof(f.size),
-	       n - sizeof(f.size));
+	mntkit__sized_out(features, features->size, &f, sizeof(f),
+			  sizeof(f.size));
 	return 0;
 }
 

@@ -40,22 +40,13 @@ static int internal_mount(int fd)
 static int by_fd_req(const struct mntkit_mnt_id_req *ureq, unsigned int flags,
 		     struct mntkit_mnt_id_req *req)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	int fd;
+	int fd, ret;
 
 	if (flags & ~MNTKIT_STATMOUNT_BY_FD)
 		return -EINVAL;
-	if (!ureq)
-		return -EFAULT;
-	if (page > 0 && ureq->size > (unsigned long)page)
-		return -E2BIG;
-	if (ureq->size < MNTKIT_MNT_ID_REQ_SIZE_VER0)
-		return -EINVAL;
-	for (size_t i = sizeof(*req); i < ureq->size; i++)
-		if (((const unsigned char *)ureq)[i])
-			return -E2BIG;
-	memset(req, 0, sizeof(*req));
-	memcpy(req, ureq, ureq->size < sizeof(*req) ? ureq->size : sizeof(*req));
+	ret = mntkit__req_copy(ureq, req);
+	if (ret)
+		return ret;
 	if (req->mnt_id || req->mnt_ns_id)
 		return -EINVAL;
 	fd = (int)req->mnt_ns_fd;

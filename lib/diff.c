@@ -229,15 +229,8 @@ static int push(struct evvec *ev, enum mntkit_event_kind kind,
 		uint32_t changed, uint64_t id, const struct mntkit_statmount *a,
 		const struct mntkit_statmount *b)
 {
-	if (ev->n == ev->cap) {
-		size_t cap = ev->cap ? ev->cap * 2 : 64;
-		struct mntkit_event *nv = realloc(ev->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		ev->v = nv;
-		ev->cap = cap;
-	}
+	if (mntkit__vec_room(ev, 1, 64))
+		return -ENOMEM;
 	ev->v[ev->n++] = (struct mntkit_event){
 		.size = sizeof(struct mntkit_event),
 		.kind = kind,
@@ -273,7 +266,6 @@ static int pair(struct evvec *ev, const struct mntkit_statmount *a,
  */
 static struct mntkit_event *caller_array(const struct evvec *ev, size_t size)
 {
-	size_t fit = size < sizeof(*ev->v) ? size : sizeof(*ev->v);
 	char *out;
 
 	if (!ev->n)
@@ -284,7 +276,7 @@ static struct mntkit_event *caller_array(const struct evvec *ev, size_t size)
 	for (size_t i = 0; i < ev->n; i++) {
 		struct mntkit_event *e = (struct mntkit_event *)(out + i * size);
 
-		memcpy(e, &ev->v[i], fit);
+		mntkit__sized_out(e, size, &ev->v[i], sizeof(*ev->v), 0);
 		e->size = size;
 	}
 	return (struct mntkit_event *)out;

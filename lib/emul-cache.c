@@ -589,18 +589,6 @@ static struct held_ns {
 } *held_v;
 static size_t held_n, held_cap;
 
-static int held_grow(void)
-{
-	size_t cap = held_cap ? held_cap * 2 : 8;
-	void *p = realloc(held_v, cap * sizeof(*held_v));
-
-	if (!p)
-		return -ENOMEM;
-	held_v = p;
-	held_cap = cap;
-	return 0;
-}
-
 int mntkit__emul_ns_hold(int ns_fd, dev_t *dev, ino_t *ino)
 {
 	uint64_t id = 0;
@@ -620,7 +608,8 @@ int mntkit__emul_ns_hold(int ns_fd, dev_t *dev, ino_t *ino)
 			break;
 	if (i < held_n) {
 		held_v[i].refs++;
-	} else if (held_n == held_cap && held_grow()) {
+	} else if (mntkit__reserve(&held_v, &held_cap, held_n + 1,
+				   sizeof(*held_v), 8)) {
 		ret = -ENOMEM;
 	} else {
 		int fd = fcntl(ns_fd, F_DUPFD_CLOEXEC, 3);
@@ -823,28 +812,4 @@ int mntkit__emul_foreign_denied(const struct mntkit_mnt_id_req *req,
 	ret = mntkit__ns_admin(fd);
 	close(fd);
 	return ret == 0;
-}
-
-/* ---- requests ---- */
-
-/* copy_mnt_id_req(): size rules, zero tail; mnt_id is checked later */
-int mntkit__emul_copy_req(const struct mntkit_mnt_id_req *ureq,
-			  struct mntkit_mnt_id_req *req)
-{
-	long page = mntkit__emul_page_size; /* mntkit__emul_caps() has run */
-	uint32_t usize;
-
-	if (!ureq)
-		return -EFAULT;
-	usize = ureq->size;
-	if (page > 0 && usize > (unsigned long)page)
-		return -E2BIG;
-	if (usize < MNTKIT_MNT_ID_REQ_SIZE_VER0)
-		return -EINVAL;
-	for (size_t i = sizeof(*req); i < usize; i++)
-		if (((const unsigned char *)ureq)[i])
-			return -E2BIG;
-	memset(req, 0, sizeof(*req));
-	memcpy(req, ureq, usize < sizeof(*req) ? usize : sizeof(*req));
-	return 0;
 }

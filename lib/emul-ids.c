@@ -37,10 +37,7 @@ struct issued_id {
 	uint64_t base;
 };
 
-static struct {
-	struct issued_id *v;
-	size_t n, cap;
-} issued;
+static MNTKIT__VEC(struct issued_id) issued;
 
 static ssize_t issued_pos(uint64_t id, int *found)
 {
@@ -91,15 +88,8 @@ static int issued_add(uint64_t id)
 
 	if (found)
 		return 0;
-	if (issued.n == issued.cap) {
-		size_t cap = issued.cap ? issued.cap * 2 : 64;
-		struct issued_id *v = realloc(issued.v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		issued.v = v;
-		issued.cap = cap;
-	}
+	if (mntkit__vec_room(&issued, 1, 64))
+		return -ENOMEM;
 	memmove(issued.v + pos + 1, issued.v + pos,
 		(issued.n - pos) * sizeof(*issued.v));
 	issued.v[pos] = (struct issued_id){ id, 0 };

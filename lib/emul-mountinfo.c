@@ -436,21 +436,6 @@ static int parse_line(struct scan *s, struct mntkit_mi *m)
 	return 0;
 }
 
-static int grow(struct mntkit_mi_table *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 256;
-	struct mntkit_mi *v;
-
-	if (cap > SIZE_MAX / sizeof(*v))
-		return -ENOMEM;
-	v = realloc(t->v, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	t->v = v;
-	t->cap = cap;
-	return 0;
-}
-
 int mntkit__mi_parse(struct mntkit_mi_table *t, char *buf, size_t len,
 		     struct mntkit_mi_err *err)
 {
@@ -472,11 +457,9 @@ int mntkit__mi_parse(struct mntkit_mi_table *t, char *buf, size_t len,
 			return fail(&s, len, "last line not terminated");
 		}
 		s.eol = (size_t)(nl - buf);
-		if (t->n == t->cap) {
-			ret = grow(t);
-			if (ret)
-				return ret;
-		}
+		ret = mntkit__vec_room(t, 1, 256);
+		if (ret)
+			return ret;
 		ret = parse_line(&s, &t->v[t->n]);
 		if (ret)
 			return ret;
@@ -496,30 +479,17 @@ void mntkit__mi_free(struct mntkit_mi_table *t)
 int mntkit__mi_read(int fd, char **buf, size_t *cap, size_t *len)
 {
 	size_t n = 0;
-	char *b;
 
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -errno;
-	if (!*buf || *cap < 4096) {
-		b = realloc(*buf, 65536);
-		if (!b)
-			return -ENOMEM;
-		*buf = b;
-		*cap = 65536;
-	}
+	if ((!*buf || *cap < 4096) && mntkit__grow(buf, cap, 65536, 1, 65536))
+		return -ENOMEM;
 	for (;;) {
 		ssize_t r;
 
 		/* keep room for a whole seq_file chunk and a spare byte */
-		if (*cap - n < 16384) {
-			if (*cap > SIZE_MAX / 2)
-				return -ENOMEM;
-			b = realloc(*buf, *cap * 2);
-			if (!b)
-				return -ENOMEM;
-			*buf = b;
-			*cap *= 2;
-		}
+		if (*cap - n < 16384 && mntkit__grow(buf, cap, n + 16384, 1, 0))
+			return -ENOMEM;
 		r = read(fd, *buf + n, *cap - n - 1);
 		if (r < 0) {
 			if (errno == EINTR)

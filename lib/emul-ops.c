@@ -46,7 +46,7 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	ssize_t i;
 	int ret, pre;
 
-	ret = mntkit__emul_copy_req(ureq, &req);
+	ret = mntkit__req_copy(ureq, &req);
 	if (ret)
 		return ret;
 	pre = id_precheck(req.mnt_id);
@@ -131,7 +131,7 @@ static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
 	pthread_mutex_lock(&mntkit__emul_lock);
 	r.str = mntkit__emul_scratch.str;
 	r.cap = mntkit__emul_scratch.cap;
-	ret = mntkit__emul_copy_req(ureq, &req);
+	ret = mntkit__req_copy(ureq, &req);
 	if (!ret)
 		ret = mntkit__emul_request_table(&req, &t, IDS_BACKEND);
 	if (!ret && mntkit__emul_foreign_denied(&req, t))
@@ -203,7 +203,7 @@ int mntkit__emul_parent_outside(const struct mntkit_mnt_id_req *ureq,
 	mntkit__emul_caps();
 	pthread_once(&mntkit__emul_atfork_once, mntkit__emul_setup_atfork);
 	pthread_mutex_lock(&mntkit__emul_lock);
-	ret = mntkit__emul_copy_req(ureq, &req);
+	ret = mntkit__req_copy(ureq, &req);
 	if (!ret)
 		ret = mntkit__emul_request_table(&req, &t, IDS_BACKEND);
 	if (!ret && (mntkit__emul_find_key(t, id) >= 0 ||
@@ -253,7 +253,7 @@ static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 	uint64_t cursor;
 	int ret, pre = 0;
 
-	ret = mntkit__emul_copy_req(ureq, &req);
+	ret = mntkit__req_copy(ureq, &req);
 	if (ret)
 		return ret;
 	if (req.mnt_id != MNTKIT_LSMT_ROOT) {

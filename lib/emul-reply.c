@@ -24,25 +24,11 @@
 #include "emul.h"
 #include "syscall.h"
 
-/* room for @n more bytes and a spare one */
-static int grow_str(struct reply *r, size_t n)
-{
-	size_t cap = r->cap ? r->cap : 1024;
-	char *s;
-
-	while (cap - r->len < n + 1)
-		cap *= 2;
-	s = realloc(r->str, cap);
-	if (!s)
-		return -ENOMEM;
-	r->str = s;
-	r->cap = cap;
-	return 0;
-}
-
+/* @n more bytes, with room for a spare one */
 static inline int put(struct reply *r, const void *p, size_t n)
 {
-	if (r->cap - r->len < n + 1 && grow_str(r, n))
+	if (r->cap - r->len < n + 1 &&
+	    mntkit__grow(&r->str, &r->cap, r->len + n + 1, 1, 1024))
 		return -ENOMEM;
 	memcpy(r->str + r->len, p, n);
 	r->len += n;

@@ -234,8 +234,6 @@ int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
 			       struct table **out, int ids);
 int mntkit__emul_foreign_denied(const struct mntkit_mnt_id_req *req,
 				const struct table *t);
-int mntkit__emul_copy_req(const struct mntkit_mnt_id_req *ureq,
-			  struct mntkit_mnt_id_req *req);
 
 /* lib/emul-ids.c: IDs and mount point probes */
 int mntkit__emul_issued_has(uint64_t id);

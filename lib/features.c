@@ -557,12 +557,11 @@ int mntkit__kernel_listns(void)
 }
 
 /* ---- the emulation's probes (lib/emul.h): unique IDs (and the testing
- * knob MNTKIT_TEST_OLD_IDS), namespace IDs, the page size ---- */
+ * knob MNTKIT_TEST_OLD_IDS), namespace IDs ---- */
 
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
 int mntkit__emul_have_unique;  /* statx STATX_MNT_ID_UNIQUE, and no knob */
 int mntkit__emul_have_ns_id;   /* ioctl NS_GET_MNTNS_ID */
-long mntkit__emul_page_size;   /* the kernel's limit of a request's size */
 
 /* MNTKIT_TEST_OLD_IDS=1: behave as on a kernel without unique IDs */
 static int test_old_ids(void)
@@ -578,7 +577,6 @@ static void probe_caps(void)
 	uint64_t id;
 	int fd;
 
-	mntkit__emul_page_size = sysconf(_SC_PAGESIZE);
 	memset(&stx, 0, sizeof(stx));
 	if (!test_old_ids() &&
 	    statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, MNTKIT_STATX_MNT_ID_UNIQUE,

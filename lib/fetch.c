@@ -72,20 +72,7 @@ ssize_t mntkit__stat_fill(const struct mntkit_mnt_id_req *base,
 
 int mntkit__idvec_reserve(struct mntkit_idvec *iv, size_t want)
 {
-	uint64_t *nv;
-	size_t cap;
-
-	if (iv->cap - iv->n >= want)
-		return 0;
-	cap = iv->cap ? iv->cap : LIST_FIRST_PAGE;
-	while (cap - iv->n < want)
-		cap *= 2;
-	nv = realloc(iv->v, cap * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	iv->v = nv;
-	iv->cap = cap;
-	return 0;
+	return mntkit__vec_room(iv, want, LIST_FIRST_PAGE);
 }
 
 int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "mntkit.h"
+#include "util.h"
 
 /*
  * A backend serves the kernel-ABI entry points. Both functions follow the
@@ -230,7 +231,6 @@ uint32_t mntkit__native_id_source(void);
  */
 extern int mntkit__emul_have_unique;  /* statx STATX_MNT_ID_UNIQUE, and no knob */
 extern int mntkit__emul_have_ns_id;   /* ioctl NS_GET_MNTNS_ID */
-extern long mntkit__emul_page_size;   /* the kernel's limit of a request's size */
 void mntkit__emul_caps(void);
 
 /* the groups the mountinfo emulation can fill */
@@ -307,6 +307,14 @@ uint32_t mntkit__refused_mask(void);
 size_t mntkit__sm_size(const struct mntkit_statmount *sm);
 void mntkit__sm_copy(void *dst, const struct mntkit_statmount *sm);
 struct mntkit_statmount *mntkit__sm_dup(const struct mntkit_statmount *sm);
+
+/*
+ * lib/reply.c: the kernel's copy of a request (copy_mnt_id_req): -EFAULT
+ * for NULL, -E2BIG above a page or with a tail that is not zero, -EINVAL
+ * below MNTKIT_MNT_ID_REQ_SIZE_VER0; else 0 and *@req (zero-extended).
+ */
+int mntkit__req_copy(const struct mntkit_mnt_id_req *ureq,
+		     struct mntkit_mnt_id_req *req);
 
 /*
  * The replies of @ids[0..@n) one after another in @buf, as

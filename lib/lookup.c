@@ -54,18 +54,8 @@ struct sbuf {
 
 static int sbuf_add(struct sbuf *b, const char *s, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = realloc(b->s, cap);
-		if (!p)
-			return -ENOMEM;
-		b->s = p;
-		b->cap = cap;
-	}
+	if (mntkit__reserve(&b->s, &b->cap, b->len + n + 1, 1, 64))
+		return -ENOMEM;
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';

@@ -126,13 +126,13 @@ int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *ureq, uint64_t kmask,
 
 	mntkit__emul_caps();
 	/* the request's own faults are the kernel's to report */
-	ret = mntkit__emul_copy_req(ureq, &kreq);
+	ret = mntkit__req_copy(ureq, &kreq);
 	if (ret) {
 		errno = -ret;
 		return -1;
 	}
 	if (kreq.size > sizeof(kreq))
-		kreq.size = sizeof(kreq); /* its tail is zero: mntkit__emul_copy_req() */
+		kreq.size = sizeof(kreq); /* its tail is zero: mntkit__req_copy() */
 	want = kreq.param;
 	/* the kernel's groups, and MNT_BASIC to know the mount by (every
 	 * statmount has it) */

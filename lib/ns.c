@@ -204,16 +204,9 @@ struct ns_ents {
 
 static int ents_add(struct ns_ents *l, uint64_t id, pid_t pid)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct ns_ent *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			l->err = -ENOMEM;
-			return 2; /* stop the walk */
-		}
-		l->v = v;
-		l->cap = cap;
+	if (mntkit__vec_room(l, 1, 64)) {
+		l->err = -ENOMEM;
+		return 2; /* stop the walk */
 	}
 	l->v[l->n].id = id;
 	l->v[l->n].pid = pid;
@@ -372,20 +365,11 @@ ssize_t mntkit_ns_list_pids(uint64_t **ids, pid_t **pids)
  */
 static int opts_copy(const struct mntkit_opts *opts, struct mntkit_opts *out)
 {
-	size_t n;
+	int ret = mntkit__sized_in(out, sizeof(*out), opts,
+				   opts ? opts->size : 0, MNTKIT_OPTS_SIZE_VER0);
 
-	memset(out, 0, sizeof(*out));
-	if (!opts)
-		return 0;
-	if (opts->size < sizeof(opts->size))
-		return -EINVAL;
-	n = opts->size < sizeof(*out) ? opts->size : sizeof(*out);
-	for (size_t i = sizeof(*out); i < opts->size; i++)
-		if (((const unsigned char *)opts)[i])
-			return -E2BIG;
-	memcpy(out, opts, n);
 	out->size = sizeof(*out);
-	return 0;
+	return ret;
 }
 
 /*

@@ -2,7 +2,8 @@
 /*
  * Reading the strings of a statmount reply without trusting it: every
  * offset, count and terminator is checked against the reply's size and the
- * number of bytes the caller says are valid. And the one copy of a reply.
+ * number of bytes the caller says are valid. And the one copy of a reply,
+ * and of a request.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,16 @@ ssize_t mntkit__fill_each(mntkit__statmount_fn *one,
 		return room < MNTKIT_STATMOUNT_FIXED_SIZE ? -EOVERFLOW : -errno;
 	}
 	return (ssize_t)k;
+}
+
+/* copy_mnt_id_req(): size rules, zero tail; mnt_id is checked later */
+int mntkit__req_copy(const struct mntkit_mnt_id_req *ureq,
+		     struct mntkit_mnt_id_req *req)
+{
+	if (!ureq)
+		return -EFAULT;
+	if (ureq->size > mntkit__page_size())
+		return -E2BIG;
+	return mntkit__sized_in(req, sizeof(*req), ureq, ureq->size,
+				MNTKIT_MNT_ID_REQ_SIZE_VER0);
 }

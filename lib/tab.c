@@ -866,20 +866,18 @@ static void reader_free(struct reader *rd)
 /* the caller's options: check and read them */
 static int opts_in(struct mntkit_tab_opts *o, struct reader *rd)
 {
+	struct mntkit_tab_opts in;
+	int ret;
+
 	if (!o)
 		return 0;
-	if (o->size < offsetof(struct mntkit_tab_opts, nr_bad))
+	ret = mntkit__sized_in(&in, sizeof(in), o, o->size,
+			       MNTKIT_TAB_OPTS_SIZE_VER0);
+	if (ret)
+		return ret;
+	if ((unsigned int)in.format > MNTKIT_TAB_UTAB)
 		return -EINVAL;
-	if (o->size > sizeof(*o)) {
-		const char *p = (const char *)o + sizeof(*o);
-
-		for (size_t i = sizeof(*o); i < o->size; i++, p++)
-			if (*p)
-				return -E2BIG;
-	}
-	if ((unsigned int)o->format > MNTKIT_TAB_UTAB)
-		return -EINVAL;
-	if (o->flags & ~MNTKIT_TAB_SKIP_BAD)
+	if (in.flags & ~MNTKIT_TAB_SKIP_BAD)
 		return -EINVAL;
 	rd->o = o;
 	rd->format = o->format;
@@ -887,8 +885,7 @@ static int opts_in(struct mntkit_tab_opts *o, struct reader *rd)
 	return 0;
 }
 
-#define FITS(o, f) ((o)->size >= offsetof(struct mntkit_tab_opts, f) + sizeof((o)->f))
-
+/* what was found, into the caller's options (at least the first struct) */
 static void opts_out(struct reader *rd)
 {
 	struct mntkit_tab_opts *o = rd->o;
@@ -896,14 +893,10 @@ static void opts_out(struct reader *rd)
 	if (!o)
 		return;
 	o->format = rd->format;
-	if (FITS(o, nr_bad))
-		o->nr_bad = rd->nr_bad;
-	if (FITS(o, err_line))
-		o->err_line = rd->err_line;
-	if (FITS(o, err_col))
-		o->err_col = rd->err_col;
-	if (FITS(o, err_msg))
-		o->err_msg = rd->err_msg;
+	o->nr_bad = rd->nr_bad;
+	o->err_line = rd->err_line;
+	o->err_col = rd->err_col;
+	o->err_msg = rd->err_msg;
 }
 
 /* one entry line: @s (@n bytes) from its first byte */
@@ -1033,7 +1026,7 @@ int mntkit_table_tab_entry(const struct mntkit_table *t, size_t idx,
 	const struct mntkit__tab_rec *r;
 	struct mntkit_tab_entry v;
 
-	if (!t || !e || e->size < sizeof(struct mntkit_tab_entry))
+	if (!t || !e || e->size < MNTKIT_TAB_ENTRY_SIZE_VER0)
 		return mntkit__fail(EINVAL);
 	if (!x)
 		return mntkit__fail(ENODATA);
@@ -1041,7 +1034,6 @@ int mntkit_table_tab_entry(const struct mntkit_table *t, size_t idx,
 		return mntkit__fail(EINVAL);
 	r = &x->rec[idx];
 	memset(&v, 0, sizeof(v));
-	v.size = e->size;
 	v.format = x->format;
 	v.line = r->line;
 	v.freq = r->freq;
@@ -1051,6 +1043,6 @@ int mntkit_table_tab_entry(const struct mntkit_table *t, size_t idx,
 	v.fs_options = pool_at(x, r->fs_options);
 	v.user_options = pool_at(x, r->user_options);
 	v.attrs = pool_at(x, r->attrs);
-	memcpy(e, &v, e->size < sizeof(v) ? e->size : sizeof(v));
+	mntkit__sized_out(e, e->size, &v, sizeof(v), sizeof(v.size));
 	return 0;
 }

@@ -1634,15 +1634,11 @@ static void pin_own_ns(struct mntkit_watch *w, const struct mntkit_opts *o,
 static int watch_opts_copy(const struct mntkit_watch_opts *in,
 			   struct mntkit_watch_opts *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (!in)
-		return 0;
-	if (in->size < sizeof(in->size))
-		return -EINVAL;
-	for (size_t i = sizeof(*out); i < in->size; i++)
-		if (((const unsigned char *)in)[i])
-			return -E2BIG;
-	memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
+	int ret = mntkit__sized_in(out, sizeof(*out), in, in ? in->size : 0,
+				   MNTKIT_WATCH_OPTS_SIZE_VER0);
+
+	if (ret)
+		return ret;
 	if (out->source > MNTKIT_WATCH_POLL ||
 	    (out->flags & ~(MNTKIT_WATCH_INITIAL | MNTKIT_WATCH_ALL_NS)))
 		return -EINVAL;

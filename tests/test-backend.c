@@ -310,39 +310,48 @@ T_CASE(kernel_mask_is_kernels_supported_mask)
 	free(sm);
 }
 
-T_CASE(features_prefix_only)
+/*
+ * The first struct (MNTKIT_FEATURES_SIZE_VER0) and anything larger: the
+ * fields both know are written, a newer caller's tail is zeroed, the
+ * caller's size never; anything smaller is refused with nothing written.
+ */
+T_CASE(features_sizes)
 {
-	const size_t sizes[] = {
-		sizeof(size_t),
-		offsetof(struct mntkit_features, flags),
-		offsetof(struct mntkit_features, supported_mask),
-		offsetof(struct mntkit_features, kernel_mask),
-	};
+	const size_t ver0 = MNTKIT_FEATURES_SIZE_VER0;
+	const size_t sizes[] = { ver0, sizeof(struct mntkit_features),
+				 sizeof(struct mntkit_features) + 16 };
 	struct mntkit_features full;
+	unsigned char raw[sizeof(struct mntkit_features) + 32];
+	struct mntkit_features *f = (void *)raw;
 
 	clean_env();
 	memset(&full, 0, sizeof(full));
 	full.size = sizeof(full);
 	T_EQ_I(mntkit_get_features(&full), 0);
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		unsigned char raw[sizeof(struct mntkit_features) + 16];
-		struct mntkit_features *f = (void *)raw;
-
 		memset(raw, 0xaa, sizeof(raw));
 		f->size = sizes[i];
 		T_EQ_I(mntkit_get_features(f), 0);
 		T_EQ_U(f->size, sizes[i]);
+		for (size_t b = sizeof(struct mntkit_features); b < sizes[i]; b++)
+			T_ASSERTF(raw[b] == 0, "size %zu: byte %zu not zeroed",
+				  sizes[i], b);
 		for (size_t b = sizes[i]; b < sizeof(raw); b++)
 			T_ASSERTF(raw[b] == 0xaa, "size %zu: byte %zu written",
 				  sizes[i], b);
 		/* what was written is the truth */
-		if (sizes[i] > offsetof(struct mntkit_features, backend))
-			T_EQ_I(f->backend, full.backend);
-		if (sizes[i] > offsetof(struct mntkit_features, flags))
-			T_EQ_U(f->flags, full.flags);
-		if (sizes[i] > offsetof(struct mntkit_features, supported_mask))
-			T_EQ_U(f->supported_mask, full.supported_mask);
+		T_EQ_I(f->backend, full.backend);
+		T_EQ_U(f->flags, full.flags);
+		T_EQ_U(f->supported_mask, full.supported_mask);
+		T_EQ_U(f->kernel_mask, full.kernel_mask);
+		T_EQ_U(f->emul_mask, full.emul_mask);
+		T_EQ_U(f->refused, full.refused);
 	}
+	memset(raw, 0xaa, sizeof(raw));
+	f->size = ver0 - 1;
+	T_NEG(mntkit_get_features(f), EINVAL);
+	for (size_t b = sizeof(f->size); b < sizeof(raw); b++)
+		T_ASSERTF(raw[b] == 0xaa, "refused, but byte %zu written", b);
 }
 
 T_CASE(features_bad_args)

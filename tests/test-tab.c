@@ -294,6 +294,49 @@ T_CASE(file_and_args)
 	}
 }
 
+/*
+ * The sized structs: an entry of the first struct's size or larger (a
+ * newer caller's: its tail zeroed, its size kept), options larger with a
+ * zero tail; a smaller entry or options, or a tail that is not zero, are
+ * refused.
+ */
+T_CASE(sized_structs)
+{
+	unsigned char raw[sizeof(struct mntkit_tab_entry) + 24];
+	struct mntkit_tab_entry *e = (void *)raw;
+	unsigned char oraw[sizeof(struct mntkit_tab_opts) + 8];
+	struct mntkit_tab_opts *o = (void *)oraw;
+	struct mntkit_table *t = read_buf(fstab, NULL);
+
+	memset(raw, 0xaa, sizeof(raw));
+	e->size = sizeof(raw);
+	T_OK(mntkit_table_tab_entry(t, 0, e));
+	T_EQ_U(e->size, sizeof(raw));
+	T_EQ_STR(e->options, "errors=remount-ro");
+	for (size_t b = sizeof(struct mntkit_tab_entry); b < sizeof(raw); b++)
+		T_ASSERTF(raw[b] == 0, "byte %zu of a newer entry kept", b);
+	memset(raw, 0xaa, sizeof(raw));
+	e->size = MNTKIT_TAB_ENTRY_SIZE_VER0;
+	T_OK(mntkit_table_tab_entry(t, 0, e));
+	T_EQ_U(e->line, 2);
+	T_ASSERT(raw[MNTKIT_TAB_ENTRY_SIZE_VER0] == 0xaa);
+	e->size = MNTKIT_TAB_ENTRY_SIZE_VER0 - 1;
+	T_NEG(mntkit_table_tab_entry(t, 0, e), EINVAL);
+	e->size = 0;
+	T_NEG(mntkit_table_tab_entry(t, 0, e), EINVAL);
+	mntkit_table_free(t);
+
+	memset(oraw, 0, sizeof(oraw));
+	o->size = sizeof(oraw);
+	t = read_buf(fstab, o);
+	T_EQ_I(o->format, MNTKIT_TAB_FSTAB);
+	mntkit_table_free(t);
+	oraw[sizeof(oraw) - 1] = 1;
+	T_NEG(mntkit_table_read_buf(fstab, strlen(fstab), o, &t), E2BIG);
+	o->size = MNTKIT_TAB_OPTS_SIZE_VER0 - 1;
+	T_NEG(mntkit_table_read_buf(fstab, strlen(fstab), o, &t), EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	return t_run(argc, argv);
