@@ -1,50 +1,122 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mntkit.h - the listmount(2)/statmount(2) ABI on every Linux kernel.
+ * mntkit.h - ask the kernel about mounts: listmount(2), statmount(2) and
+ * unique mount IDs on every Linux kernel, with snapshots, lookups, diffs
+ * and watches. Link with -lmntkit (pkg-config mntkit).
  *
- * This header has two parts:
+ * START HERE. The everyday jobs, each a call or two:
  *
- *  1. The kernel ABI (struct mntkit_mnt_id_req, struct mntkit_statmount and
- *     their constants), re-declared under MNTKIT_ names so that it compiles
- *     next to any version of <linux/mount.h>: one that has none of these
- *     definitions (Linux < 6.8 headers, e.g. Debian 12), some, or all.
- *     The layouts are byte-for-byte those of the merged kernel (6.18).
+ *   the mount a path is on      mntkit_stat_path(AT_FDCWD, path, 0, mask, &sm)
+ *   one mount by ID             mntkit_stat(id, mask, NULL, &sm)
+ *   every mount, as a table     mntkit_table_new(mask, flags, NULL, &t), then
+ *                               mntkit_table_count(), mntkit_table_get(),
+ *                               the tree (mntkit_table_first_root(), ...)
+ *   find in a table             mntkit_table_find_target(), _find_source(),
+ *                               _find_containing(), _find_devno()
+ *   the IDs below a mount       mntkit_list(id, flags, NULL, &ids)
+ *   what changed                mntkit_diff(before, after, ...), or a watch:
+ *                               mntkit_watch_new(), mntkit_watch_fd(),
+ *                               mntkit_watch_read()
+ *   read a reply's strings      mntkit_sm_str(sm, sm->size, field, &s)
+ *   findmnt's words for flags   mntkit_attr_str(), mntkit_propagation_str()
+ *   another mount namespace     struct mntkit_opts (MNTKIT_OPTS(o, .pid = N))
  *
- *  2. The library: entry points with the exact calling convention of the
- *     system calls (mntkit_statmount(), mntkit_listmount()), served by the
- *     kernel or by an emulation over /proc/<pid>/mountinfo, plus the
- *     conveniences every caller needs.
+ * For example, the mount point and type of every mount:
  *
- * The rules every call of the library follows:
+ *	struct mntkit_table *t;
+ *	const char *point, *type;
  *
- *  1. Errors. mntkit_statmount() and mntkit_listmount() behave like the
- *     system calls: they return -1 and set errno. Every other function
- *     that returns int or ssize_t returns a value >= 0 on success and a
- *     negative errno value on failure, and sets errno to the positive
- *     value (the libbpf convention). "No such item" (no parent, no child,
- *     not found) is -ENOENT; a NULL where a pointer is required, an
- *     unknown flag or a bad index is -EINVAL. -EFAULT is only ever the
- *     kernel's answer (through the two system calls) for a pointer it
- *     cannot use.
+ *	if (mntkit_table_new(MNTKIT_STATMOUNT_MNT_POINT |
+ *			     MNTKIT_STATMOUNT_FS_TYPE, 0, NULL, &t) < 0)
+ *		err(1, "mntkit_table_new");
+ *	for (size_t i = 0; i < mntkit_table_count(t); i++) {
+ *		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+ *
+ *		if (!mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) &&
+ *		    !mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_FS_TYPE, &type))
+ *			printf("%s %s\n", point, type);
+ *	}
+ *	mntkit_table_free(t);
+ *
+ * A reply is the kernel's own struct mntkit_statmount (mntkit/abi.h):
+ * @mask says which groups it holds; the groups are asked for with a mask
+ * of MNTKIT_STATMOUNT_* bits. mntkit(3) is the overview; each call has
+ * its page (man 3 mntkit_table_new, ...); examples/ has whole programs.
+ *
+ * MOUNT IDS. A mount has two IDs. @mnt_id (and @mnt_parent_id) is the
+ * unique 64-bit ID (Linux 6.8+): above 2^31 (MNTKIT_MNT_UNIQUE_ID_OFFSET),
+ * never reused until reboot. It is what every call takes and gives, and
+ * the one to store. @mnt_id_old (and @mnt_parent_id_old) is the old,
+ * 31-bit ID the kernel reuses: the first field of /proc/PID/mountinfo,
+ * findmnt's and lsmnt's ID column. Show it where users compare with
+ * those tools; never keep it to find a mount again later. On the
+ * mountinfo emulation (mntkit_get_backend()) a mount whose unique ID
+ * cannot be read without a risk of blocking (a mount hidden under
+ * another, one of a network or FUSE filesystem) has its old ID as
+ * @mnt_id, and on a kernel before 6.8 every mount has
+ * (MNTKIT_FEAT_UNIQUE_IDS says which kind a backend gives). Listings
+ * come by ascending @mnt_id, so those old IDs come first;
+ * mntkit_list_order() puts IDs in mountinfo's order (findmnt's), and
+ * MNTKIT_TABLE_F_OLD_ORDER gives a table's tree findmnt's sibling order.
+ *
+ * THE RULES every call follows:
+ *
+ *  1. Errors. The two system calls' stand-ins, mntkit_statmount() and
+ *     mntkit_listmount(), behave exactly like the system calls: they
+ *     return -1 and set errno. Every other function that returns int or
+ *     ssize_t returns a value >= 0 on success and a negative errno value
+ *     on failure, and also sets errno to the positive value (the libbpf
+ *     convention); a function returning a pointer returns NULL and sets
+ *     errno. So "errno" is right after a failure of any call, and
+ *     strerror(-ret) is right for all but those two. "No such item" (no
+ *     parent, no child, not found) is -ENOENT; a NULL where a pointer is
+ *     required, an unknown flag or a bad index is -EINVAL. -EFAULT is
+ *     only ever the kernel's answer (through the two system calls).
  *  2. Arguments come in the order: the subject (a mount ID, a path, a
  *     table, a watch), then selectors (mask, flags), then
  *     `const struct mntkit_opts *opts` (NULL: the caller's namespace),
  *     then the outputs (the pointers the call fills).
- *  3. A struct that may grow starts with a `size` field, set by the
- *     caller (sizeof, or a MNTKIT_*() initializer macro); the library
- *     reads and writes only the fields that fit in it, and refuses
- *     (-E2BIG) a larger input struct whose unknown tail is not zero.
- *  4. A getter is named mntkit_get_X() (or mntkit_OBJ_get_X()) when an
- *     enum or struct mntkit_X exists: mntkit_get_backend(),
- *     mntkit_get_features(), mntkit_watch_get_source().
+ *  3. A struct that may grow starts with a `size` field. Declare it with
+ *     its macro, which zeroes it and sets the size: MNTKIT_OPTS(o),
+ *     MNTKIT_OPTS(o, .pid = 42), MNTKIT_WATCH_OPTS(), MNTKIT_TAB_OPTS(),
+ *     MNTKIT_TAB_ENTRY(), MNTKIT_EVENT(), MNTKIT_FEATURES(). The library
+ *     reads and writes only the fields both it and the caller know; a
+ *     size below the struct's first version (its _SIZE_VER0) is -EINVAL
+ *     (a struct declared without its macro has size 0), a larger struct
+ *     whose tail beyond what the library knows is not zero is -E2BIG.
+ *  4. Names. A call on an object is mntkit_OBJ_VERB() (mntkit_table_new(),
+ *     mntkit_watch_read()); a getter of an enum or struct mntkit_X is
+ *     mntkit_get_X() or mntkit_OBJ_get_X() (mntkit_get_backend(),
+ *     mntkit_watch_get_source()). A flag, a bit a caller ORs into a
+ *     flags argument or field, is MNTKIT_OWNER_F_NAME (MNTKIT_LIST_F_TREE,
+ *     MNTKIT_TABLE_F_COMPACT, MNTKIT_WATCH_F_INITIAL); an enum value has
+ *     no _F_ (MNTKIT_WATCH_POLL, MNTKIT_TAB_FSTAB); bits that describe
+ *     rather than ask are named for what they describe (MNTKIT_FEAT_*,
+ *     MNTKIT_REFUSED_*, MNTKIT_CHANGED_*, MNTKIT_TABLE_STATE_*). The
+ *     kernel's ABI keeps the kernel's names behind MNTKIT_
+ *     (MNTKIT_STATMOUNT_MNT_POINT, MNTKIT_LISTMOUNT_REVERSE).
  *
- * Thread safety: every function may be called from any thread. The backend
- * is chosen once per process (the first call probes; mntkit_set_backend() may
- * override it before or after, also while other threads make calls: each
- * call runs on one backend from start to end, and a watch on the one it was
- * made on).
+ * THREADS, object by object:
+ *  - Calls that take no object (mntkit_stat(), mntkit_list(), the
+ *    namespace, decoder and feature calls, ...) may be made from any
+ *    thread at any time. The backend is chosen once per process (the
+ *    first call probes); mntkit_set_backend() may change it at any time:
+ *    each call runs on one backend from start to end, a watch on the one
+ *    it was made on.
+ *  - struct mntkit_table: immutable once made. Its calls may run in many
+ *    threads at once; mntkit_table_free() only when no other thread uses
+ *    it. (A table taken with MNTKIT_TABLE_F_COMPACT makes a mount's reply
+ *    at its first mntkit_table_get(): that is safe from many threads, and
+ *    can fail with ENOMEM.)
+ *  - struct mntkit_watch: one thread at a time (it holds no lock); the
+ *    records an event points to live until the next mntkit_watch_read()
+ *    or mntkit_watch_free() of the watch. Different watches are
+ *    independent.
+ *  - Replies (struct mntkit_statmount) and the structs a caller passes
+ *    are the caller's: the library reads them during the call only.
+ *  - The print hook (mntkit_set_print()) may be called from any thread.
  *
- * Environment: the library reads MNTKIT_BACKEND (mntkit_set_backend()),
+ * ENVIRONMENT. The library reads MNTKIT_BACKEND (mntkit_set_backend()),
  * MNTKIT_HYBRID (mntkit(3), "Hybrid replies"), MNTKIT_DEBUG (the debug
  * trace, mntkit_set_print()) and testing knobs (MNTKIT_TEST_*), each once,
  * with secure_getenv(3): a setuid or setgid program reads none.
@@ -57,18 +129,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <mntkit/abi.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/*
- * struct mntkit_statmount ends in a flexible array member: ISO C, and in
- * C++ an extension g++ and clang++ have; said so, for -pedantic.
- */
-#if defined(__cplusplus) && defined(__GNUC__)
-#define MNTKIT__FLEX __extension__
-#else
-#define MNTKIT__FLEX
 #endif
 
 #define MNTKIT_VERSION_MAJOR 0
@@ -76,373 +140,24 @@ extern "C" {
 #define MNTKIT_VERSION_PATCH 0
 
 /*
- * The release of the library a program runs with, "MAJOR.MINOR.PATCH"
- * (a static string); MNTKIT_VERSION_* above are the release it was
- * compiled against.
+ * mntkit_version - the release of the library a program runs with,
+ * "MAJOR.MINOR.PATCH" (a static string); MNTKIT_VERSION_* above are the
+ * release it was compiled against. Never fails.
  */
 const char *mntkit_version(void);
 
-/* ------------------------------------------------------------------------ */
-/* Part 1: the kernel ABI                                                   */
-/* ------------------------------------------------------------------------ */
-
 /*
- * struct mntkit_mnt_id_req - the request of both system calls
- * (the kernel's struct mnt_id_req).
- *
- * @size:      sizeof the struct passed: MNTKIT_MNT_ID_REQ_SIZE_VER0 (24) or
- *             MNTKIT_MNT_ID_REQ_SIZE_VER1 (32). A larger struct is accepted
- *             when its tail is zero.
- * @mnt_ns_fd: fd of a mount namespace (/proc/PID/ns/mnt), 0 for none (6.18+).
- *             Not together with @mnt_ns_id. With statmount's flag
- *             MNTKIT_STATMOUNT_BY_FD (7.0+) it is the kernel's mnt_fd
- *             instead: an fd (O_PATH too) on the mount to describe, and
- *             @mnt_id and @mnt_ns_id must be 0.
- * @mnt_id:    unique mount ID (> 2^31), or MNTKIT_LSMT_ROOT for listmount.
- * @param:     statmount: the request mask (MNTKIT_STATMOUNT_*);
- *             listmount: the last ID returned by the previous page, 0 first.
- * @mnt_ns_id: (VER1) mount namespace ID, 0 for the caller's namespace.
+ * MNTKIT__SIZED(type, name, ...): the one shape of every sized struct's
+ * declaration macro: @name, a struct @type zeroed but for its size and
+ * the ".field = value" designators after the name. (The name travels
+ * inside __VA_ARGS__ so that the one-argument form is valid ISO C. In C++
+ * designators need C++20; or write: struct mntkit_opts o{};
+ * o.size = sizeof(o);)
  */
-struct mntkit_mnt_id_req {
-	uint32_t size;
-	uint32_t mnt_ns_fd;
-	uint64_t mnt_id;
-	uint64_t param;
-	uint64_t mnt_ns_id;
-};
+#define MNTKIT__SIZED(type, name, ...)                                         \
+	struct type name = { .size = sizeof(struct type), __VA_ARGS__ }
 
-#define MNTKIT_MNT_ID_REQ_SIZE_VER0 24
-#define MNTKIT_MNT_ID_REQ_SIZE_VER1 32
-
-/*
- * struct mntkit_statmount - the reply of statmount (the kernel's struct
- * statmount). The fixed part is 512 bytes; strings follow in @str.
- * A field marked [str] holds an offset into @str; a field marked [strv]
- * holds the offset of the first of *_num consecutive NUL-terminated strings.
- * Read them with mntkit_sm_str() / mntkit_sm_strv(), which check every
- * offset and count against the reply's size.
- * @mask says which groups were written (MNTKIT_STATMOUNT_*).
- */
-#if defined(__cplusplus) && defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wc99-extensions"
-#endif
-struct mntkit_statmount {
-	uint32_t size;              /* bytes used: fixed part + strings */
-	uint32_t mnt_opts;          /* [str] fs (and LSM) options */
-	uint64_t mask;              /* groups written */
-	uint32_t sb_dev_major;      /* superblock device */
-	uint32_t sb_dev_minor;
-	uint64_t sb_magic;          /* ..._SUPER_MAGIC */
-	uint32_t sb_flags;          /* MS_{RDONLY,SYNCHRONOUS,DIRSYNC,LAZYTIME} */
-	uint32_t fs_type;           /* [str] filesystem type, without subtype */
-	uint64_t mnt_id;            /* unique mount ID */
-	uint64_t mnt_parent_id;     /* unique ID of the parent mount */
-	uint32_t mnt_id_old;        /* reused ID, as in /proc/PID/mountinfo */
-	uint32_t mnt_parent_id_old;
-	uint64_t mnt_attr;          /* MNTKIT_MOUNT_ATTR_* */
-	uint64_t mnt_propagation;   /* MNTKIT_MS_{SHARED,SLAVE,PRIVATE,UNBINDABLE} */
-	uint64_t mnt_peer_group;    /* peer group ID if shared, else 0 */
-	uint64_t mnt_master;        /* master's peer group ID if slave, else 0 */
-	uint64_t propagate_from;    /* dominating peer group visible to caller */
-	uint32_t mnt_root;          /* [str] root of the mount within its fs */
-	uint32_t mnt_point;         /* [str] mount point relative to caller's root */
-	uint64_t mnt_ns_id;         /* ID of the mount namespace */
-	uint32_t fs_subtype;        /* [str] subtype (e.g. "sshfs" of fuse.sshfs) */
-	uint32_t sb_source;         /* [str] source, e.g. device name, "none" */
-	uint32_t opt_num;           /* number of strings in opt_array */
-	uint32_t opt_array;         /* [strv] fs options, split, unescaped */
-	uint32_t opt_sec_num;       /* number of strings in opt_sec_array */
-	uint32_t opt_sec_array;     /* [strv] LSM options */
-	uint64_t supported_mask;    /* groups this statmount supports */
-	uint32_t mnt_uidmap_num;    /* number of strings in mnt_uidmap */
-	uint32_t mnt_uidmap;        /* [strv] "first lower count" uid ranges */
-	uint32_t mnt_gidmap_num;    /* number of strings in mnt_gidmap */
-	uint32_t mnt_gidmap;        /* [strv] "first lower count" gid ranges */
-	uint64_t __spare2[43];
-	/* string area (__extension__: C++ has no flexible array members) */
-	MNTKIT__FLEX char str[];
-};
-#if defined(__cplusplus) && defined(__clang__)
-#pragma clang diagnostic pop
-#endif
-
-#define MNTKIT_STATMOUNT_FIXED_SIZE 512
-
-/*
- * Both structs are the kernel's layout on every ABI: each 64-bit field sits
- * at an 8-aligned offset, so i386 (which aligns a u64 member to 4 bytes,
- * like the kernel's own __u64 there) has the same offsets and the sizes
- * 24/32/512 its compat statmount/listmount read; only _Alignof differs.
- */
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-_Static_assert(sizeof(struct mntkit_statmount) == 512, "statmount: 512");
-_Static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
-#elif defined(__cplusplus) && __cplusplus >= 201103L
-static_assert(sizeof(struct mntkit_statmount) == 512, "statmount: 512");
-static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
-#endif
-
-/* statmount request mask (mnt_id_req.param) and reply mask bits */
-#define MNTKIT_STATMOUNT_SB_BASIC       0x00000001ULL /* sb_dev_*, sb_magic, sb_flags */
-#define MNTKIT_STATMOUNT_MNT_BASIC      0x00000002ULL /* mnt_id ... mnt_master */
-#define MNTKIT_STATMOUNT_PROPAGATE_FROM 0x00000004ULL /* propagate_from */
-#define MNTKIT_STATMOUNT_MNT_ROOT       0x00000008ULL /* [str] mnt_root */
-#define MNTKIT_STATMOUNT_MNT_POINT      0x00000010ULL /* [str] mnt_point */
-#define MNTKIT_STATMOUNT_FS_TYPE        0x00000020ULL /* [str] fs_type */
-#define MNTKIT_STATMOUNT_MNT_NS_ID      0x00000040ULL /* mnt_ns_id */
-#define MNTKIT_STATMOUNT_MNT_OPTS       0x00000080ULL /* [str] mnt_opts */
-#define MNTKIT_STATMOUNT_FS_SUBTYPE     0x00000100ULL /* [str] fs_subtype */
-#define MNTKIT_STATMOUNT_SB_SOURCE      0x00000200ULL /* [str] sb_source */
-#define MNTKIT_STATMOUNT_OPT_ARRAY      0x00000400ULL /* [strv] opt_array */
-#define MNTKIT_STATMOUNT_OPT_SEC_ARRAY  0x00000800ULL /* [strv] opt_sec_array */
-#define MNTKIT_STATMOUNT_SUPPORTED_MASK 0x00001000ULL /* supported_mask */
-#define MNTKIT_STATMOUNT_MNT_UIDMAP     0x00002000ULL /* [strv] mnt_uidmap */
-#define MNTKIT_STATMOUNT_MNT_GIDMAP     0x00004000ULL /* [strv] mnt_gidmap */
-/* every group the ABI defines (what Linux 6.18 supports) */
-#define MNTKIT_STATMOUNT_ALL            0x00007fffULL
-
-/*
- * statmount flags. MNTKIT_STATMOUNT_BY_FD (Linux 7.0): describe the mount
- * the fd in mnt_id_req.mnt_ns_fd is on (the kernel's mnt_fd), in whatever
- * namespace it is, without the reachability check; a mount detached with
- * umount2(MNT_DETACH) is answered without MNT_POINT and MNT_NS_ID. Before
- * 7.0 the library answers it from the fd's mount ID: see mntkit(3).
- */
-#define MNTKIT_STATMOUNT_BY_FD 0x01U
-
-/* listmount: the caller's root mount (listed itself, unlike a start ID) */
-#define MNTKIT_LSMT_ROOT 0xffffffffffffffffULL
-/* listmount flags */
-#define MNTKIT_LISTMOUNT_REVERSE 0x01U
-/* listmount refuses nr_mnt_ids above this with EOVERFLOW */
-#define MNTKIT_LISTMOUNT_MAX_NR 1000000U
-
-/* Unique mount IDs are above this; older (reused) IDs are at most this. */
-#define MNTKIT_MNT_UNIQUE_ID_OFFSET (1ULL << 31)
-
-/* statx(2) mask bits */
-#define MNTKIT_STATX_MNT_ID        0x00001000U
-#define MNTKIT_STATX_MNT_ID_UNIQUE 0x00004000U
-
-/* mnt_attr bits (the kernel's MOUNT_ATTR_*) */
-#define MNTKIT_MOUNT_ATTR_RDONLY      0x00000001ULL
-#define MNTKIT_MOUNT_ATTR_NOSUID      0x00000002ULL
-#define MNTKIT_MOUNT_ATTR_NODEV       0x00000004ULL
-#define MNTKIT_MOUNT_ATTR_NOEXEC      0x00000008ULL
-#define MNTKIT_MOUNT_ATTR__ATIME      0x00000070ULL /* the atime field */
-#define MNTKIT_MOUNT_ATTR_RELATIME    0x00000000ULL
-#define MNTKIT_MOUNT_ATTR_NOATIME     0x00000010ULL
-#define MNTKIT_MOUNT_ATTR_STRICTATIME 0x00000020ULL
-#define MNTKIT_MOUNT_ATTR_NODIRATIME  0x00000080ULL
-#define MNTKIT_MOUNT_ATTR_IDMAP       0x00100000ULL
-#define MNTKIT_MOUNT_ATTR_NOSYMFOLLOW 0x00200000ULL
-
-/* mnt_propagation bits (the kernel's MS_* values) */
-#define MNTKIT_MS_UNBINDABLE (1ULL << 17)
-#define MNTKIT_MS_PRIVATE    (1ULL << 18)
-#define MNTKIT_MS_SLAVE      (1ULL << 19)
-#define MNTKIT_MS_SHARED     (1ULL << 20)
-
-/* sb_flags bits */
-#define MNTKIT_SB_RDONLY      0x00000001U
-#define MNTKIT_SB_SYNCHRONOUS 0x00000010U
-#define MNTKIT_SB_DIRSYNC     0x00000080U
-#define MNTKIT_SB_LAZYTIME    0x02000000U
-
-/* ------------------------------------------------------------------------ */
-/* Part 2: the library                                                      */
-/* ------------------------------------------------------------------------ */
-
-/*
- * mntkit_statmount - statmount(2) on every kernel.
- *
- * Same arguments, return value and errno as the system call: 0 on success,
- * -1 and errno on failure (EINVAL, E2BIG, EFAULT, ENOENT, EPERM, EOVERFLOW,
- * ENOMEM, ...). Served by the backend in effect (mntkit_get_backend()).
- */
-int mntkit_statmount(const struct mntkit_mnt_id_req *req,
-		     struct mntkit_statmount *buf, size_t bufsize,
-		     unsigned int flags);
-
-/*
- * mntkit_listmount - listmount(2) on every kernel.
- *
- * Same arguments, return value and errno as the system call: the number of
- * IDs written to @mnt_ids, or -1 and errno.
- */
-ssize_t mntkit_listmount(const struct mntkit_mnt_id_req *req,
-			 uint64_t *mnt_ids, size_t nr_mnt_ids,
-			 unsigned int flags);
-
-/* ---- Backends and features ---- */
-
-enum mntkit_backend {
-	MNTKIT_BACKEND_AUTO = 0,      /* probe: native if the kernel can */
-	MNTKIT_BACKEND_NATIVE = 1,    /* the statmount/listmount syscalls */
-	MNTKIT_BACKEND_MOUNTINFO = 2, /* emulation over /proc/PID/mountinfo */
-};
-
-/*
- * mntkit_set_backend - force a backend for the whole process.
- *
- * MNTKIT_BACKEND_AUTO returns to probing. Forcing NATIVE on a kernel without
- * the system calls (or where a seccomp filter refuses either: see
- * mntkit_refused()) fails with -ENOSYS; an unknown value with -EINVAL. The
- * environment variable MNTKIT_BACKEND=native|mountinfo|auto has the same
- * effect at the first call that needs a backend, by the same rule: a value
- * this call would refuse (an unknown name, native where it fails with
- * -ENOSYS) is ignored, as if unset (the debug trace says so). This call
- * overrides the variable. Calls already running in other threads finish
- * on the backend they started with.
- */
-int mntkit_set_backend(enum mntkit_backend backend);
-
-/*
- * mntkit_init - get ready for a chroot (or a namespace) without /proc.
- *
- * The emulation (and the hybrid replies) read procfs. At its first use the
- * library opens /proc (an O_PATH, O_CLOEXEC fd it holds for the life of
- * the process) and reads every procfs file through it, so that calls keep
- * working after the process chroots into a directory without /proc. A
- * program that chroots before its first call makes this call first: it
- * takes the handle and chooses the backend now. @flags must be 0. Returns
- * 0, -EINVAL for unknown flags, or the negative errno of opening /proc
- * (-ENOENT where it is not a procfs in which the calling thread is
- * visible). Calling it again (or after other calls) is harmless. What a
- * process that never saw /proc gets is in mntkit(3) (CHROOT).
- */
-int mntkit_init(unsigned int flags);
-
-/* mntkit_get_backend - the backend in effect (never MNTKIT_BACKEND_AUTO). */
-enum mntkit_backend mntkit_get_backend(void);
-
-/* mntkit_backend_name - "native", "mountinfo" or "auto"; NULL if unknown. */
-const char *mntkit_backend_name(enum mntkit_backend backend);
-
-/* ---- The debug trace ---- */
-
-/*
- * The library takes some decisions without telling its caller: the backend
- * and why, hybrid replies (which groups came from the kernel and which from
- * the emulation), provisional IDs, reloads of mountinfo, re-reads of a
- * snapshot while mounts move, a watch's fallback from fanotify to poll,
- * system calls a seccomp filter refuses. Each is reported as one line
- * (no newline) to a print function, at a level:
- *
- * MNTKIT_PRINT_WARN   something the caller may not expect (a refused
- *                     system call, an environment variable ignored).
- * MNTKIT_PRINT_INFO   a decision taken once (the backend, the hybrid
- *                     groups, a watch's source).
- * MNTKIT_PRINT_DEBUG  a decision taken per call (a hybrid reply, a
- *                     reload, a re-read, a provisional ID).
- *
- * By default the lines go to stderr ("mntkit: LEVEL: TEXT") for the levels
- * the environment variable MNTKIT_DEBUG asks for: warn (or 1), info (2) or
- * debug (3) and those above; unset or 0: none. MNTKIT_DEBUG, like every
- * variable the library reads, is ignored in a setuid/setgid program
- * (secure_getenv(3)).
- *
- * mntkit_set_print - send the lines to @fn instead, every level (@fn
- * filters); NULL: nowhere. Returns the previous function. @fn may be
- * called from any thread, with library locks held: it must not call into
- * libmntkit. Its return value is ignored.
- */
-enum mntkit_print_level {
-	MNTKIT_PRINT_WARN = 0,
-	MNTKIT_PRINT_INFO = 1,
-	MNTKIT_PRINT_DEBUG = 2,
-};
-
-typedef int (*mntkit_print_fn)(enum mntkit_print_level level,
-			       const char *fmt, va_list ap);
-
-mntkit_print_fn mntkit_set_print(mntkit_print_fn fn);
-
-/* mntkit_print_level_name - "warn", "info", "debug"; NULL if unknown. */
-const char *mntkit_print_level_name(enum mntkit_print_level level);
-
-/* feature bits of struct mntkit_features.flags */
-#define MNTKIT_FEAT_STATMOUNT       0x0001U /* kernel has statmount(2) */
-#define MNTKIT_FEAT_LISTMOUNT       0x0002U /* kernel has listmount(2) */
-#define MNTKIT_FEAT_UNIQUE_IDS      0x0004U /* IDs are unique 64-bit IDs */
-#define MNTKIT_FEAT_STATX_UNIQUE    0x0008U /* statx STATX_MNT_ID_UNIQUE */
-#define MNTKIT_FEAT_HANDLE_UNIQUE   0x0010U /* name_to_handle_at unique ID */
-#define MNTKIT_FEAT_NS_ID           0x0020U /* ioctl NS_GET_MNTNS_ID */
-#define MNTKIT_FEAT_REQ_NS_ID       0x0040U /* mnt_id_req.mnt_ns_id (VER1) */
-#define MNTKIT_FEAT_REQ_NS_FD       0x0080U /* mnt_id_req.mnt_ns_fd */
-#define MNTKIT_FEAT_LIST_REVERSE    0x0100U /* LISTMOUNT_REVERSE */
-#define MNTKIT_FEAT_FANOTIFY_MNT    0x0200U /* fanotify mount events */
-#define MNTKIT_FEAT_NS_ITER         0x0400U /* NS_MNT_GET_NEXT/PREV */
-#define MNTKIT_FEAT_HYBRID          0x0800U /* native replies completed by
-					       the emulation (emul_mask) */
-#define MNTKIT_FEAT_STATMOUNT_BY_FD 0x1000U /* statmount STATMOUNT_BY_FD
-					       (7.0+) */
-#define MNTKIT_FEAT_LISTNS          0x2000U /* listns(2) (6.19+) */
-
-/*
- * struct mntkit_features - what this process can ask and get.
- * Set @size to sizeof(struct mntkit_features) before the call; fields past a
- * smaller @size are not written (so older callers keep working).
- *
- * @backend:        the backend in effect.
- * @supported_mask: the statmount groups the backend in effect can return.
- * @kernel_mask:    the groups the kernel's own statmount supports (0 when
- *                  the kernel has no statmount).
- * @flags:          MNTKIT_FEAT_* of the running kernel.
- * @emul_mask:      on a kernel whose statmount lacks groups (6.8 - 6.14),
- *                  the groups the native backend takes from the emulation
- *                  to complete its replies (MNTKIT_FEAT_HYBRID); 0 when
- *                  none. The groups of a reply that came from the
- *                  emulation are sm->mask & emul_mask.
- * @refused:        MNTKIT_REFUSED_* of the system calls this process may
- *                  not make (see mntkit_refused()); the library does
- *                  without them where it can.
- */
-struct mntkit_features {
-	size_t size;
-	enum mntkit_backend backend;
-	uint32_t flags;
-	uint64_t supported_mask;
-	uint64_t kernel_mask;
-	uint64_t emul_mask;
-	uint32_t refused;
-};
-
-/* the size of the first struct mntkit_features (a smaller one: -EINVAL) */
-#define MNTKIT_FEATURES_SIZE_VER0 (offsetof(struct mntkit_features, refused) + 4)
-
-int mntkit_get_features(struct mntkit_features *features);
-
-/*
- * System calls a seccomp filter (a container runtime's profile) may refuse,
- * and what the library does without each (mntkit(3), "Refused system
- * calls"):
- */
-#define MNTKIT_REFUSED_STATMOUNT 0x0001U /* statmount(2): the emulation */
-#define MNTKIT_REFUSED_LISTMOUNT 0x0002U /* listmount(2): the emulation */
-#define MNTKIT_REFUSED_STATX     0x0004U /* statx(2): name_to_handle_at,
-					    fdinfo */
-#define MNTKIT_REFUSED_HANDLE    0x0008U /* name_to_handle_at(2): statx */
-#define MNTKIT_REFUSED_NS_IOCTL  0x0010U /* ioctl(2) NS_GET_MNTNS_ID: no
-					    namespace IDs */
-#define MNTKIT_REFUSED_FANOTIFY  0x0020U /* fanotify_init/_mark(2): the
-					    poll source of watches */
-#define MNTKIT_REFUSED_EPOLL     0x0040U /* epoll_create1(2): no watch */
-#define MNTKIT_REFUSED_PIDFD     0x0080U /* pidfd_open(2): without /proc,
-					    no namespace fd */
-
-/*
- * mntkit_refused - does this process get to make system call @call (one
- * MNTKIT_REFUSED_* bit)? 0 when it does, else the errno the system answers
- * for it: EPERM, EACCES, EINVAL (a filter: the call answers that errno for
- * any input, where the kernel's answers differ) or ENOSYS (a filter, or a
- * kernel without the call). *@name (if not NULL) gets the call's name
- * ("statmount"). -EINVAL (errno set) when @call is not one bit of them.
- */
-int mntkit_refused(uint32_t call, const char **name);
-
-/* ---- Options of the conveniences ---- */
+/* ---- Which mount namespace: the options every query takes ---- */
 
 /*
  * struct mntkit_opts - which mount namespace a convenience queries.
@@ -465,25 +180,22 @@ struct mntkit_opts {
 /* the size of the first struct mntkit_opts (a smaller one: -EINVAL) */
 #define MNTKIT_OPTS_SIZE_VER0 (offsetof(struct mntkit_opts, pid) + sizeof(pid_t))
 
-/*
- * MNTKIT_OPTS(name) or MNTKIT_OPTS(name, .field = value, ...). (The name
- * travels inside __VA_ARGS__ so that the one-argument form is valid ISO C.
- * In C++ it needs C++20; or write: struct mntkit_opts o{}; o.size = sizeof(o);)
- */
-#define MNTKIT_OPTS(...) MNTKIT__OPTS(__VA_ARGS__, )
-#define MNTKIT__OPTS(name, ...)                                                \
-	struct mntkit_opts name = { .size = sizeof(struct mntkit_opts),        \
-				    __VA_ARGS__ }
+/* MNTKIT_OPTS(name) or MNTKIT_OPTS(name, .field = value, ...) */
+#define MNTKIT_OPTS(...) MNTKIT__SIZED(mntkit_opts, __VA_ARGS__, )
 
-/* ---- Conveniences: one mount ---- */
+/* ---- One mount ---- */
 
 /*
  * mntkit_stat - statmount one mount into a reply allocated to fit.
  *
  * Asks for @mask (MNTKIT_STATMOUNT_*) about @mnt_id, growing the buffer on
- * EOVERFLOW. On success *@out is a malloc'd reply of at least (*out)->size
- * bytes (free it with free(3)) and 0 is returned; on failure a negative
- * errno (as the system call's) and *@out is NULL.
+ * EOVERFLOW. Returns 0 with *@out a malloc'd reply of at least
+ * (*out)->size bytes (free it with free(3)); on failure a negative errno
+ * and *@out NULL. Errors: statmount(2)'s (-ENOENT: no such mount in the
+ * namespace, it is gone; -EINVAL: @mnt_id is not a unique ID, or @out is
+ * NULL; -EPERM: not reachable from the caller's root, or another
+ * namespace without CAP_SYS_ADMIN over it), @opts' (-EINVAL, -E2BIG, see
+ * struct mntkit_opts; -ESRCH: no such process), -ENOMEM.
  */
 int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 		struct mntkit_statmount **out);
@@ -494,7 +206,9 @@ int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
  * Like getline(3): *@buf may be NULL (with *@bufsize 0) or a malloc'd buffer
  * of *@bufsize bytes; it is realloc'd on EOVERFLOW and both are updated. The
  * buffer stays the caller's to free, also after a failure. Reusing one
- * buffer across calls costs no allocation per mount.
+ * buffer across calls costs no allocation per mount. Returns 0, or a
+ * negative errno as mntkit_stat() (-EINVAL also for a NULL @buf or
+ * @bufsize).
  */
 int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 		    const struct mntkit_opts *opts,
@@ -518,25 +232,14 @@ int mntkit_stat_fd(int fd, uint64_t mask, struct mntkit_statmount **out);
  * @dirfd, @path and @at_flags as for statx(2) (AT_FDCWD, AT_EMPTY_PATH,
  * AT_SYMLINK_NOFOLLOW, ...; other bits than statx takes: -EINVAL). Uses
  * statx(STATX_MNT_ID_UNIQUE), falling back to
- * name_to_handle_at(AT_HANDLE_MNT_ID_UNIQUE). Fails with -EOPNOTSUPP when
- * the kernel has no unique IDs (the mountinfo backend then answers with the
- * reused ID: see mntkit(3)).
+ * name_to_handle_at(AT_HANDLE_MNT_ID_UNIQUE). Returns 0 and *@mnt_id, or
+ * a negative errno: -EOPNOTSUPP when the kernel has no unique IDs (the
+ * mountinfo backend then answers with the reused ID: see MOUNT IDS above),
+ * -EINVAL (NULL @path or @mnt_id, other @at_flags), and statx(2)'s
+ * (-ENOENT, -EACCES, -ENOTDIR, -ELOOP, -EBADF, ...).
  */
 int mntkit_path_id(int dirfd, const char *path, int at_flags,
 		   uint64_t *mnt_id);
-
-/*
- * mntkit_list_order - put @n mount IDs (of @opts' namespace) in the order
- * listmount(2) lists them on the backend in effect, in place: ascending on
- * the native backend (the kernel's order: by unique ID); on the mountinfo
- * backend, the emulation's listing order, which is mountinfo's (findmnt's
- * list order) with each hidden mount, named by its old ID, in its place
- * (in ID order the old IDs would come first). An ID not in the table goes
- * where a listing with it as the cursor goes on. For a program that holds
- * IDs (a snapshot's, which is sorted by ID) and lists them as findmnt
- * does. 0 or a negative errno (-EINVAL: @ids NULL with @n > 0).
- */
-int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts);
 
 /*
  * mntkit_path_served - could looking @path up block on a filesystem's
@@ -551,13 +254,103 @@ int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts);
 int mntkit_path_served(const char *path);
 
 /*
- * mntkit_stat_path - mntkit_stat() of the mount a path is on.
- * The path is resolved in the caller's namespace and root.
+ * mntkit_stat_path - mntkit_stat() of the mount a path is on: the mount
+ * mntkit_path_id() names (@dirfd, @path and @at_flags as there), in the
+ * caller's namespace and root. Returns 0 and *@out (malloc'd, free(3)),
+ * or a negative errno of either call (-EINVAL for a NULL @out) and *@out
+ * NULL.
  */
 int mntkit_stat_path(int dirfd, const char *path, int at_flags,
 		     uint64_t mask, struct mntkit_statmount **out);
 
-/* ---- Conveniences: many mounts ---- */
+/* ---- Reading a reply ---- */
+
+/* the string and string-array fields of struct mntkit_statmount */
+enum mntkit_field {
+	MNTKIT_FIELD_FS_TYPE = 1,
+	MNTKIT_FIELD_MNT_ROOT,
+	MNTKIT_FIELD_MNT_POINT,
+	MNTKIT_FIELD_MNT_OPTS,
+	MNTKIT_FIELD_FS_SUBTYPE,
+	MNTKIT_FIELD_SB_SOURCE,
+	MNTKIT_FIELD_OPT_ARRAY,     /* string arrays from here */
+	MNTKIT_FIELD_OPT_SEC_ARRAY,
+	MNTKIT_FIELD_MNT_UIDMAP,
+	MNTKIT_FIELD_MNT_GIDMAP,
+};
+
+/*
+ * mntkit_sm_str - a string field of a reply, checked.
+ *
+ * @len is the number of valid bytes at @sm (the bufsize given to statmount,
+ * or sm->size for a reply of mntkit_stat()). On success *@out points into
+ * @sm. Errors: -EINVAL unknown or array field; -ENODATA the field's group is
+ * not in sm->mask; -EBADMSG the reply is malformed (size outside
+ * [512, @len], offset outside the string area, string not NUL-terminated).
+ */
+int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
+		  enum mntkit_field field, const char **out);
+
+/*
+ * mntkit_sm_strv - a string-array field of a reply, checked.
+ *
+ * Stores up to @nvec string pointers in @vec (which may be NULL when @nvec
+ * is 0) and returns the number of strings in the field, so a call with
+ * @nvec 0 counts them. Every string is checked, also those not stored.
+ * Errors as mntkit_sm_str() (-EINVAL for a non-array field); -EBADMSG also
+ * when the count runs past the end of the reply.
+ */
+ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
+		       enum mntkit_field field, const char **vec, size_t nvec);
+
+/* mntkit_field_name - "fs_type", "opt_array", ...; NULL (errno EINVAL)
+ * if unknown. */
+const char *mntkit_field_name(enum mntkit_field field);
+
+/* ---- Decoding flags to the words of findmnt and /proc ---- */
+
+/* flags of mntkit_attr_str() */
+#define MNTKIT_DECODE_PROC 0x01U /* as /proc/PID/mountinfo: no strictatime */
+
+/*
+ * The decoders (these three and mntkit_changed_str()) share one signature,
+ * mntkit_decoder: the value, flags (0, or MNTKIT_DECODE_PROC for
+ * mntkit_attr_str(); others: -EINVAL), then the buffer. They write
+ * comma-separated words into @buf like snprintf(3): they return the length
+ * of the whole text (without the NUL) even when @len was too small, and
+ * always NUL-terminate when @len > 0 (@buf may be NULL when @len is 0).
+ *
+ * mntkit_attr_str: mnt_attr -> "ro|rw[,nosuid][,nodev][,noexec]
+ *   [,noatime|,strictatime][,nodiratime][,relatime][,nosymfollow]
+ *   [,idmapped]", in the order of /proc/PID/mountinfo. With
+ *   MNTKIT_DECODE_PROC strictatime is left out, as mountinfo does.
+ * mntkit_sb_flags_str: sb_flags -> "ro|rw[,sync][,dirsync][,lazytime]".
+ * mntkit_propagation_str: mnt_propagation -> "shared" or "private", then
+ *   ",slave" and ",unbindable" when set: "private,slave", "shared,slave",
+ *   "private,unbindable" (findmnt's PROPAGATION column).
+ */
+typedef int (*mntkit_decoder)(uint64_t value, unsigned int flags, char *buf,
+			     size_t len);
+
+int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
+		    size_t len);
+int mntkit_sb_flags_str(uint64_t sb_flags, unsigned int flags, char *buf,
+			size_t len);
+int mntkit_propagation_str(uint64_t mnt_propagation, unsigned int flags,
+			   char *buf, size_t len);
+
+/*
+ * Names of the statmount groups, lower case without prefix ("sb_basic",
+ * "mnt_basic", ..., "mnt_gidmap"). mntkit_mask_name() returns the name of a
+ * single bit, NULL otherwise. mntkit_mask_parse() parses a comma-separated
+ * list of names, "all", or a number (decimal or 0x hex); it returns 0 and
+ * stores the mask, or -EINVAL and stores in *@bad (if not NULL) the offset
+ * of the first unknown name (-EINVAL also for a NULL @text or @mask).
+ */
+const char *mntkit_mask_name(uint64_t bit);
+int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
+
+/* ---- Many mounts ---- */
 
 /* flags of mntkit_list() */
 #define MNTKIT_LIST_REVERSE  0x01U /* descending order */
@@ -588,6 +381,19 @@ int mntkit_stat_path(int dirfd, const char *path, int at_flags,
  */
 ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 		    const struct mntkit_opts *opts, uint64_t **ids);
+
+/*
+ * mntkit_list_order - put @n mount IDs (of @opts' namespace) in the order
+ * listmount(2) lists them on the backend in effect, in place: ascending on
+ * the native backend (the kernel's order: by unique ID); on the mountinfo
+ * backend, the emulation's listing order, which is mountinfo's (findmnt's
+ * list order) with each hidden mount, named by its old ID, in its place
+ * (in ID order the old IDs would come first). An ID not in the table goes
+ * where a listing with it as the cursor goes on. For a program that holds
+ * IDs (a snapshot's, which is sorted by ID) and lists them as findmnt
+ * does. 0 or a negative errno (-EINVAL: @ids NULL with @n > 0).
+ */
+int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts);
 
 /*
  * mntkit_stat_many - the replies of many mounts, one after another in one
@@ -629,11 +435,14 @@ static inline size_t mntkit_stat_span(const struct mntkit_statmount *sm)
 }
 
 /*
- * mntkit_root_id - the unique ID of the caller's root mount (@unreachable 0)
- * or of the namespace's true root, above any chroot (@unreachable 1, needs
- * CAP_SYS_ADMIN when the two differ: -EPERM otherwise).
+ * mntkit_root_id - the unique ID of the mount a snapshot taken with
+ * @flags starts at (mntkit_table_new()): the caller's root mount (@flags
+ * 0), or with MNTKIT_TABLE_UNREACHABLE the namespace's true root, above
+ * any chroot (which needs CAP_SYS_ADMIN when the two differ). Returns 0
+ * and *@mnt_id, or a negative errno: -EINVAL (NULL @mnt_id, another
+ * flag), -EPERM (the true root without CAP_SYS_ADMIN), @opts' errors.
  */
-int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
+int mntkit_root_id(unsigned int flags, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id);
 
 /* ---- Snapshots: every mount, an ID index and the tree ---- */
@@ -665,15 +474,20 @@ struct mntkit_table;
  * MNTKIT_STATMOUNT_MNT_BASIC is always added (the tree needs it).
  * MNTKIT_TABLE_COMPACT: keep the replies compact (see mntkit_table_get()).
  * MNTKIT_TABLE_OLD_ORDER: the tree's sibling order (see "The tree").
- * Returns 0 and *@out, or a negative errno.
+ * Returns 0 and *@out (free it with mntkit_table_free()), or a negative
+ * errno and *@out NULL: -EINVAL (NULL @out, an unknown flag),
+ * -EPERM (MNTKIT_TABLE_UNREACHABLE without CAP_SYS_ADMIN where the
+ * true root is above the caller's; another namespace without it),
+ * -ENOENT (UNREACHABLE on the emulation in a chroot: mountinfo does not
+ * show what is above the caller's root), @opts' errors, -ENOMEM.
  */
 int mntkit_table_new(uint64_t mask, unsigned int flags,
 		     const struct mntkit_opts *opts, struct mntkit_table **out);
 
-/* mntkit_table_free - free a snapshot (NULL is fine). */
+/* mntkit_table_free - free a snapshot (NULL is fine). Never fails. */
 void mntkit_table_free(struct mntkit_table *table);
 
-/* mntkit_table_count - the number of mounts in the snapshot. */
+/* mntkit_table_count - the number of mounts in the snapshot (0 for NULL). */
 size_t mntkit_table_count(const struct mntkit_table *table);
 
 /*
@@ -767,136 +581,6 @@ unsigned int mntkit_table_state(const struct mntkit_table *table);
  * an index out of range or a NULL table.
  */
 int mntkit_table_placed(const struct mntkit_table *table, size_t idx);
-
-/* ---- Tables read from a file: fstab, mtab, mountinfo, utab ---- */
-
-/* the formats of a table file */
-enum mntkit_tab_format {
-	MNTKIT_TAB_AUTO = 0,      /* guess from the first entry, as findmnt
-				     does: "N N ..." is mountinfo, anything
-				     else fstab */
-	MNTKIT_TAB_MOUNTINFO = 1, /* /proc/PID/mountinfo */
-	MNTKIT_TAB_FSTAB = 2,     /* fstab(5), also mtab and /proc/mounts */
-	MNTKIT_TAB_UTAB = 3,      /* libmount's /run/mount/utab: ID= SRC=
-				     TARGET= ROOT= BINDSRC= OPTS= ATTRS= */
-};
-
-/* flags of struct mntkit_tab_opts */
-#define MNTKIT_TAB_SKIP_BAD 0x01U /* pass over malformed lines (as
-				     libmount does), counting them */
-
-/*
- * struct mntkit_tab_opts - how to read a table file, and what was found.
- * Declare with MNTKIT_TAB_OPTS(); NULL means AUTO, fail on a bad line.
- *
- * @size:     sizeof(struct mntkit_tab_opts), set by MNTKIT_TAB_OPTS().
- * @format:   in: the format, or MNTKIT_TAB_AUTO; out: the one read.
- * @flags:    MNTKIT_TAB_*.
- * @nr_bad:   out: the number of malformed lines (passed over with
- *            MNTKIT_TAB_SKIP_BAD, else at most 1: the one that failed).
- * @err_line: out: the first malformed line (from 1), 0 when none;
- * @err_col:  its column (from 1, in bytes);
- * @err_msg:  what is wrong with it (a static string), NULL when none.
- */
-struct mntkit_tab_opts {
-	size_t size;
-	enum mntkit_tab_format format;
-	unsigned int flags;
-	size_t nr_bad;
-	size_t err_line;
-	size_t err_col;
-	const char *err_msg;
-};
-
-/* the size of the first struct mntkit_tab_opts (a smaller one: -EINVAL) */
-#define MNTKIT_TAB_OPTS_SIZE_VER0                                              \
-	(offsetof(struct mntkit_tab_opts, err_msg) + sizeof(const char *))
-
-/* MNTKIT_TAB_OPTS(name) or MNTKIT_TAB_OPTS(name, .field = value, ...) */
-#define MNTKIT_TAB_OPTS(...) MNTKIT__TAB_OPTS(__VA_ARGS__, )
-#define MNTKIT__TAB_OPTS(name, ...)                                            \
-	struct mntkit_tab_opts name = { .size = sizeof(struct mntkit_tab_opts), \
-					__VA_ARGS__ }
-
-/*
- * mntkit_table_read_file / mntkit_table_read_buf - a table (struct
- * mntkit_table, served by the same calls as a snapshot) of the entries
- * of a table file (@path), or of @len bytes at @buf (no NUL needed).
- *
- * Every entry is a record of the statmount shape: fstab and mtab give
- * SB_SOURCE, MNT_POINT, FS_TYPE (and FS_SUBTYPE for "type.subtype"),
- * MNT_OPTS and OPT_ARRAY (the filesystem's options), SB_BASIC (sb_flags)
- * and MNT_BASIC (mnt_attr from the VFS options); mountinfo gives what
- * the mountinfo emulation gives; utab gives MNT_BASIC, MNT_ROOT,
- * MNT_POINT, SB_SOURCE. Strings are unescaped (\ooo). The records are
- * named mnt_id 1, 2, ... in file order (the table's order); mnt_id_old
- * is the file's mount ID (mountinfo, utab), else 0. A mountinfo file
- * makes a tree (mnt_parent_id links by the file's parent IDs; a mount
- * whose parent is not in the file, or is on a cycle, is a root); the
- * roots come in file order but the root of the tree first (libmount's
- * root: the entry of the lowest parent ID, and up from it). Other
- * formats make roots only. Blank lines and '#' comments are skipped.
- *
- * A malformed line fails the call with -EBADMSG (and @topts' err_*
- * fields say where), or with MNTKIT_TAB_SKIP_BAD is passed over and
- * counted. Other errors: -EINVAL (NULL @out, unknown format or flags),
- * -E2BIG (see rule 3), -EFBIG (above 4 GiB), -ENOMEM, open(2)'s and
- * read(2)'s. On success 0 and *@out (free it with mntkit_table_free()).
- */
-int mntkit_table_read_file(const char *path, struct mntkit_tab_opts *topts,
-			   struct mntkit_table **out);
-int mntkit_table_read_buf(const char *buf, size_t len,
-			  struct mntkit_tab_opts *topts,
-			  struct mntkit_table **out);
-
-/*
- * struct mntkit_tab_entry - what a table file says of an entry beyond
- * its record. Declare with MNTKIT_TAB_ENTRY().
- *
- * @size:         sizeof(struct mntkit_tab_entry), set by the macro.
- * @format:       the file's format.
- * @line:         the entry's line in the file (from 1).
- * @freq, @passno: fstab's fields 5 and 6 (0 when absent); 0 otherwise.
- * @options:      fstab: field 4 as written (unescaped), NULL when absent.
- * @vfs_options:  fstab: the VFS options of it (ro, nosuid, noatime, ...),
- * @fs_options:   the filesystem's options, and
- * @user_options: the userspace ones (noauto, user, x-*, _netdev, ...),
- *                split as libmount splits them, each NULL when empty;
- *                utab: OPTS= in @user_options.
- * @attrs:        utab's ATTRS=, else NULL.
- * The strings live as long as the table.
- */
-struct mntkit_tab_entry {
-	size_t size;
-	enum mntkit_tab_format format;
-	size_t line;
-	int freq;
-	int passno;
-	const char *options;
-	const char *vfs_options;
-	const char *fs_options;
-	const char *user_options;
-	const char *attrs;
-};
-
-/* the size of the first struct mntkit_tab_entry (a smaller one: -EINVAL) */
-#define MNTKIT_TAB_ENTRY_SIZE_VER0                                             \
-	(offsetof(struct mntkit_tab_entry, attrs) + sizeof(const char *))
-
-#define MNTKIT_TAB_ENTRY(name)                                                 \
-	struct mntkit_tab_entry name = { .size = sizeof(struct mntkit_tab_entry) }
-
-/*
- * mntkit_table_tab_entry - the file data of entry @idx of a table read
- * from a file. 0, or -ENODATA for a snapshot of a namespace, -EINVAL for
- * a NULL argument, an index out of range or a @size below the first
- * struct's.
- */
-int mntkit_table_tab_entry(const struct mntkit_table *table, size_t idx,
-			   struct mntkit_tab_entry *entry);
-
-/* mntkit_tab_format_name - "auto", "mountinfo", "fstab", "utab"; NULL */
-const char *mntkit_tab_format_name(enum mntkit_tab_format format);
 
 /* ---- Lookups: a mount by target, source, device; a path's mount ---- */
 
@@ -1029,135 +713,132 @@ int mntkit_sm_match_source(const struct mntkit_statmount *sm, size_t len,
  */
 int mntkit_is_mountpoint(const char *path, unsigned int flags);
 
-/* ---- Mount namespaces ---- */
+/* ---- Tables read from a file: fstab, mtab, mountinfo, utab ---- */
 
-/* mntkit_ns_open_pid - open /proc/PID/ns/mnt (O_RDONLY|O_CLOEXEC); 0 = self. */
-int mntkit_ns_open_pid(pid_t pid);
-
-/* mntkit_ns_id_from_fd - the 64-bit ID of a mount namespace fd (6.10+). */
-int mntkit_ns_id_from_fd(int ns_fd, uint64_t *mnt_ns_id);
-
-/* mntkit_ns_id_from_pid - the mount namespace ID of a process; 0 = self. */
-int mntkit_ns_id_from_pid(pid_t pid, uint64_t *mnt_ns_id);
-
-/*
- * mntkit_ns_open_id - an fd (O_RDONLY|O_CLOEXEC) of the mount namespace
- * with ID @ns_id, also one no process is in (kept alive by an fd or a bind
- * mount), or a negative errno. Found by stepping through the namespaces
- * with NS_MNT_GET_NEXT/PREV (6.12+; those the caller has CAP_SYS_ADMIN
- * over), else through a process in it (/proc/PID/ns/mnt). -ENOENT: not
- * found; -EOPNOTSUPP: the kernel has no namespace IDs (before 6.10);
- * -EINVAL: @ns_id is 0.
- */
-int mntkit_ns_open_id(uint64_t ns_id);
-
-/*
- * mntkit_ns_list - the IDs of every mount namespace the caller can find:
- * its own, those listns(2) lists (6.19+: every active one the caller has
- * CAP_SYS_ADMIN over, also one no process is in, kept by an fd or a bind
- * mount of its nsfs file), else those NS_MNT_GET_NEXT/PREV reach (6.12+:
- * the walk stops at the first one the caller has no CAP_SYS_ADMIN over),
- * and those of every process in /proc. Ascending, each once. Returns their number and a
- * malloc'd array in *@ids (free(3) it; NULL when 0), or a negative errno
- * (-EOPNOTSUPP before 6.10).
- */
-ssize_t mntkit_ns_list(uint64_t **ids);
-
-/*
- * mntkit_ns_list_pids - mntkit_ns_list(), and in *@pids a malloc'd array
- * of as many PIDs (free(3) it; NULL when 0): (*@pids)[i] is the lowest
- * process in /proc whose mount namespace is (*@ids)[i], 0 when none is
- * (a namespace kept by an fd or a bind mount, or whose processes the
- * caller cannot look at). One scan of /proc serves both. PIDs are those
- * of the PID namespace of the library's /proc (mntkit_init()).
- */
-ssize_t mntkit_ns_list_pids(uint64_t **ids, pid_t **pids);
-
-/* ---- Reading a reply ---- */
-
-/* the string and string-array fields of struct mntkit_statmount */
-enum mntkit_field {
-	MNTKIT_FIELD_FS_TYPE = 1,
-	MNTKIT_FIELD_MNT_ROOT,
-	MNTKIT_FIELD_MNT_POINT,
-	MNTKIT_FIELD_MNT_OPTS,
-	MNTKIT_FIELD_FS_SUBTYPE,
-	MNTKIT_FIELD_SB_SOURCE,
-	MNTKIT_FIELD_OPT_ARRAY,     /* string arrays from here */
-	MNTKIT_FIELD_OPT_SEC_ARRAY,
-	MNTKIT_FIELD_MNT_UIDMAP,
-	MNTKIT_FIELD_MNT_GIDMAP,
+/* the formats of a table file */
+enum mntkit_tab_format {
+	MNTKIT_TAB_AUTO = 0,      /* guess from the first entry, as findmnt
+				     does: "N N ..." is mountinfo, anything
+				     else fstab */
+	MNTKIT_TAB_MOUNTINFO = 1, /* /proc/PID/mountinfo */
+	MNTKIT_TAB_FSTAB = 2,     /* fstab(5), also mtab and /proc/mounts */
+	MNTKIT_TAB_UTAB = 3,      /* libmount's /run/mount/utab: ID= SRC=
+				     TARGET= ROOT= BINDSRC= OPTS= ATTRS= */
 };
 
+/* flags of struct mntkit_tab_opts */
+#define MNTKIT_TAB_SKIP_BAD 0x01U /* pass over malformed lines (as
+				     libmount does), counting them */
+
 /*
- * mntkit_sm_str - a string field of a reply, checked.
+ * struct mntkit_tab_opts - how to read a table file, and what was found.
+ * Declare with MNTKIT_TAB_OPTS(); NULL means AUTO, fail on a bad line.
  *
- * @len is the number of valid bytes at @sm (the bufsize given to statmount,
- * or sm->size for a reply of mntkit_stat()). On success *@out points into
- * @sm. Errors: -EINVAL unknown or array field; -ENODATA the field's group is
- * not in sm->mask; -EBADMSG the reply is malformed (size outside
- * [512, @len], offset outside the string area, string not NUL-terminated).
+ * @size:     sizeof(struct mntkit_tab_opts), set by MNTKIT_TAB_OPTS().
+ * @format:   in: the format, or MNTKIT_TAB_AUTO; out: the one read.
+ * @flags:    MNTKIT_TAB_*.
+ * @nr_bad:   out: the number of malformed lines (passed over with
+ *            MNTKIT_TAB_SKIP_BAD, else at most 1: the one that failed).
+ * @err_line: out: the first malformed line (from 1), 0 when none;
+ * @err_col:  its column (from 1, in bytes);
+ * @err_msg:  what is wrong with it (a static string), NULL when none.
  */
-int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
-		  enum mntkit_field field, const char **out);
+struct mntkit_tab_opts {
+	size_t size;
+	enum mntkit_tab_format format;
+	unsigned int flags;
+	size_t nr_bad;
+	size_t err_line;
+	size_t err_col;
+	const char *err_msg;
+};
+
+/* the size of the first struct mntkit_tab_opts (a smaller one: -EINVAL) */
+#define MNTKIT_TAB_OPTS_SIZE_VER0                                              \
+	(offsetof(struct mntkit_tab_opts, err_msg) + sizeof(const char *))
+
+/* MNTKIT_TAB_OPTS(name) or MNTKIT_TAB_OPTS(name, .field = value, ...) */
+#define MNTKIT_TAB_OPTS(...) MNTKIT__SIZED(mntkit_tab_opts, __VA_ARGS__, )
 
 /*
- * mntkit_sm_strv - a string-array field of a reply, checked.
+ * mntkit_table_read_file / mntkit_table_read_buf - a table (struct
+ * mntkit_table, served by the same calls as a snapshot) of the entries
+ * of a table file (@path), or of @len bytes at @buf (no NUL needed).
  *
- * Stores up to @nvec string pointers in @vec (which may be NULL when @nvec
- * is 0) and returns the number of strings in the field, so a call with
- * @nvec 0 counts them. Every string is checked, also those not stored.
- * Errors as mntkit_sm_str() (-EINVAL for a non-array field); -EBADMSG also
- * when the count runs past the end of the reply.
- */
-ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
-		       enum mntkit_field field, const char **vec, size_t nvec);
-
-/* mntkit_field_name - "fs_type", "opt_array", ...; NULL if unknown. */
-const char *mntkit_field_name(enum mntkit_field field);
-
-/* ---- Decoding flags to the words of findmnt and /proc ---- */
-
-/* flags of mntkit_attr_str() */
-#define MNTKIT_DECODE_PROC 0x01U /* as /proc/PID/mountinfo: no strictatime */
-
-/*
- * The decoders (these three and mntkit_changed_str()) share one signature,
- * mntkit_decoder: the value, flags (0, or MNTKIT_DECODE_PROC for
- * mntkit_attr_str(); others: -EINVAL), then the buffer. They write
- * comma-separated words into @buf like snprintf(3): they return the length
- * of the whole text (without the NUL) even when @len was too small, and
- * always NUL-terminate when @len > 0 (@buf may be NULL when @len is 0).
+ * Every entry is a record of the statmount shape: fstab and mtab give
+ * SB_SOURCE, MNT_POINT, FS_TYPE (and FS_SUBTYPE for "type.subtype"),
+ * MNT_OPTS and OPT_ARRAY (the filesystem's options), SB_BASIC (sb_flags)
+ * and MNT_BASIC (mnt_attr from the VFS options); mountinfo gives what
+ * the mountinfo emulation gives; utab gives MNT_BASIC, MNT_ROOT,
+ * MNT_POINT, SB_SOURCE. Strings are unescaped (\ooo). The records are
+ * named mnt_id 1, 2, ... in file order (the table's order); mnt_id_old
+ * is the file's mount ID (mountinfo, utab), else 0. A mountinfo file
+ * makes a tree (mnt_parent_id links by the file's parent IDs; a mount
+ * whose parent is not in the file, or is on a cycle, is a root); the
+ * roots come in file order but the root of the tree first (libmount's
+ * root: the entry of the lowest parent ID, and up from it). Other
+ * formats make roots only. Blank lines and '#' comments are skipped.
  *
- * mntkit_attr_str: mnt_attr -> "ro|rw[,nosuid][,nodev][,noexec]
- *   [,noatime|,strictatime][,nodiratime][,relatime][,nosymfollow]
- *   [,idmapped]", in the order of /proc/PID/mountinfo. With
- *   MNTKIT_DECODE_PROC strictatime is left out, as mountinfo does.
- * mntkit_sb_flags_str: sb_flags -> "ro|rw[,sync][,dirsync][,lazytime]".
- * mntkit_propagation_str: mnt_propagation -> "shared" or "private", then
- *   ",slave" and ",unbindable" when set: "private,slave", "shared,slave",
- *   "private,unbindable" (findmnt's PROPAGATION column).
+ * A malformed line fails the call with -EBADMSG (and @topts' err_*
+ * fields say where), or with MNTKIT_TAB_SKIP_BAD is passed over and
+ * counted. Other errors: -EINVAL (NULL @out, unknown format or flags),
+ * -E2BIG (see rule 3), -EFBIG (above 4 GiB), -ENOMEM, open(2)'s and
+ * read(2)'s. On success 0 and *@out (free it with mntkit_table_free()).
  */
-typedef int (*mntkit_decoder)(uint64_t value, unsigned int flags, char *buf,
-			     size_t len);
-
-int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
-		    size_t len);
-int mntkit_sb_flags_str(uint64_t sb_flags, unsigned int flags, char *buf,
-			size_t len);
-int mntkit_propagation_str(uint64_t mnt_propagation, unsigned int flags,
-			   char *buf, size_t len);
+int mntkit_table_read_file(const char *path, struct mntkit_tab_opts *topts,
+			   struct mntkit_table **out);
+int mntkit_table_read_buf(const char *buf, size_t len,
+			  struct mntkit_tab_opts *topts,
+			  struct mntkit_table **out);
 
 /*
- * Names of the statmount groups, lower case without prefix ("sb_basic",
- * "mnt_basic", ..., "mnt_gidmap"). mntkit_mask_name() returns the name of a
- * single bit, NULL otherwise. mntkit_mask_parse() parses a comma-separated
- * list of names, "all", or a number (decimal or 0x hex); it returns 0 and
- * stores the mask, or -EINVAL and stores in *@bad the offset of the first
- * unknown name.
+ * struct mntkit_tab_entry - what a table file says of an entry beyond
+ * its record. Declare with MNTKIT_TAB_ENTRY().
+ *
+ * @size:         sizeof(struct mntkit_tab_entry), set by the macro.
+ * @format:       the file's format.
+ * @line:         the entry's line in the file (from 1).
+ * @freq, @passno: fstab's fields 5 and 6 (0 when absent); 0 otherwise.
+ * @options:      fstab: field 4 as written (unescaped), NULL when absent.
+ * @vfs_options:  fstab: the VFS options of it (ro, nosuid, noatime, ...),
+ * @fs_options:   the filesystem's options, and
+ * @user_options: the userspace ones (noauto, user, x-*, _netdev, ...),
+ *                split as libmount splits them, each NULL when empty;
+ *                utab: OPTS= in @user_options.
+ * @attrs:        utab's ATTRS=, else NULL.
+ * The strings live as long as the table.
  */
-const char *mntkit_mask_name(uint64_t bit);
-int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
+struct mntkit_tab_entry {
+	size_t size;
+	enum mntkit_tab_format format;
+	size_t line;
+	int freq;
+	int passno;
+	const char *options;
+	const char *vfs_options;
+	const char *fs_options;
+	const char *user_options;
+	const char *attrs;
+};
+
+/* the size of the first struct mntkit_tab_entry (a smaller one: -EINVAL) */
+#define MNTKIT_TAB_ENTRY_SIZE_VER0                                             \
+	(offsetof(struct mntkit_tab_entry, attrs) + sizeof(const char *))
+
+/* MNTKIT_TAB_ENTRY(name): a zeroed struct mntkit_tab_entry, its @size set */
+#define MNTKIT_TAB_ENTRY(...) MNTKIT__SIZED(mntkit_tab_entry, __VA_ARGS__, )
+
+/*
+ * mntkit_table_tab_entry - the file data of entry @idx of a table read
+ * from a file. 0, or -ENODATA for a snapshot of a namespace, -EINVAL for
+ * a NULL argument, an index out of range or a @size below the first
+ * struct's.
+ */
+int mntkit_table_tab_entry(const struct mntkit_table *table, size_t idx,
+			   struct mntkit_tab_entry *entry);
+
+/* mntkit_tab_format_name - "auto", "mountinfo", "fstab", "utab"; NULL */
+const char *mntkit_tab_format_name(enum mntkit_tab_format format);
 
 /* ---- Diffs and watches ---- */
 
@@ -1266,8 +947,7 @@ struct mntkit_event {
 #define MNTKIT_EVENT_SIZE_VER0 (offsetof(struct mntkit_event, seq))
 
 /* MNTKIT_EVENT(name): a zeroed struct mntkit_event with its @size set */
-#define MNTKIT_EVENT(name)                                                     \
-	struct mntkit_event name = { .size = sizeof(struct mntkit_event) }
+#define MNTKIT_EVENT(...) MNTKIT__SIZED(mntkit_event, __VA_ARGS__, )
 
 /*
  * mntkit_diff - the events that turn snapshot @before into @after.
@@ -1357,11 +1037,7 @@ struct mntkit_watch_opts {
 	(offsetof(struct mntkit_watch_opts, rescan_ms) + sizeof(uint32_t))
 
 /* MNTKIT_WATCH_OPTS(name) or MNTKIT_WATCH_OPTS(name, .field = value, ...) */
-#define MNTKIT_WATCH_OPTS(...) MNTKIT__WATCH_OPTS(__VA_ARGS__, )
-#define MNTKIT__WATCH_OPTS(name, ...)                                          \
-	struct mntkit_watch_opts name = {                                      \
-		.size = sizeof(struct mntkit_watch_opts), __VA_ARGS__          \
-	}
+#define MNTKIT_WATCH_OPTS(...) MNTKIT__SIZED(mntkit_watch_opts, __VA_ARGS__, )
 
 /*
  * mntkit_watch_new - watch the mounts of a namespace (@opts: the caller's,
@@ -1406,17 +1082,19 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
  */
 ssize_t mntkit_watch_ns_skipped(const struct mntkit_watch *watch);
 
-/* mntkit_watch_free - close a watch (NULL is fine). */
+/* mntkit_watch_free - close a watch (NULL is fine). Never fails. */
 void mntkit_watch_free(struct mntkit_watch *watch);
 
 /*
  * mntkit_watch_fd - an fd that polls readable (POLLIN) when the watch may
  * have events. Call mntkit_watch_read() until it returns 0 before polling
- * again (a wakeup may bring no event).
+ * again (a wakeup may bring no event). The fd is the watch's: do not
+ * close it. Returns it, or -EINVAL for a NULL @watch.
  */
 int mntkit_watch_fd(const struct mntkit_watch *watch);
 
-/* mntkit_watch_get_source - the source serving the watch (never AUTO). */
+/* mntkit_watch_get_source - the source serving the watch (never AUTO;
+ * AUTO only for a NULL @watch). */
 enum mntkit_watch_source
 mntkit_watch_get_source(const struct mntkit_watch *watch);
 
@@ -1436,9 +1114,270 @@ int mntkit_watch_read(struct mntkit_watch *watch, struct mntkit_event *ev);
 /*
  * mntkit_watch_rescan - compare the watch's view with a fresh snapshot now
  * and queue the events of the differences (e.g. after changing the
- * propagation of a mount, which the kernel does not signal). 0 or -errno.
+ * propagation of a mount, which the kernel does not signal). Returns 0,
+ * or a negative errno: -EINVAL (NULL @watch), mntkit_table_new()'s (the
+ * watch then owes a RESYNC, which its next reads bring).
  */
 int mntkit_watch_rescan(struct mntkit_watch *watch);
+
+/* ---- Mount namespaces ---- */
+
+/*
+ * mntkit_ns_open_pid - open /proc/PID/ns/mnt (O_RDONLY|O_CLOEXEC); @pid 0
+ * is the caller. Returns the fd (the caller closes it), or a negative
+ * errno: -EINVAL (@pid below 0), open(2)'s (-ENOENT: no such process,
+ * -EACCES/-EPERM: not the caller's to look at).
+ */
+int mntkit_ns_open_pid(pid_t pid);
+
+/*
+ * mntkit_ns_id_from_fd - the 64-bit ID of mount namespace fd @ns_fd
+ * (ioctl NS_GET_MNTNS_ID, 6.10+). Returns 0 and *@mnt_ns_id, or a
+ * negative errno: -EOPNOTSUPP (a kernel without namespace IDs), -EINVAL
+ * (NULL @mnt_ns_id, an fd of another kind of namespace or file), -EBADF.
+ */
+int mntkit_ns_id_from_fd(int ns_fd, uint64_t *mnt_ns_id);
+
+/*
+ * mntkit_ns_id_from_pid - the mount namespace ID of process @pid (0: the
+ * caller). Returns 0 and *@mnt_ns_id, or the errors of
+ * mntkit_ns_open_pid() and mntkit_ns_id_from_fd().
+ */
+int mntkit_ns_id_from_pid(pid_t pid, uint64_t *mnt_ns_id);
+
+/*
+ * mntkit_ns_open_id - an fd (O_RDONLY|O_CLOEXEC) of the mount namespace
+ * with ID @ns_id, also one no process is in (kept alive by an fd or a bind
+ * mount), or a negative errno. Found by stepping through the namespaces
+ * with NS_MNT_GET_NEXT/PREV (6.12+; those the caller has CAP_SYS_ADMIN
+ * over), else through a process in it (/proc/PID/ns/mnt). -ENOENT: not
+ * found; -EOPNOTSUPP: the kernel has no namespace IDs (before 6.10);
+ * -EINVAL: @ns_id is 0.
+ */
+int mntkit_ns_open_id(uint64_t ns_id);
+
+/*
+ * mntkit_ns_list - the IDs of every mount namespace the caller can find:
+ * its own, those listns(2) lists (6.19+: every active one the caller has
+ * CAP_SYS_ADMIN over, also one no process is in, kept by an fd or a bind
+ * mount of its nsfs file), else those NS_MNT_GET_NEXT/PREV reach (6.12+:
+ * the walk stops at the first one the caller has no CAP_SYS_ADMIN over),
+ * and those of every process in /proc. Ascending, each once. Returns their number and a
+ * malloc'd array in *@ids (free(3) it; NULL when 0), or a negative errno
+ * (-EOPNOTSUPP before 6.10).
+ */
+ssize_t mntkit_ns_list(uint64_t **ids);
+
+/*
+ * mntkit_ns_list_pids - mntkit_ns_list(), and in *@pids a malloc'd array
+ * of as many PIDs (free(3) it; NULL when 0): (*@pids)[i] is the lowest
+ * process in /proc whose mount namespace is (*@ids)[i], 0 when none is
+ * (a namespace kept by an fd or a bind mount, or whose processes the
+ * caller cannot look at). One scan of /proc serves both. PIDs are those
+ * of the PID namespace of the library's /proc (mntkit_init()).
+ */
+ssize_t mntkit_ns_list_pids(uint64_t **ids, pid_t **pids);
+
+/* ---- Backends and features ---- */
+
+enum mntkit_backend {
+	MNTKIT_BACKEND_AUTO = 0,      /* probe: native if the kernel can */
+	MNTKIT_BACKEND_NATIVE = 1,    /* the statmount/listmount syscalls */
+	MNTKIT_BACKEND_MOUNTINFO = 2, /* emulation over /proc/PID/mountinfo */
+};
+
+/*
+ * mntkit_set_backend - force a backend for the whole process.
+ *
+ * MNTKIT_BACKEND_AUTO returns to probing. Forcing NATIVE on a kernel without
+ * the system calls (or where a seccomp filter refuses either: see
+ * mntkit_refused()) fails with -ENOSYS; an unknown value with -EINVAL. The
+ * environment variable MNTKIT_BACKEND=native|mountinfo|auto has the same
+ * effect at the first call that needs a backend, by the same rule: a value
+ * this call would refuse (an unknown name, native where it fails with
+ * -ENOSYS) is ignored, as if unset (the debug trace says so). This call
+ * overrides the variable. Calls already running in other threads finish
+ * on the backend they started with.
+ */
+int mntkit_set_backend(enum mntkit_backend backend);
+
+/*
+ * mntkit_init - get ready for a chroot (or a namespace) without /proc.
+ *
+ * The emulation (and the hybrid replies) read procfs. At its first use the
+ * library opens /proc (an O_PATH, O_CLOEXEC fd it holds for the life of
+ * the process) and reads every procfs file through it, so that calls keep
+ * working after the process chroots into a directory without /proc. A
+ * program that chroots before its first call makes this call first: it
+ * takes the handle and chooses the backend now. @flags must be 0. Returns
+ * 0, -EINVAL for unknown flags, or the negative errno of opening /proc
+ * (-ENOENT where it is not a procfs in which the calling thread is
+ * visible). Calling it again (or after other calls) is harmless. What a
+ * process that never saw /proc gets is in mntkit(3) (CHROOT).
+ */
+int mntkit_init(unsigned int flags);
+
+/* mntkit_get_backend - the backend in effect (never MNTKIT_BACKEND_AUTO). */
+enum mntkit_backend mntkit_get_backend(void);
+
+/* mntkit_backend_name - "native", "mountinfo" or "auto"; NULL if unknown. */
+const char *mntkit_backend_name(enum mntkit_backend backend);
+
+/* feature bits of struct mntkit_features.flags */
+#define MNTKIT_FEAT_STATMOUNT       0x0001U /* kernel has statmount(2) */
+#define MNTKIT_FEAT_LISTMOUNT       0x0002U /* kernel has listmount(2) */
+#define MNTKIT_FEAT_UNIQUE_IDS      0x0004U /* IDs are unique 64-bit IDs */
+#define MNTKIT_FEAT_STATX_UNIQUE    0x0008U /* statx STATX_MNT_ID_UNIQUE */
+#define MNTKIT_FEAT_HANDLE_UNIQUE   0x0010U /* name_to_handle_at unique ID */
+#define MNTKIT_FEAT_NS_ID           0x0020U /* ioctl NS_GET_MNTNS_ID */
+#define MNTKIT_FEAT_REQ_NS_ID       0x0040U /* mnt_id_req.mnt_ns_id (VER1) */
+#define MNTKIT_FEAT_REQ_NS_FD       0x0080U /* mnt_id_req.mnt_ns_fd */
+#define MNTKIT_FEAT_LIST_REVERSE    0x0100U /* LISTMOUNT_REVERSE */
+#define MNTKIT_FEAT_FANOTIFY_MNT    0x0200U /* fanotify mount events */
+#define MNTKIT_FEAT_NS_ITER         0x0400U /* NS_MNT_GET_NEXT/PREV */
+#define MNTKIT_FEAT_HYBRID          0x0800U /* native replies completed by
+					       the emulation (emul_mask) */
+#define MNTKIT_FEAT_STATMOUNT_BY_FD 0x1000U /* statmount STATMOUNT_BY_FD
+					       (7.0+) */
+#define MNTKIT_FEAT_LISTNS          0x2000U /* listns(2) (6.19+) */
+
+/*
+ * struct mntkit_features - what this process can ask and get. Declare it
+ * with MNTKIT_FEATURES() (its @size set: at least
+ * MNTKIT_FEATURES_SIZE_VER0); the library writes the fields both know,
+ * zeroes a newer caller's tail beyond them, and never writes @size.
+ *
+ * @backend:        the backend in effect.
+ * @supported_mask: the statmount groups the backend in effect can return.
+ * @kernel_mask:    the groups the kernel's own statmount supports (0 when
+ *                  the kernel has no statmount).
+ * @flags:          MNTKIT_FEAT_* of the running kernel.
+ * @emul_mask:      on a kernel whose statmount lacks groups (6.8 - 6.14),
+ *                  the groups the native backend takes from the emulation
+ *                  to complete its replies (MNTKIT_FEAT_HYBRID); 0 when
+ *                  none. The groups of a reply that came from the
+ *                  emulation are sm->mask & emul_mask.
+ * @refused:        MNTKIT_REFUSED_* of the system calls this process may
+ *                  not make (see mntkit_refused()); the library does
+ *                  without them where it can.
+ */
+struct mntkit_features {
+	size_t size;
+	enum mntkit_backend backend;
+	uint32_t flags;
+	uint64_t supported_mask;
+	uint64_t kernel_mask;
+	uint64_t emul_mask;
+	uint32_t refused;
+};
+
+/* the size of the first struct mntkit_features (a smaller one: -EINVAL) */
+#define MNTKIT_FEATURES_SIZE_VER0                                              \
+	(offsetof(struct mntkit_features, refused) + sizeof(uint32_t))
+
+/* MNTKIT_FEATURES(name): a zeroed struct mntkit_features, its @size set */
+#define MNTKIT_FEATURES(...) MNTKIT__SIZED(mntkit_features, __VA_ARGS__, )
+
+/*
+ * mntkit_get_features - fill *@features (see above). Returns 0, or
+ * -EINVAL for a NULL @features or a @size below MNTKIT_FEATURES_SIZE_VER0
+ * (nothing written then).
+ */
+int mntkit_get_features(struct mntkit_features *features);
+
+/*
+ * System calls a seccomp filter (a container runtime's profile) may refuse,
+ * and what the library does without each (mntkit(3), "Refused system
+ * calls"):
+ */
+#define MNTKIT_REFUSED_STATMOUNT 0x0001U /* statmount(2): the emulation */
+#define MNTKIT_REFUSED_LISTMOUNT 0x0002U /* listmount(2): the emulation */
+#define MNTKIT_REFUSED_STATX     0x0004U /* statx(2): name_to_handle_at,
+					    fdinfo */
+#define MNTKIT_REFUSED_HANDLE    0x0008U /* name_to_handle_at(2): statx */
+#define MNTKIT_REFUSED_NS_IOCTL  0x0010U /* ioctl(2) NS_GET_MNTNS_ID: no
+					    namespace IDs */
+#define MNTKIT_REFUSED_FANOTIFY  0x0020U /* fanotify_init/_mark(2): the
+					    poll source of watches */
+#define MNTKIT_REFUSED_EPOLL     0x0040U /* epoll_create1(2): no watch */
+#define MNTKIT_REFUSED_PIDFD     0x0080U /* pidfd_open(2): without /proc,
+					    no namespace fd */
+
+/*
+ * mntkit_refused - does this process get to make system call @call (one
+ * MNTKIT_REFUSED_* bit)? 0 when it does, else the errno the system answers
+ * for it: EPERM, EACCES, EINVAL (a filter: the call answers that errno for
+ * any input, where the kernel's answers differ) or ENOSYS (a filter, or a
+ * kernel without the call). *@name (if not NULL) gets the call's name
+ * ("statmount"). -EINVAL (errno set) when @call is not one bit of them.
+ */
+int mntkit_refused(uint32_t call, const char **name);
+
+/* ---- The debug trace ---- */
+
+/*
+ * The library takes some decisions without telling its caller: the backend
+ * and why, hybrid replies (which groups came from the kernel and which from
+ * the emulation), provisional IDs, reloads of mountinfo, re-reads of a
+ * snapshot while mounts move, a watch's fallback from fanotify to poll,
+ * system calls a seccomp filter refuses. Each is reported as one line
+ * (no newline) to a print function, at a level:
+ *
+ * MNTKIT_PRINT_WARN   something the caller may not expect (a refused
+ *                     system call, an environment variable ignored).
+ * MNTKIT_PRINT_INFO   a decision taken once (the backend, the hybrid
+ *                     groups, a watch's source).
+ * MNTKIT_PRINT_DEBUG  a decision taken per call (a hybrid reply, a
+ *                     reload, a re-read, a provisional ID).
+ *
+ * By default the lines go to stderr ("mntkit: LEVEL: TEXT") for the levels
+ * the environment variable MNTKIT_DEBUG asks for: warn (or 1), info (2) or
+ * debug (3) and those above; unset or 0: none. MNTKIT_DEBUG, like every
+ * variable the library reads, is ignored in a setuid/setgid program
+ * (secure_getenv(3)).
+ *
+ * mntkit_set_print - send the lines to @fn instead, every level (@fn
+ * filters); NULL: nowhere. Returns the previous function. @fn may be
+ * called from any thread, with library locks held: it must not call into
+ * libmntkit. Its return value is ignored.
+ */
+enum mntkit_print_level {
+	MNTKIT_PRINT_WARN = 0,
+	MNTKIT_PRINT_INFO = 1,
+	MNTKIT_PRINT_DEBUG = 2,
+};
+
+typedef int (*mntkit_print_fn)(enum mntkit_print_level level,
+			       const char *fmt, va_list ap);
+
+mntkit_print_fn mntkit_set_print(mntkit_print_fn fn);
+
+/* mntkit_print_level_name - "warn", "info", "debug"; NULL if unknown. */
+const char *mntkit_print_level_name(enum mntkit_print_level level);
+
+/* ---- The system calls themselves, on every kernel ---- */
+
+/*
+ * mntkit_statmount - statmount(2) on every kernel.
+ *
+ * Same arguments, return value and errno as the system call: 0 on success,
+ * -1 and errno on failure (EINVAL, E2BIG, EFAULT, ENOENT, EPERM, EOVERFLOW,
+ * ENOMEM, ...). Served by the backend in effect (mntkit_get_backend()).
+ */
+int mntkit_statmount(const struct mntkit_mnt_id_req *req,
+		     struct mntkit_statmount *buf, size_t bufsize,
+		     unsigned int flags);
+
+/*
+ * mntkit_listmount - listmount(2) on every kernel.
+ *
+ * Same arguments, return value and errno as the system call: the number of
+ * IDs written to @mnt_ids, or -1 and errno (EINVAL, E2BIG, EFAULT, ENOENT,
+ * EPERM, EOVERFLOW for more than MNTKIT_LISTMOUNT_MAX_NR IDs, ...).
+ */
+ssize_t mntkit_listmount(const struct mntkit_mnt_id_req *req,
+			 uint64_t *mnt_ids, size_t nr_mnt_ids,
+			 unsigned int flags);
 
 #ifdef __cplusplus
 }

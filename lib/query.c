@@ -253,7 +253,7 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 
 /* ---- the root mount ---- */
 
-int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
+int mntkit_root_id(unsigned int flags, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id)
 {
 	MNTKIT__PIN();
@@ -261,13 +261,13 @@ int mntkit_root_id(int unreachable, const struct mntkit_opts *opts,
 	uint64_t id;
 	int fd, ret;
 
-	if (!mnt_id)
+	if (!mnt_id || (flags & ~MNTKIT_TABLE_UNREACHABLE))
 		return mntkit__fail(EINVAL);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
 	ret = mntkit__reachable_root(&req, &id);
-	if (!ret && unreachable)
+	if (!ret && (flags & MNTKIT_TABLE_UNREACHABLE))
 		ret = mntkit__true_root(&req, &id);
 	if (fd >= 0)
 		close(fd);

@@ -737,8 +737,10 @@ T_CASE(root_id)
 	ns_root = t_true_root();
 	T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 	T_EQ_U(id, root);
-	T_EQ_I(mntkit_root_id(1, NULL, &id), 0);
+	T_EQ_I(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id), 0);
 	T_EQ_U(id, ns_root);
+	T_NEG(mntkit_root_id(0x2, NULL, &id), EINVAL);
+	T_NEG(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, NULL), EINVAL);
 
 	/* in a chroot to a: the caller's root is a, the true root above */
 	pid = fork();
@@ -749,13 +751,13 @@ T_CASE(root_id)
 		T_EQ_U(t_uid("/"), t.id[T_A]);
 		T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 		T_EQ_U(id, t.id[T_A]);
-		T_EQ_I(mntkit_root_id(1, NULL, &id), 0);
+		T_EQ_I(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id), 0);
 		T_EQ_U(id, ns_root);
 		/* without CAP_SYS_ADMIN the true root is out of reach */
 		t_drop_sys_admin();
 		T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 		T_EQ_U(id, t.id[T_A]);
-		T_NEG(mntkit_root_id(1, NULL, &id), EPERM);
+		T_NEG(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id), EPERM);
 		_exit(0);
 	}
 	t_wait_child(pid, "chroot child");

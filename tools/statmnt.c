@@ -342,7 +342,9 @@ static int resolve_target(const struct cmdline *cl, uint64_t *id)
 	int r;
 
 	if (!cl->target) {
-		r = mntkit_root_id(cl->unreachable, cl->ns, id);
+		r = mntkit_root_id(cl->unreachable ?
+					   MNTKIT_TABLE_UNREACHABLE : 0,
+				   cl->ns, id);
 		if (r < 0) {
 			query_error(cl, 0, r);
 			return -1;

@@ -26,10 +26,19 @@ int main(void)
 	MNTKIT_WATCH_OPTS(wo);
 	MNTKIT_WATCH_OPTS(wo2, .mask = MNTKIT_STATMOUNT_MNT_BASIC,
 			  .flags = MNTKIT_WATCH_INITIAL);
+	MNTKIT_TAB_OPTS(to);
+	MNTKIT_TAB_OPTS(to2, .format = MNTKIT_TAB_FSTAB);
+	MNTKIT_TAB_ENTRY(te);
+	MNTKIT_EVENT(ev);
+	MNTKIT_FEATURES(feat);
 	struct mntkit_statmount sm = { 0 };
 
 	printf("%zu %d %zu %u %zu %u\n", own.size, (int)other.pid, wo.size,
 	       wo2.flags, sizeof(sm), (unsigned)MNTKIT_STATMOUNT_FIXED_SIZE);
+	printf("%zu %d %zu %zu %zu\n", to.size, (int)to2.format, te.size,
+	       ev.size, feat.size);
+	if (mntkit_get_features(&feat) < 0)
+		return 1;
 	return mntkit_backend_name(mntkit_get_backend()) ? 0 : 1;
 }
 EOF
@@ -62,11 +71,25 @@ int main()
 }
 EOF
 
+# <mntkit/abi.h> stands alone: the kernel's structs and constants only
+cat >"$CLI_TMP/abi.c" <<'EOF'
+#include <mntkit/abi.h>
+
+struct mntkit_mnt_id_req req = { MNTKIT_MNT_ID_REQ_SIZE_VER1, 0,
+				 MNTKIT_LSMT_ROOT, MNTKIT_STATMOUNT_ALL, 0 };
+int fixed[sizeof(struct mntkit_statmount) == MNTKIT_STATMOUNT_FIXED_SIZE ?
+	  1 : -1];
+EOF
+
 # $1 case, $2 compiler, $3.. flags: compile only
 compile_case() {
 	local name=$1 cc=$2 src
 	shift 2
-	case $name in *cxx*) src=$CLI_TMP/h.cc ;; *) src=$CLI_TMP/h.c ;; esac
+	case $name in
+	abi_*) src=$CLI_TMP/abi.c ;;
+	*cxx*) src=$CLI_TMP/h.cc ;;
+	*) src=$CLI_TMP/h.c ;;
+	esac
 	if ! have_cmd "$cc"; then
 		skip "$name" "$cc is not installed"
 		return
@@ -87,6 +110,8 @@ compile_case cxx11_pedantic_gxx g++ -std=c++11 -pedantic
 compile_case cxx20_pedantic_gxx g++ -std=c++20 -pedantic
 compile_case cxx11_pedantic_clangxx clang++ -std=c++11 -pedantic
 compile_case cxx20_pedantic_clangxx clang++ -std=c++20 -pedantic
+compile_case abi_alone_c99_gcc gcc -std=c99 -pedantic
+compile_case abi_alone_cxx11_gxx g++ -x c++ -std=c++11 -pedantic
 
 # link and run: the library's symbols are C symbols to a C++ caller
 LIB="$BUILDDIR/lib/libmntkit.so"

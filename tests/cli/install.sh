@@ -39,6 +39,7 @@ S_LIB="$STAGE$LIBDIR"
 missing=""
 for f in "$S_LIB/libmntkit.so.0" "$S_LIB/libmntkit.so" "$S_LIB/libmntkit.a" \
 	"$S_LIB/pkgconfig/mntkit.pc" "$STAGE$INCDIR/mntkit.h" \
+	"$STAGE$INCDIR/mntkit/abi.h" \
 	"$STAGE$BINDIR/statmnt" "$STAGE$MANDIR/man1/statmnt.1" \
 	"$STAGE$MANDIR/man3/mntkit.3" "$STAGE$MANDIR/man3/mntkit_stat.3" \
 	"$STAGE$PREFIX/share/bash-completion/completions/mntkit" \

@@ -676,7 +676,7 @@ T_CASE(root_mount_is_its_own_parent)
 	if (m->parent == m->id) {
 		/* the namespace's true root: its own parent */
 		T_EQ_U(sm->mnt_parent_id, sm->mnt_id);
-		T_EQ_I(mntkit_root_id(1, NULL, &id2), 0);
+		T_EQ_I(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id2), 0);
 		T_EQ_U(id2, id);
 	}
 	t_log("root: id %" PRIu64 " parent %" PRIu64 " type %s\n", id,
@@ -1639,7 +1639,7 @@ T_CASE(chroot_true_root_unknown)
 	t_private_ns();
 	true_root = old_id("/");
 	enter_jail();
-	r = mntkit_root_id(1, NULL, &id);
+	r = mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id);
 	t_log("mntkit_root_id(unreachable) in a chroot: %d (%s), id %" PRIu64
 	      ", true root %" PRIu64 "\n",
 	      r, r ? strerror(-r) : "ok", id, true_root);
