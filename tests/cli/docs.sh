@@ -7,6 +7,7 @@
 #     man/SYMBOL.3 is a page, or a one-line ".so man3/PAGE.3" link to a
 #     page of man/, and that page's NAME or SYNOPSIS names the symbol
 #     (every link of man/ too, the types' links included);
+#   - every reference to a library page names a file of man/;
 #   - every page renders without a warning (groff -man -ww, man --warnings),
 #     the library's pages have the sections a reader looks for, all pages
 #     carry one date, and man/meson.build installs every file of man/;
@@ -175,6 +176,22 @@ if [ -z "$bad" ]; then
 	pass man_pages_installed
 else
 	fail man_pages_installed "not in man/meson.build:$bad"
+fi
+
+# every reference to a library page, in the pages (".BR name (3)") and in
+# the prose and the header ("name(3)"), is to a file of man/
+bad=""
+for n in $( { grep -ohE '^\.BR \\?%?mntkit[a-z_]* \(3\)' "$MAN"/*.[1-8] |
+		sed -E 's/^\.BR \\?%?//; s/ \(3\)$//'
+	grep -ohE '\bmntkit[a-z_]*\(3\)' "$SRCDIR"/README.md "$SRCDIR"/NEWS \
+		"$SRCDIR"/include/*.h "$SRCDIR"/doc/*.md 2>/dev/null |
+		sed 's/(3)$//'; } | sort -u); do
+	[ -f "$MAN/$n.3" ] || bad="$bad $n(3)"
+done
+if [ -z "$bad" ]; then
+	pass man_references_resolve
+else
+	fail man_references_resolve "no page for:$bad"
 fi
 
 # lib/README names every .c and .h file of lib/ (by its path under lib/)
