@@ -117,9 +117,9 @@
  *  - The print hook (mntkit_set_print()) may be called from any thread.
  *
  * ENVIRONMENT. The library reads MNTKIT_BACKEND (mntkit_set_backend()),
- * MNTKIT_HYBRID (mntkit(3), "Hybrid replies"), MNTKIT_DEBUG (the debug
- * trace, mntkit_set_print()) and testing knobs (MNTKIT_TEST_*), each once,
- * with secure_getenv(3): a setuid or setgid program reads none.
+ * MNTKIT_HYBRID (mntkit_set_backend(3), "Hybrid replies"), MNTKIT_DEBUG
+ * (the debug trace, mntkit_set_print()) and testing knobs (MNTKIT_TEST_*),
+ * each once, with secure_getenv(3): a setuid or setgid program reads none.
  */
 #ifndef MNTKIT_H
 #define MNTKIT_H
@@ -246,10 +246,11 @@ int mntkit_path_id(int dirfd, const char *path, int at_flags,
  * server? 1 when a prefix of the absolute @path (ending at a '/', or the
  * whole path) is the mount point of a mount in the caller's namespace
  * whose filesystem a server or daemon answers for (nfs, cifs, fuse, ...:
- * see mntkit(3)), 0 when none is, a negative errno on failure (-EINVAL for
- * a relative path). A served filesystem on "/" does not count. For a
- * program that looks up mount points (statvfs, as lsmnt's SIZE does) and
- * must not hang on a dead server. Reads mountinfo, never the path.
+ * see mntkit_set_backend(3)), 0 when none is, a negative errno on failure
+ * (-EINVAL for a relative path). A served filesystem on "/" does not
+ * count. For a program that looks up mount points (statvfs, as lsmnt's
+ * SIZE does) and must not hang on a dead server. Reads mountinfo, never
+ * the path.
  */
 int mntkit_path_served(const char *path);
 
@@ -1213,7 +1214,7 @@ int mntkit_set_backend(enum mntkit_backend backend);
  * 0, -EINVAL for unknown flags, or the negative errno of opening /proc
  * (-ENOENT where it is not a procfs in which the calling thread is
  * visible). Calling it again (or after other calls) is harmless. What a
- * process that never saw /proc gets is in mntkit(3) (CHROOT).
+ * process that never saw /proc gets is in mntkit_set_backend(3).
  */
 int mntkit_init(unsigned int flags);
 
@@ -1287,8 +1288,8 @@ int mntkit_get_features(struct mntkit_features *features);
 
 /*
  * System calls a seccomp filter (a container runtime's profile) may refuse,
- * and what the library does without each (mntkit(3), "Refused system
- * calls"):
+ * and what the library does without each (mntkit_get_features(3),
+ * "Refused system calls"):
  */
 #define MNTKIT_REFUSED_STATMOUNT 0x0001U /* statmount(2): the emulation */
 #define MNTKIT_REFUSED_LISTMOUNT 0x0002U /* listmount(2): the emulation */

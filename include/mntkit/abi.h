@@ -149,7 +149,8 @@ static_assert(sizeof(struct mntkit_mnt_id_req) == 32, "mnt_id_req: 32");
  * the fd in mnt_id_req.mnt_ns_fd is on (the kernel's mnt_fd), in whatever
  * namespace it is, without the reachability check; a mount detached with
  * umount2(MNT_DETACH) is answered without MNT_POINT and MNT_NS_ID. Before
- * 7.0 the library answers it from the fd's mount ID: see mntkit(3).
+ * 7.0 the library answers it from the fd's mount ID: see
+ * mntkit_statmount(3).
  */
 #define MNTKIT_STATMOUNT_BY_FD 0x01U
 
