@@ -304,6 +304,18 @@ int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
 ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 		       enum mntkit_field field, const char **vec, size_t nvec);
 
+/*
+ * mntkit_sm_get - string field @field of reply @sm, read with the reply's
+ * own size (mntkit_sm_str(sm, sm->size, field, &s)): for the replies the
+ * library hands out (mntkit_stat(), mntkit_table_get(), a watch's events),
+ * whose size is right. Returns the string (pointing into @sm), or NULL
+ * with errno set: ENODATA (the reply lacks the field's group, e.g. an
+ * empty FS_SUBTYPE, or no options), EINVAL (NULL @sm, an unknown or
+ * array field), EBADMSG (a malformed reply).
+ */
+const char *mntkit_sm_get(const struct mntkit_statmount *sm,
+			  enum mntkit_field field);
+
 /* mntkit_field_name - "fs_type", "opt_array", ...; NULL (errno EINVAL)
  * if unknown. */
 const char *mntkit_field_name(enum mntkit_field field);
@@ -340,6 +352,29 @@ int mntkit_sb_flags_str(uint64_t sb_flags, unsigned int flags, char *buf,
 int mntkit_propagation_str(uint64_t mnt_propagation, unsigned int flags,
 			   char *buf, size_t len);
 
+/* which of findmnt's option strings mntkit_sm_options() writes */
+enum mntkit_options {
+	MNTKIT_OPTIONS_ALL = 0, /* OPTIONS: the two below merged, as libmount
+				   merges them ("ro" first when either is) */
+	MNTKIT_OPTIONS_VFS = 1, /* VFS-OPTIONS: the mount's flags */
+	MNTKIT_OPTIONS_FS = 2,  /* FS-OPTIONS: the superblock's flags, then
+				   the filesystem's own options */
+};
+
+/*
+ * mntkit_sm_options - findmnt's OPTIONS, VFS-OPTIONS or FS-OPTIONS (by
+ * @which) of reply @sm, into @buf like the decoders above (snprintf(3):
+ * the length of the whole text; @buf NULL only with @len 0). VFS-OPTIONS
+ * needs MNTKIT_STATMOUNT_MNT_BASIC in the reply, FS-OPTIONS
+ * MNTKIT_STATMOUNT_SB_BASIC (and MNT_OPTS for the filesystem's options:
+ * a reply without it has none), OPTIONS both. The filesystem's options
+ * come with their \ooo escapes undone, as findmnt shows them. Errors:
+ * -ENODATA (a group missing), -EINVAL (NULL @sm, an unknown @which, a
+ * NULL @buf with a @len), -EBADMSG (a malformed reply).
+ */
+int mntkit_sm_options(const struct mntkit_statmount *sm,
+		      enum mntkit_options which, char *buf, size_t len);
+
 /*
  * Names of the statmount groups, lower case without prefix ("sb_basic",
  * "mnt_basic", ..., "mnt_gidmap"). mntkit_mask_name() returns the name of a
@@ -357,6 +392,9 @@ int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
 #define MNTKIT_LIST_REVERSE  0x01U /* descending order */
 #define MNTKIT_LIST_CHILDREN 0x02U /* only direct children of the start */
 #define MNTKIT_LIST_TREE     0x04U /* whole subtree, depth-first tree order */
+#define MNTKIT_LIST_CHILDREN_FIRST 0x08U /* every mount before its parent,
+					    and before what it covers: an
+					    order to unmount them in */
 
 /*
  * mntkit_list - every mount ID below @mnt_id, all pages fetched.
@@ -368,8 +406,11 @@ int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
  * ascending ID (the seed's listmount). MNTKIT_LIST_TREE: the subtree
  * depth-first, a parent before its children, siblings by ascending ID (the
  * seed's LISTMOUNT_RECURSIVE); with MNTKIT_LSMT_ROOT the root comes first.
- * With REVERSE, siblings come by descending ID. CHILDREN and TREE exclude
- * each other (-EINVAL).
+ * With REVERSE, siblings come by descending ID.
+ * MNTKIT_LIST_CHILDREN_FIRST: the subtree in the reverse of TREE's order,
+ * so that each mount comes before its parent and before an older sibling
+ * it may cover: an order in which each can be unmounted. CHILDREN and
+ * TREE or CHILDREN_FIRST exclude each other (-EINVAL).
  *
  * Mounts that vanish between the pages or while the tree is built are
  * left out, never reported as failures. CHILDREN and TREE walk a snapshot
@@ -445,6 +486,36 @@ static inline size_t mntkit_stat_span(const struct mntkit_statmount *sm)
  */
 int mntkit_root_id(unsigned int flags, const struct mntkit_opts *opts,
 		   uint64_t *mnt_id);
+
+/*
+ * mntkit_list_under - every mount whose mount point is @path or below it,
+ * every mount stacked on @path included: the job of tearing down a
+ * container's or a pod's mounts. Parents come first (a snapshot's tree
+ * order); with MNTKIT_LIST_CHILDREN_FIRST (the only flag) in an order in
+ * which each can be unmounted: every mount before its parent and before a
+ * mount it covers. @path is made canonical with mntkit_path_canon() (so
+ * it is never resolved through a served filesystem) in the caller's
+ * namespace; for another namespace (@opts) it is taken lexically, as
+ * that namespace's mount points read. On success *@ids is a malloc'd
+ * array (free(3); NULL when none) and the count is returned; else a
+ * negative errno: -EINVAL (NULL or empty @path, NULL @ids, another flag),
+ * mntkit_table_new()'s and mntkit_path_canon()'s.
+ */
+ssize_t mntkit_list_under(const char *path, unsigned int flags,
+			  const struct mntkit_opts *opts, uint64_t **ids);
+
+/*
+ * mntkit_id_from_old - the ID (@mnt_id, what every other call takes) of
+ * the mount whose old ID is @old_id: the ID of mountinfo's first field,
+ * of findmnt's and lsmnt's ID column, of statx(2)'s STATX_MNT_ID. On every
+ * backend (on the emulation of an old kernel the two are the same).
+ * Reads a snapshot (mntkit_table_new(): one statmount per mount) of
+ * @opts' namespace. Returns 0 and *@mnt_id, or a negative errno: -ENOENT
+ * (no mount has that old ID), -EINVAL (@old_id 0 or above 2^31, NULL
+ * @mnt_id), mntkit_table_new()'s.
+ */
+int mntkit_id_from_old(uint64_t old_id, const struct mntkit_opts *opts,
+		       uint64_t *mnt_id);
 
 /* ---- Snapshots: every mount, an ID index and the tree ---- */
 

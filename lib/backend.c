@@ -159,13 +159,24 @@ const char *mntkit_backend_name(enum mntkit_backend backend)
 	return NULL;
 }
 
+int mntkit__unique_ids(void)
+{
+	return mntkit__ops() != &mntkit_mountinfo_ops ||
+	       mntkit__emul_unique_ids();
+}
+
 int mntkit_get_features(struct mntkit_features *features)
 {
 	MNTKIT__PIN();
 	struct mntkit_features f = { .size = sizeof(f) };
 
-	if (!features || features->size < MNTKIT_FEATURES_SIZE_VER0)
-		return mntkit__fail(EINVAL);
+	if (!features)
+		return MNTKIT__MISUSE(EINVAL, "a NULL features pointer");
+	if (features->size < MNTKIT_FEATURES_SIZE_VER0)
+		return mntkit__misuse("struct mntkit_features", EINVAL,
+			"size %zu, below the %zu of its first version: "
+			"declare it with MNTKIT_FEATURES(), which sets the "
+			"size", features->size, (size_t)MNTKIT_FEATURES_SIZE_VER0);
 	f.flags = mntkit__kernel_features() | mntkit__kernel_fanotify();
 	f.backend = mntkit_get_backend();
 	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/features.c) */

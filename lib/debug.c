@@ -3,7 +3,8 @@
  * The debug trace: one line for each decision the library takes without
  * telling its caller (the backend and why, hybrid replies, provisional
  * IDs, reloads of mountinfo, a watch's fallback to poll, re-reads under
- * churn, refused system calls).
+ * churn, refused system calls), and the reason of each caller's mistake
+ * (mntkit__misuse()).
  *
  * The lines go to the function set with mntkit_set_print(); until one is
  * set, to stderr for the levels MNTKIT_DEBUG asks for (read once, with
@@ -81,6 +82,40 @@ int mntkit__debug_on(enum mntkit_print_level level)
 		return 1;
 	pthread_once(&level_once, read_level);
 	return (int)level <= env_level;
+}
+
+int mntkit__misuse(const char *func, int err, const char *fmt, ...)
+{
+	mntkit_print_fn fn = atomic_load(&printer);
+	char reason[256];
+	va_list ap;
+
+	if (fn && mntkit__debug_on(MNTKIT_PRINT_WARN)) {
+		va_start(ap, fmt);
+		vsnprintf(reason, sizeof(reason), fmt, ap);
+		va_end(ap);
+		mntkit__debug(MNTKIT_PRINT_WARN, "%s: %s", func, reason);
+	}
+	return mntkit__fail(err);
+}
+
+int mntkit__sized_arg(void *out, size_t out_size, const void *in,
+		      size_t in_size, size_t ver0, const char *type,
+		      const char *macro)
+{
+	int ret = mntkit__sized_in(out, out_size, in, in_size, ver0);
+
+	if (ret == -EINVAL)
+		return mntkit__misuse(type, EINVAL,
+			"size %zu, below the %zu of its first version: "
+			"declare it with %s(), which sets the size",
+			in_size, ver0, macro);
+	if (ret == -E2BIG)
+		return mntkit__misuse(type, E2BIG,
+			"size %zu with fields set beyond the %zu bytes this "
+			"library knows (a newer header asking for what this "
+			"library cannot do)", in_size, out_size);
+	return ret;
 }
 
 void mntkit__debug(enum mntkit_print_level level, const char *fmt, ...)

@@ -350,39 +350,3 @@ const char *mntkit_event_kind_name(enum mntkit_event_kind kind)
 	}
 	return NULL;
 }
-
-static const struct {
-	uint32_t bit;
-	const char *name;
-} changed_names[] = {
-	{ MNTKIT_CHANGED_PARENT, "parent" },
-	{ MNTKIT_CHANGED_MNT_POINT, "mnt_point" },
-	{ MNTKIT_CHANGED_ATTR, "attr" },
-	{ MNTKIT_CHANGED_PROPAGATION, "propagation" },
-	{ MNTKIT_CHANGED_SB_FLAGS, "sb_flags" },
-	{ MNTKIT_CHANGED_OPTIONS, "options" },
-	{ MNTKIT_CHANGED_SOURCE, "source" },
-	{ MNTKIT_CHANGED_IDMAP, "idmap" },
-	{ MNTKIT_CHANGED_OTHER, "other" },
-};
-
-int mntkit_changed_str(uint64_t changed, unsigned int flags, char *buf,
-		       size_t len)
-{
-	char all[128]; /* every name fits */
-	size_t used = 0;
-
-	if (flags)
-		return mntkit__fail(EINVAL);
-	if (!buf)
-		len = 0;
-	all[0] = '\0';
-	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(changed_names); i++) {
-		if (!(changed & changed_names[i].bit))
-			continue;
-		used += (size_t)snprintf(all + used, sizeof(all) - used, "%s%s",
-					 used ? "," : "",
-					 changed_names[i].name);
-	}
-	return snprintf(buf, len, "%s", all);
-}

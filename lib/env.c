@@ -29,10 +29,3 @@ const char *mntkit__env(enum mntkit__knob knob)
 		return NULL;
 	return secure_getenv(knob_names[knob]);
 }
-
-const char *mntkit__env_name(enum mntkit__knob knob)
-{
-	if ((unsigned int)knob >= MNTKIT__NR_KNOBS)
-		return NULL;
-	return knob_names[knob];
-}

@@ -240,6 +240,9 @@ uint64_t mntkit__emul_supported_mask(void);
  * them, nor with the testing knob MNTKIT_TEST_OLD_IDS=1: lib/features.c) */
 int mntkit__emul_unique_ids(void);
 
+/* does the backend in effect name mounts by unique IDs? (lib/backend.c) */
+int mntkit__unique_ids(void);
+
 /*
  * mntkit__emul_snapshot(1) ... (0): a snapshot window of the calling
  * thread: the emulation reads mountinfo once for it (no re-read because
@@ -437,7 +440,6 @@ enum mntkit__knob {
 
 /* the value of @knob (NULL: unset, or a secure-execution process) */
 const char *mntkit__env(enum mntkit__knob knob);
-const char *mntkit__env_name(enum mntkit__knob knob);
 
 /*
  * The debug trace (lib/debug.c): one line, without its newline, to the
@@ -448,6 +450,26 @@ const char *mntkit__env_name(enum mntkit__knob knob);
 void mntkit__debug(enum mntkit_print_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int mntkit__debug_on(enum mntkit_print_level level);
+
+/*
+ * A caller's mistake (lib/debug.c): say why at MNTKIT_PRINT_WARN, as
+ * "FUNCTION: REASON", and fail with @err (-err, errno set).
+ * MNTKIT__MISUSE(err, fmt, ...) names the calling function.
+ */
+int mntkit__misuse(const char *func, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define MNTKIT__MISUSE(err, ...) mntkit__misuse(__func__, (err), __VA_ARGS__)
+
+/*
+ * mntkit__sized_in() of the caller's struct @type (its name, e.g.
+ * "mntkit_opts", whose declaration macro is @macro), with the reason of a
+ * refusal in the trace: a size below the first version's (a struct not
+ * declared with its macro has size 0), or fields this library does not
+ * know set.
+ */
+int mntkit__sized_arg(void *out, size_t out_size, const void *in,
+		      size_t in_size, size_t ver0, const char *type,
+		      const char *macro);
 
 /*
  * One event of a fanotify read buffer (lib/fan-event.c): its mask, the
@@ -529,12 +551,6 @@ static inline int mntkit__fail(int err)
 {
 	errno = err;
 	return -err;
-}
-
-/* turn a syscall-style result (-1/errno) into -errno, keeping errno */
-static inline int mntkit__neg_errno(void)
-{
-	return -errno;
 }
 
 #define MNTKIT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

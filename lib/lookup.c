@@ -609,6 +609,115 @@ ssize_t mntkit_table_find_containing(const struct mntkit_table *table,
 	return stack_top(table, (size_t)best);
 }
 
+/* ---- every mount at or below a path ---- */
+
+/* is mount point @pt @path (@plen bytes, canonical) or below it? */
+static bool at_or_below(const char *pt, const char *path, size_t plen)
+{
+	size_t len = trimmed_len(pt, strlen(pt));
+
+	if (pt[0] != '/')
+		return false;
+	if (plen == 1) /* "/" */
+		return true;
+	return len >= plen && !memcmp(pt, path, plen) &&
+	       (len == plen || pt[plen] == '/');
+}
+
+/* does @opts name a namespace other than the caller's own? */
+static int other_namespace(const struct mntkit_opts *opts)
+{
+	struct mntkit_mnt_id_req req;
+	int fd, r;
+
+	if (!opts)
+		return 0;
+	r = mntkit__req_init(&req, opts, &fd);
+	if (fd >= 0)
+		close(fd);
+	return r < 0 ? r : req.mnt_ns_id || req.mnt_ns_fd;
+}
+
+/*
+ * The mounts of @t whose mount point is @path or below, in tree order
+ * (a parent before its children, siblings by ascending ID): an
+ * iterative walk of every root's subtree.
+ */
+static int collect_under(const struct mntkit_table *t, const char *path,
+			 struct mntkit_idvec *iv)
+{
+	size_t plen = strlen(path);
+
+	for (ssize_t r = mntkit_table_first_root(t); r >= 0;
+	     r = mntkit_table_next_sibling(t, (size_t)r)) {
+		ssize_t i = r;
+
+		for (;;) {
+			const struct mntkit_statmount *sm =
+				mntkit_table_get(t, (size_t)i);
+			const char *pt = sm_string(sm, MNTKIT_FIELD_MNT_POINT);
+			ssize_t c;
+
+			if (pt && at_or_below(pt, path, plen)) {
+				if (mntkit__idvec_reserve(iv, 1))
+					return -ENOMEM;
+				iv->v[iv->n++] = sm->mnt_id;
+			}
+			c = mntkit_table_first_child(t, (size_t)i);
+			if (c >= 0) {
+				i = c;
+				continue;
+			}
+			while (i != r &&
+			       mntkit_table_next_sibling(t, (size_t)i) < 0)
+				i = mntkit_table_parent(t, (size_t)i);
+			if (i == r)
+				break;
+			i = mntkit_table_next_sibling(t, (size_t)i);
+		}
+	}
+	return 0;
+}
+
+ssize_t mntkit_list_under(const char *path, unsigned int flags,
+			  const struct mntkit_opts *opts, uint64_t **ids)
+{
+	MNTKIT__PIN();
+	struct mntkit_idvec iv = { 0 };
+	struct mntkit_table *t = NULL;
+	char *abs = NULL;
+	int r;
+
+	if (!ids)
+		return MNTKIT__MISUSE(EINVAL, "a NULL ids pointer");
+	*ids = NULL;
+	if (!path || !*path)
+		return MNTKIT__MISUSE(EINVAL, "%s path", path ? "an empty" :
+							      "a NULL");
+	if (flags & ~MNTKIT_LIST_CHILDREN_FIRST)
+		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x",
+				      flags & ~MNTKIT_LIST_CHILDREN_FIRST);
+	/* a path of another namespace cannot be looked at from here */
+	r = other_namespace(opts);
+	if (r >= 0)
+		r = r ? lexical(path, &abs) : mntkit_path_canon(path, 0, &abs);
+	if (r >= 0)
+		r = mntkit_table_new(MNTKIT_STATMOUNT_MNT_BASIC |
+				     MNTKIT_STATMOUNT_MNT_POINT, 0, opts, &t);
+	if (r >= 0)
+		r = collect_under(t, abs, &iv);
+	mntkit_table_free(t);
+	free(abs);
+	if (r < 0) {
+		free(iv.v);
+		return mntkit__fail(-r);
+	}
+	if (flags & MNTKIT_LIST_CHILDREN_FIRST)
+		mntkit__reverse_u64(iv.v, iv.n);
+	*ids = iv.v;
+	return (ssize_t)iv.n;
+}
+
 /* ---- is a path a mount point ---- */
 
 /* from the caller's table: is the canonical @path a mount point? */

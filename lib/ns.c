@@ -365,8 +365,9 @@ ssize_t mntkit_ns_list_pids(uint64_t **ids, pid_t **pids)
  */
 static int opts_copy(const struct mntkit_opts *opts, struct mntkit_opts *out)
 {
-	int ret = mntkit__sized_in(out, sizeof(*out), opts,
-				   opts ? opts->size : 0, MNTKIT_OPTS_SIZE_VER0);
+	int ret = mntkit__sized_arg(out, sizeof(*out), opts,
+				    opts ? opts->size : 0, MNTKIT_OPTS_SIZE_VER0,
+				    "struct mntkit_opts", "MNTKIT_OPTS");
 
 	out->size = sizeof(*out);
 	return ret;
@@ -412,7 +413,9 @@ int mntkit__req_init(struct mntkit_mnt_id_req *req,
 	if (ret)
 		return ret;
 	if (!!o.mnt_ns_id + !!o.mnt_ns_fd + !!o.pid > 1 || o.pid < 0)
-		return -EINVAL;
+		return mntkit__misuse("struct mntkit_opts", EINVAL,
+			o.pid < 0 ? "a negative pid" :
+			"more than one of mnt_ns_id, mnt_ns_fd and pid set");
 	if (o.mnt_ns_id) {
 		req->size = MNTKIT_MNT_ID_REQ_SIZE_VER1;
 		req->mnt_ns_id = o.mnt_ns_id;

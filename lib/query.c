@@ -11,6 +11,22 @@
 
 #include "internal.h"
 
+/*
+ * A failed call about mount @id: when it is an old ID where the backend
+ * takes unique ones (the kernel's EINVAL), the trace says so.
+ */
+static int id_failed(const char *func, int ret, uint64_t id)
+{
+	if (ret == -EINVAL && id && id <= MNTKIT_MNT_UNIQUE_ID_OFFSET &&
+	    mntkit__unique_ids())
+		return mntkit__misuse(func, EINVAL,
+			"mount ID %" PRIu64 " is an old ID (mountinfo's first "
+			"field, findmnt's ID column), where this backend takes "
+			"unique IDs (above 2^31): mntkit_id_from_old() gives "
+			"the unique one", id);
+	return mntkit__fail(-ret);
+}
+
 int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 		    const struct mntkit_opts *opts,
 		    struct mntkit_statmount **buf, size_t *bufsize)
@@ -20,14 +36,15 @@ int mntkit_stat_buf(uint64_t mnt_id, uint64_t mask,
 	int fd, ret;
 
 	if (!buf || !bufsize)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL %s",
+				      buf ? "bufsize" : "buffer pointer");
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
 	ret = mntkit__stat_into(&req, mnt_id, mask, buf, bufsize);
 	if (fd >= 0)
 		close(fd);
-	return ret ? mntkit__fail(-ret) : 0;
+	return ret ? id_failed(__func__, ret, mnt_id) : 0;
 }
 
 ssize_t mntkit_stat_many(const uint64_t *ids, size_t nr_ids, uint64_t mask,
@@ -39,8 +56,13 @@ ssize_t mntkit_stat_many(const uint64_t *ids, size_t nr_ids, uint64_t mask,
 	ssize_t got;
 	int fd, ret;
 
-	if ((!ids && nr_ids) || !buf || flags || ((uintptr_t)buf & 7))
-		return mntkit__fail(EINVAL);
+	if (!ids && nr_ids)
+		return MNTKIT__MISUSE(EINVAL, "NULL ids with nr_ids %zu", nr_ids);
+	if (!buf || ((uintptr_t)buf & 7))
+		return MNTKIT__MISUSE(EINVAL, "a %s buffer (8-byte alignment "
+				      "needed)", buf ? "misaligned" : "NULL");
+	if (flags)
+		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x", flags);
 	if (!nr_ids)
 		return 0;
 	ret = mntkit__req_init(&req, opts, &fd);
@@ -49,7 +71,7 @@ ssize_t mntkit_stat_many(const uint64_t *ids, size_t nr_ids, uint64_t mask,
 	got = mntkit__stat_fill(&req, ids, nr_ids, mask, buf, bufsize);
 	if (fd >= 0)
 		close(fd);
-	return got < 0 ? mntkit__fail((int)-got) : got;
+	return got < 0 ? id_failed(__func__, (int)got, ids[0]) : got;
 }
 
 /* shrink a reply to its size (never below the fixed part) */
@@ -191,33 +213,28 @@ out:
 	return ret;
 }
 
-static void reverse_ids(uint64_t *v, size_t n)
-{
-	for (size_t i = 0; i < n / 2; i++) {
-		uint64_t x = v[i];
-
-		v[i] = v[n - 1 - i];
-		v[n - 1 - i] = x;
-	}
-}
-
 ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 		    const struct mntkit_opts *opts, uint64_t **ids)
 {
 	MNTKIT__PIN();
 	unsigned int known = MNTKIT_LIST_REVERSE | MNTKIT_LIST_CHILDREN |
-			     MNTKIT_LIST_TREE;
-	unsigned int shape = flags & (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE);
+			     MNTKIT_LIST_TREE | MNTKIT_LIST_CHILDREN_FIRST;
+	unsigned int shape = flags & (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE |
+				      MNTKIT_LIST_CHILDREN_FIRST);
 	struct mntkit_mnt_id_req req;
 	struct mntkit_idvec iv = { 0 };
 	unsigned int lflags = 0;
 	int fd, ret;
 
 	if (!ids)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL ids pointer");
 	*ids = NULL;
-	if ((flags & ~known) || shape == (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE))
-		return mntkit__fail(EINVAL);
+	if (flags & ~known)
+		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x",
+				      flags & ~known);
+	if ((shape & MNTKIT_LIST_CHILDREN) && shape != MNTKIT_LIST_CHILDREN)
+		return MNTKIT__MISUSE(EINVAL, "CHILDREN with TREE or "
+				      "CHILDREN_FIRST: one shape at most");
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
@@ -230,12 +247,14 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 	else
 		ret = mntkit__list_flat(&req, mnt_id, lflags, &iv);
 	if (!ret && !shape && (flags & MNTKIT_LIST_REVERSE) && !lflags)
-		reverse_ids(iv.v, iv.n);
+		mntkit__reverse_u64(iv.v, iv.n);
+	if (!ret && (flags & MNTKIT_LIST_CHILDREN_FIRST))
+		mntkit__reverse_u64(iv.v, iv.n);
 	if (fd >= 0)
 		close(fd);
 	if (ret) {
 		free(iv.v);
-		return mntkit__fail(-ret);
+		return id_failed(__func__, ret, mnt_id);
 	}
 	if (!iv.n) {
 		free(iv.v);
@@ -261,8 +280,11 @@ int mntkit_root_id(unsigned int flags, const struct mntkit_opts *opts,
 	uint64_t id;
 	int fd, ret;
 
-	if (!mnt_id || (flags & ~MNTKIT_TABLE_UNREACHABLE))
-		return mntkit__fail(EINVAL);
+	if (!mnt_id)
+		return MNTKIT__MISUSE(EINVAL, "a NULL mnt_id pointer");
+	if (flags & ~MNTKIT_TABLE_UNREACHABLE)
+		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x",
+				      flags & ~MNTKIT_TABLE_UNREACHABLE);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
@@ -275,6 +297,40 @@ int mntkit_root_id(unsigned int flags, const struct mntkit_opts *opts,
 		return mntkit__fail(-ret);
 	*mnt_id = id;
 	return 0;
+}
+
+/* ---- an old ID's mount ---- */
+
+int mntkit_id_from_old(uint64_t old_id, const struct mntkit_opts *opts,
+		       uint64_t *mnt_id)
+{
+	MNTKIT__PIN();
+	struct mntkit_table *t;
+	size_t n;
+	int ret;
+
+	if (!mnt_id)
+		return MNTKIT__MISUSE(EINVAL, "a NULL mnt_id pointer");
+	if (!old_id || old_id > MNTKIT_MNT_UNIQUE_ID_OFFSET)
+		return MNTKIT__MISUSE(EINVAL, "%" PRIu64 " is no old mount ID "
+				      "(those are 1 to 2^31)", old_id);
+	ret = mntkit_table_new(MNTKIT_STATMOUNT_MNT_BASIC, 0, opts, &t);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	n = mntkit_table_count(t);
+	for (size_t i = 0; i < n; i++) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+
+		if ((sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) &&
+		    sm->mnt_id_old == old_id) {
+			*mnt_id = sm->mnt_id;
+			ret = 0;
+			break;
+		}
+	}
+	mntkit_table_free(t);
+	return ret ? mntkit__fail(-ret) : 0;
 }
 
 /* ---- the listing order ---- */

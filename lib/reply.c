@@ -58,6 +58,39 @@ static ssize_t str_len(const char *area, size_t area_len, size_t off)
 	return nul ? nul - (area + off) : -1;
 }
 
+/*
+ * A reply whose size is more than the bytes said valid: malformed, or a
+ * caller's mistake; the trace says which it most likely is.
+ */
+static int short_len(const char *func, const struct mntkit_statmount *sm,
+		     size_t len)
+{
+	if (len == MNTKIT_STATMOUNT_FIXED_SIZE || len == sizeof(*sm))
+		return mntkit__misuse(func, EBADMSG,
+			"a length of %zu (sizeof the fixed part) where the "
+			"reply is %" PRIu32 " bytes: pass sm->size, or the "
+			"buffer's size", len, sm->size);
+	return mntkit__misuse(func, EBADMSG,
+		"the reply says it is %" PRIu32 " bytes, more than the %zu "
+		"said valid (a truncated or malformed reply?)", sm->size, len);
+}
+
+/* the errno of locate(), with the reason of a caller's mistake */
+static int locate_failed(const char *func, int ret,
+			 const struct mntkit_statmount *sm, size_t len)
+{
+	if (!sm)
+		return mntkit__misuse(func, EINVAL, "a NULL reply");
+	if (ret == -EBADMSG && len >= MNTKIT_STATMOUNT_FIXED_SIZE &&
+	    sm->size > len)
+		return short_len(func, sm, len);
+	if (ret == -EBADMSG && len < MNTKIT_STATMOUNT_FIXED_SIZE)
+		return mntkit__misuse(func, EBADMSG,
+			"a length of %zu, less than a reply's fixed part "
+			"(512 bytes)", len);
+	return mntkit__fail(-ret);
+}
+
 int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
 		  enum mntkit_field field, const char **out)
 {
@@ -68,12 +101,14 @@ int mntkit_sm_str(const struct mntkit_statmount *sm, size_t len,
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL out pointer");
 	if (!d || d->num_off)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "field %d is %s", (int)field,
+				      d ? "a string array: mntkit_sm_strv()" :
+					  "unknown");
 	ret = locate(sm, len, d, &area, &area_len, &start);
 	if (ret)
-		return mntkit__fail(-ret);
+		return locate_failed(__func__, ret, sm, len);
 	if (str_len(area, area_len, start) < 0)
 		return mntkit__fail(EBADMSG);
 	*out = area + start;
@@ -90,16 +125,18 @@ ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 	int ret;
 
 	if (!d || !d->num_off)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "field %d is %s", (int)field,
+				      d ? "a string: mntkit_sm_str()" :
+					  "unknown");
 	if (nvec && !vec)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL array of %zu", nvec);
 	ret = locate(sm, len, d, &area, &area_len, &start);
 	if (ret == -EBADMSG && len >= MNTKIT_STATMOUNT_FIXED_SIZE &&
 	    sm->size >= MNTKIT_STATMOUNT_FIXED_SIZE && sm->size <= len &&
 	    start == area_len && u32_at(sm, d->num_off) == 0)
 		return 0; /* an empty array may point at the end of the area */
 	if (ret)
-		return mntkit__fail(-ret);
+		return locate_failed(__func__, ret, sm, len);
 	num = u32_at(sm, d->num_off);
 	pos = start;
 	for (uint32_t i = 0; i < num; i++) {
@@ -115,6 +152,18 @@ ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 		pos += (size_t)l + 1;
 	}
 	return (ssize_t)num;
+}
+
+const char *mntkit_sm_get(const struct mntkit_statmount *sm,
+			  enum mntkit_field field)
+{
+	const char *s;
+
+	if (!sm) {
+		MNTKIT__MISUSE(EINVAL, "a NULL reply");
+		return NULL;
+	}
+	return mntkit_sm_str(sm, sm->size, field, &s) ? NULL : s;
 }
 
 /* ---- copies ---- */

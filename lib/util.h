@@ -50,6 +50,17 @@ static inline int mntkit__reserve(void *arr, size_t *cap, size_t need,
 	mntkit__reserve(&(vec)->v, &(vec)->cap, (vec)->n + (more),             \
 			sizeof(*(vec)->v), (first))
 
+/* reverse the order of @n IDs in place */
+static inline void mntkit__reverse_u64(uint64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		uint64_t x = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = x;
+	}
+}
+
 /* ---- a map keyed by 64-bit IDs ---- */
 
 /*

@@ -600,7 +600,7 @@ T_CASE(list_bad_flags)
 			  NULL, &ids),
 	      EINVAL);
 	/* flags the header does not define */
-	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0x8, NULL, &ids), EINVAL);
+	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0x10, NULL, &ids), EINVAL);
 	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0x80000000U, NULL, &ids), EINVAL);
 	/* an old-style ID, as the system call */
 	T_NEG(mntkit_list(5, 0, NULL, &ids), EINVAL);
