@@ -66,11 +66,6 @@ struct fixed mntkit__table_fixed(const struct mntkit_table *t, size_t idx)
 	return fixed_at(t, t->off[idx]);
 }
 
-size_t mntkit__table_crec_size(const struct mntkit_table *t, size_t idx)
-{
-	return MNTKIT_STATMOUNT_FIXED_SIZE + crec_at(t, t->off[idx])->slen;
-}
-
 void mntkit__table_crec_expand(const struct mntkit_table *t, size_t idx,
 			       void *dst)
 {

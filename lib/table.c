@@ -61,7 +61,7 @@ const struct mntkit_statmount *mntkit_table_get(const struct mntkit_table *t,
 	sm = __atomic_load_n(&full[idx], __ATOMIC_ACQUIRE);
 	if (sm)
 		return sm;
-	sm = malloc(mntkit__table_crec_size(t, idx));
+	sm = malloc(crec_size(t, idx));
 	if (!sm) {
 		errno = ENOMEM;
 		return NULL;
@@ -83,7 +83,7 @@ int mntkit_table_get_buf(const struct mntkit_table *t, size_t idx,
 	if (!t || idx >= t->n || !buf || !bufsize)
 		return mntkit__fail(EINVAL);
 	if (t->compact)
-		need = mntkit__table_crec_size(t, idx);
+		need = crec_size(t, idx);
 	else
 		need = mntkit__sm_size(rec_of(t, idx));
 	if (!*buf || *bufsize < need) {

@@ -129,9 +129,12 @@ static inline uint64_t parent_at(const struct mntkit_table *t, size_t idx)
 struct fixed mntkit__table_fixed(const struct mntkit_table *t, size_t idx);
 
 /* the bytes of the reply of compact record @idx */
-size_t mntkit__table_crec_size(const struct mntkit_table *t, size_t idx);
+static inline size_t crec_size(const struct mntkit_table *t, size_t idx)
+{
+	return MNTKIT_STATMOUNT_FIXED_SIZE + crec_at(t, t->off[idx])->slen;
+}
 
-/* the reply of compact record @idx into @dst (its crec_size bytes) */
+/* the reply of compact record @idx into @dst (crec_size() bytes) */
 void mntkit__table_crec_expand(const struct mntkit_table *t, size_t idx,
 			       void *dst);
 
