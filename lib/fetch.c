@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Fetching from the backend in effect, for the layers above (query.c,
- * table.c, watch.c): a reply that grows to fit, a listing with all its
- * pages, the climb to a namespace's true root.
+ * the snapshots, the watches): a reply that grows to fit, the replies of
+ * many IDs, a listing with all its pages, the climb to a namespace's true
+ * root. Nothing here knows of tables: replies go to the caller's buffer
+ * or sink.
  */
 #include <stdlib.h>
 
@@ -22,9 +24,11 @@
  * page's IDs itself, so its pages stay small), nor touches memory the IDs
  * do not fill: a page first touched is dear in a virtual machine. A
  * subtree's listing (a watch's after a move, per event) is mostly a few
- * IDs: it grows from a page as before.
+ * IDs: it grows from a page.
  */
 #define LIST_RESERVE (128U * 1024)
+/* mntkit__stat_each() reads the replies this many bytes at a time */
+#define FILL_BATCH (64U << 10)
 
 int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 		     uint64_t mask, struct mntkit_statmount **buf,
@@ -66,6 +70,62 @@ ssize_t mntkit__stat_fill(const struct mntkit_mnt_id_req *base,
 	if (ops->stat_fill)
 		return ops->stat_fill(&req, ids, n, buf, bufsize);
 	return mntkit__fill_each(ops->statmount, &req, ids, n, buf, bufsize);
+}
+
+/*
+ * A backend that can answer for all the IDs at once does; else they are
+ * read a batch at a time, one system call a mount with nothing between
+ * them on the native backend.
+ */
+int mntkit__stat_each(const struct mntkit_mnt_id_req *req, const uint64_t *ids,
+		      size_t n, uint64_t mask, mntkit__reply_fn *each,
+		      void *ctx)
+{
+	const struct mntkit_backend_ops *ops = mntkit__ops();
+	struct mntkit_statmount *one = NULL; /* a reply larger than a batch */
+	size_t onesize = 0;
+	char *batch;
+	int ret = 0;
+
+	if (ops->stat_many) {
+		struct mntkit_mnt_id_req r = *req;
+
+		r.param = mask;
+		return ops->stat_many(&r, ids, n, mask, each, ctx);
+	}
+	batch = malloc(FILL_BATCH);
+	if (!batch)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !ret;) {
+		ssize_t got = mntkit__stat_fill(req, ids + i, n - i, mask,
+						batch, FILL_BATCH);
+		size_t at = 0;
+
+		if (got == -EOVERFLOW) { /* larger than a batch: alone */
+			got = mntkit__stat_into(req, ids[i], mask, &one,
+						&onesize);
+			if (!got)
+				ret = each(ctx, ids[i++], one);
+		}
+		if (got == -ENOENT) { /* gone since the listing */
+			i++;
+			continue;
+		}
+		if (got < 0)
+			ret = (int)got;
+		for (ssize_t k = 0; k < got && !ret; k++) {
+			const struct mntkit_statmount *sm =
+				(const void *)(batch + at);
+
+			ret = each(ctx, ids[i + (size_t)k], sm);
+			at += mntkit_stat_span(sm);
+		}
+		if (got > 0)
+			i += (size_t)got;
+	}
+	free(batch);
+	free(one);
+	return ret;
 }
 
 /* ---- listing ---- */

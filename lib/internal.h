@@ -364,7 +364,7 @@ int mntkit__emul_hybrid(const struct mntkit_mnt_id_req *req, uint64_t kmask,
 int mntkit__req_init(struct mntkit_mnt_id_req *req,
 		     const struct mntkit_opts *opts, int *fd_to_close);
 
-/* ---- lib/fetch.c: under the conveniences (query.c), snapshots (table.c)
+/* ---- lib/fetch.c: under the conveniences (query.c), snapshots (table*.c)
  * and watches (watch.c) ---- */
 
 /*
@@ -374,6 +374,20 @@ int mntkit__req_init(struct mntkit_mnt_id_req *req,
 ssize_t mntkit__stat_fill(const struct mntkit_mnt_id_req *base,
 			  const uint64_t *ids, size_t n, uint64_t mask,
 			  char *buf, size_t bufsize);
+
+/* a sink of replies: @sm whole (sm->size bytes), asked as @id; non-zero
+ * ends the walk */
+typedef int mntkit__reply_fn(void *ctx, uint64_t id,
+			     const struct mntkit_statmount *sm);
+
+/*
+ * The replies of @ids[0..@n) (groups @mask, @base's namespace), each to
+ * @each; an ID gone since it was listed is passed over. @each must not
+ * call into the library. 0, @each's non-zero return, or -errno.
+ */
+int mntkit__stat_each(const struct mntkit_mnt_id_req *base,
+		      const uint64_t *ids, size_t n, uint64_t mask,
+		      mntkit__reply_fn *each, void *ctx);
 
 /* statmount @mnt_id into *@buf, growing it on EOVERFLOW; 0 or -errno */
 int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
@@ -394,8 +408,10 @@ int mntkit__list_flat(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 /* climb from *@id to the namespace's true root */
 int mntkit__true_root(const struct mntkit_mnt_id_req *req, uint64_t *id);
 
+/* ---- the snapshots (lib/table*.c), for query.c, watch.c ---- */
+
 /* the caller's root, in its own namespace or in the one of @req (the top
- * of that namespace's LSMT_ROOT listing: lib/table.c) */
+ * of that namespace's LSMT_ROOT listing) */
 int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id);
 
 /*
@@ -404,16 +420,14 @@ int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id);
  */
 int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 			uint64_t mask, struct mntkit_table **out);
-ssize_t mntkit__table_last_root(const struct mntkit_table *t);
-/* next sibling, or previous one with @reverse */
-ssize_t mntkit__table_sibling(const struct mntkit_table *t, size_t idx,
-			      int reverse);
-/* write the IDs of @idx's children; returns how many */
-size_t mntkit__table_children(const struct mntkit_table *t, size_t idx,
-			      int reverse, uint64_t *out);
-/* write the IDs of @idx's subtree depth-first (@idx itself if @self) */
-size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
-			  int reverse, int self, uint64_t *out);
+
+/*
+ * mntkit_list()'s MNTKIT_LIST_CHILDREN and MNTKIT_LIST_TREE listings of
+ * @mnt_id (@flags) into @iv, over a snapshot; 0 or -errno
+ */
+int mntkit__table_list_shaped(const struct mntkit_mnt_id_req *req,
+			      uint64_t mnt_id, unsigned int flags,
+			      struct mntkit_idvec *iv);
 
 /*
  * The environment variables the library reads (lib/env.c), each with
@@ -426,7 +440,7 @@ size_t mntkit__table_walk(const struct mntkit_table *t, size_t idx,
  *                                        groups (lib/features.c)
  *  MNTKIT_TEST_OLD_IDS=1                  testing: old IDs (lib/features.c)
  *  MNTKIT_TEST_SETTLE_ROUNDS=N            testing: re-reads of a snapshot
- *                                        (lib/table.c)
+ *                                        (lib/table-settle.c)
  */
 enum mntkit__knob {
 	MNTKIT__ENV_BACKEND,

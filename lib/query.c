@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The conveniences over the kernel-ABI entry points: replies that grow to
- * fit, listings with the pages fetched, the seed's children-only and
- * depth-first listings, path -> ID, the root mount.
+ * fit, listings with the pages fetched (the children-only and depth-first
+ * ones over a snapshot: table-walk.c), path -> ID, the root mount.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -134,85 +134,6 @@ int mntkit_stat_path(int dirfd, const char *path, int at_flags,
 
 /* ---- listing ---- */
 
-/* how a listing takes a root of its snapshot */
-enum shaped_root {
-	SHAPED_START,  /* the start of a subtree: not listed itself */
-	SHAPED_ROOT,   /* stands for LSMT_ROOT: listed itself by TREE */
-	SHAPED_PLACED, /* placed by the snapshot: somewhere below the start */
-};
-
-/* the IDs root @r gives a shaped listing */
-static size_t list_root(const struct mntkit_table *t, size_t r,
-			unsigned int flags, enum shaped_root kind,
-			uint64_t *out)
-{
-	int reverse = !!(flags & MNTKIT_LIST_REVERSE);
-
-	if (!(flags & MNTKIT_LIST_CHILDREN))
-		return mntkit__table_walk(t, r, reverse, kind != SHAPED_START,
-					  out);
-	if (kind == SHAPED_PLACED) {
-		*out = mntkit_table_get(t, r)->mnt_id;
-		return 1;
-	}
-	return mntkit__table_children(t, r, reverse, out);
-}
-
-/*
- * The seed's listings over a snapshot of the subtree: the direct children
- * of the start, or the subtree depth-first. With LSMT_ROOT the roots of the
- * snapshot stand for the start, and are listed themselves by a TREE walk.
- * Then the mounts the snapshot placed as roots (it could not tell their
- * parents: mntkit_table_state()), which are below the start: each with its
- * subtree (TREE), or as a child of the start (CHILDREN). In a subtree's
- * snapshot every root but the start is one of those.
- */
-static int list_shaped(const struct mntkit_mnt_id_req *req, uint64_t mnt_id,
-		       unsigned int flags, struct mntkit_idvec *iv)
-{
-	int reverse = !!(flags & MNTKIT_LIST_REVERSE);
-	int from_root = mnt_id == MNTKIT_LSMT_ROOT;
-	struct mntkit_table *t;
-	ssize_t top, first;
-	int ret;
-
-	ret = mntkit__table_build(req, mnt_id, MNTKIT_STATMOUNT_MNT_BASIC, &t);
-	if (ret)
-		return ret;
-	iv->n = 0;
-	ret = mntkit__idvec_reserve(iv, mntkit_table_count(t) + 1);
-	if (ret)
-		goto out;
-	top = from_root ? -1 : mntkit_table_find(t, mnt_id);
-	if (!from_root && top < 0) { /* the start vanished */
-		ret = -ENOENT;
-		goto out;
-	}
-	if (top >= 0)
-		iv->n += list_root(t, (size_t)top, flags, SHAPED_START,
-				   iv->v + iv->n);
-	first = reverse ? mntkit__table_last_root(t) :
-			  mntkit_table_first_root(t);
-	/* the roots that stand for LSMT_ROOT, then the placed ones */
-	for (int pass = SHAPED_ROOT; pass <= SHAPED_PLACED; pass++) {
-		for (ssize_t r = first; r >= 0;
-		     r = mntkit__table_sibling(t, (size_t)r, reverse)) {
-			enum shaped_root kind = SHAPED_PLACED;
-
-			if (r == top)
-				continue;
-			if (from_root && !mntkit_table_placed(t, (size_t)r))
-				kind = SHAPED_ROOT;
-			if ((int)kind == pass)
-				iv->n += list_root(t, (size_t)r, flags, kind,
-						   iv->v + iv->n);
-		}
-	}
-out:
-	mntkit_table_free(t);
-	return ret;
-}
-
 ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 		    const struct mntkit_opts *opts, uint64_t **ids)
 {
@@ -243,7 +164,7 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 	    (mntkit__kernel_calls() & MNTKIT_FEAT_LIST_REVERSE))
 		lflags = MNTKIT_LISTMOUNT_REVERSE;
 	if (shape)
-		ret = list_shaped(&req, mnt_id, flags, &iv);
+		ret = mntkit__table_list_shaped(&req, mnt_id, flags, &iv);
 	else
 		ret = mntkit__list_flat(&req, mnt_id, lflags, &iv);
 	if (!ret && !shape && (flags & MNTKIT_LIST_REVERSE) && !lflags)

@@ -11,7 +11,7 @@
  *   fstab:     SOURCE TARGET TYPE [OPTIONS [FREQ [PASSNO]]] [anything]
  *              fields split at blanks (space, tab); "\ooo" (exactly three
  *              octal digits) stands for a byte; '#' starts a comment line.
- *   mountinfo: see lib/mountinfo.c.
+ *   mountinfo: see lib/emul-mountinfo.c.
  *   utab:      KEY=VALUE words: ID= SRC= TARGET= ROOT= BINDSRC= OPTS=
  *              ATTRS=, values escaped as in fstab.
  *
@@ -25,9 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "mountinfo.h"
-#include "tab.h"
+#include "table.h"
 
 #define NONE UINT32_MAX
 
@@ -55,21 +54,9 @@ struct buf {
 
 static int buf_room(struct buf *b, size_t n)
 {
-	size_t cap = b->cap ? b->cap : 256;
-	char *p;
-
 	if (n > SIZE_MAX / 4 - b->len)
 		return -ENOMEM;
-	if (b->len + n <= b->cap)
-		return 0;
-	while (cap < b->len + n)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return mntkit__reserve(&b->p, &b->cap, b->len + n, 1, 256);
 }
 
 static int buf_put(struct buf *b, const void *s, size_t n)
@@ -199,29 +186,29 @@ static int bad(struct reader *rd, size_t line, size_t col, const char *msg)
 	return -EBADMSG;
 }
 
+/* room for one more entry in each of the per-entry arrays */
 static int grow_entries(struct reader *rd)
 {
-	size_t cap = rd->cap ? rd->cap * 2 : 64;
-	void *p;
+	struct {
+		void *arr;
+		size_t size;
+	} each[] = {
+		{ &rd->rec_off, sizeof(*rd->rec_off) },
+		{ &rd->x, sizeof(*rd->x) },
+		{ &rd->old, sizeof(*rd->old) },
+		{ &rd->parent_old, sizeof(*rd->parent_old) },
+	};
+	size_t cap = rd->cap;
 
-	if (cap > SIZE_MAX / sizeof(*rd->x))
-		return -ENOMEM;
-	p = realloc(rd->rec_off, cap * sizeof(*rd->rec_off));
-	if (!p)
-		return -ENOMEM;
-	rd->rec_off = p;
-	p = realloc(rd->x, cap * sizeof(*rd->x));
-	if (!p)
-		return -ENOMEM;
-	rd->x = p;
-	p = realloc(rd->old, cap * sizeof(*rd->old));
-	if (!p)
-		return -ENOMEM;
-	rd->old = p;
-	p = realloc(rd->parent_old, cap * sizeof(*rd->parent_old));
-	if (!p)
-		return -ENOMEM;
-	rd->parent_old = p;
+	for (size_t i = 0; i < MNTKIT_ARRAY_SIZE(each); i++) {
+		int ret;
+
+		cap = rd->cap;
+		ret = mntkit__grow(each[i].arr, &cap, rd->n + 1, each[i].size,
+				   64);
+		if (ret)
+			return ret;
+	}
 	rd->cap = cap;
 	return 0;
 }
@@ -852,6 +839,15 @@ out:
 	return ret;
 }
 
+void mntkit__tab_free(struct mntkit__tab *x)
+{
+	if (!x)
+		return;
+	free(x->rec);
+	free(x->pool);
+	free(x);
+}
+
 static void reader_free(struct reader *rd)
 {
 	free(rd->rec.p);
@@ -1022,7 +1018,7 @@ static const char *pool_at(const struct mntkit__tab *x, uint32_t off)
 int mntkit_table_tab_entry(const struct mntkit_table *t, size_t idx,
 			   struct mntkit_tab_entry *e)
 {
-	const struct mntkit__tab *x = mntkit__table_tab(t);
+	const struct mntkit__tab *x = t ? t->tab : NULL;
 	const struct mntkit__tab_rec *r;
 	struct mntkit_tab_entry v;
 

@@ -11,8 +11,8 @@
 #   - every page renders without a warning (groff -man -ww, man --warnings),
 #     the library's pages have the sections a reader looks for, all pages
 #     carry one date, and man/meson.build installs every file of man/;
-#   - lib/README names every .c and .h file of lib/, and names no such
-#     file that does not exist.
+#   (lib/README's list of lib/'s files is tests/cli/layers.sh's to check,
+#   with the layers it declares.)
 #
 # Usage: bash tests/cli/docs.sh ABS_BUILDDIR (the build is not used)
 
@@ -192,43 +192,6 @@ if [ -z "$bad" ]; then
 	pass man_references_resolve
 else
 	fail man_references_resolve "no page for:$bad"
-fi
-
-# lib/README names every .c and .h file of lib/ (by its path under lib/)
-README="$SRCDIR/lib/README"
-bad=""
-while IFS= read -r rel; do
-	re=$(printf '%s' "$rel" | sed 's/[.]/[.]/g')
-	grep -qE "(^|[^A-Za-z0-9_.-])$re([^A-Za-z0-9_-]|\$)" "$README" ||
-		bad="$bad $rel"
-done < <(cd "$SRCDIR/lib" && find . -type f -name '*.[ch]' | sed 's|^\./||' | sort)
-if [ -z "$bad" ]; then
-	pass lib_readme_names_every_file
-else
-	fail lib_readme_names_every_file "lib/README does not name:$bad"
-fi
-
-# ... and names no .c or .h file that does not exist: a name without a
-# directory is a file somewhere under lib/, one with a directory a path
-# from lib/ (../include/mntkit.h) or from the top of the tree
-bad=""
-for tok in $(grep -oE '[A-Za-z0-9_./-]*[A-Za-z0-9_-][.][ch]\b' "$README" |
-	sort -u); do
-	case $tok in
-	*/*)
-		[ -f "$SRCDIR/lib/$tok" ] || [ -f "$SRCDIR/$tok" ] ||
-			bad="$bad $tok"
-		;;
-	*)
-		[ -n "$(find "$SRCDIR/lib" -type f -name "$tok" | head -n 1)" ] ||
-			bad="$bad $tok"
-		;;
-	esac
-done
-if [ -z "$bad" ]; then
-	pass lib_readme_names_no_missing_file
-else
-	fail lib_readme_names_no_missing_file "lib/README names files that are not in lib/:$bad"
 fi
 
 cli_done
