@@ -138,23 +138,8 @@ static void crec_put(char *dst, const void *fx, uint64_t words,
  */
 void mntkit__table_reserve(struct mntkit_table *t, size_t n)
 {
-	size_t guess = t->compact ? GUESS_COMPACT : GUESS_FULL;
-
-	if (n > SIZE_MAX / 2 / guess)
-		return;
-	mntkit__arena_reserve(&t->arena, n * guess);
-	t->expect = n;
-}
-
-/*
- * The bytes of the arena when all the records it was reserved for are in,
- * at the mean size of the records so far (0: no estimate)
- */
-static size_t arena_expect(const struct mntkit_table *t, size_t need)
-{
-	size_t n = t->nput + 1;
-
-	return n < t->expect ? (t->arena.used + need) / n * t->expect : 0;
+	mntkit__arena_reserve(&t->arena, n,
+			      t->compact ? GUESS_COMPACT : GUESS_FULL);
 }
 
 /*
@@ -204,7 +189,7 @@ int mntkit__table_put(struct mntkit_table *t, uint64_t id,
 	}
 	need = (need + 7) & ~(size_t)7;
 
-	if (mntkit__arena_room(&t->arena, need, arena_expect(t, need)))
+	if (mntkit__arena_room(&t->arena, need))
 		return -ENOMEM;
 	at = t->arena.base + t->arena.used;
 	if (t->compact) {
@@ -219,7 +204,6 @@ int mntkit__table_put(struct mntkit_table *t, uint64_t id,
 		}
 	}
 	*off = t->arena.used;
-	t->arena.used += need;
-	t->nput++;
+	mntkit__arena_add(&t->arena, need);
 	return 0;
 }

@@ -68,8 +68,6 @@ struct mntkit_table {
 	/* compact: the replies made by get() (the array: by the first) */
 	struct mntkit_statmount **full;
 	struct mntkit__arena arena; /* the records, 8-byte aligned */
-	size_t expect;	 /* the records the arena was reserved for */
-	size_t nput;	 /* the records put in it so far */
 	size_t *off;     /* offset of record i in the arena */
 	/* the tree: indexes, 32 bits (a table holds at most INT32_MAX) */
 	int32_t *parent; /* -1 for a root */

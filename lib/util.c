@@ -151,10 +151,10 @@ void mntkit__map_free(struct mntkit__map *m)
 /* ---- big allocations ---- */
 
 /*
- * The pages of an arena are made present this far ahead of its data, a
- * run at a time: one call where a page fault each would come.
+ * The pages of an arena are made present MNTKIT__PREFAULT ahead of its
+ * data, a run at a time: one call where a page fault each would come.
  */
-#define PREFAULT (256U << 10)
+#define PREFAULT MNTKIT__PREFAULT
 /* below this, a few page faults cost less than the advice */
 #define BIG_MIN (16U << 10)
 /* an arena's first allocation, when it was not reserved */
@@ -215,14 +215,15 @@ void *mntkit__big_alloc(size_t len, size_t huge_from, unsigned int flags)
 	return p;
 }
 
-void mntkit__arena_reserve(struct mntkit__arena *a, size_t bytes)
+void mntkit__arena_reserve(struct mntkit__arena *a, size_t n, size_t each)
 {
 	size_t cap, len;
 	char *map, *base;
 
-	if (a->base || bytes > SIZE_MAX / 2)
+	if (a->base || !each || n > SIZE_MAX / 2 / each)
 		return;
-	cap = (bytes + MNTKIT__HUGE - 1) & ~(size_t)(MNTKIT__HUGE - 1);
+	a->expect = n;
+	cap = (n * each + MNTKIT__HUGE - 1) & ~(size_t)(MNTKIT__HUGE - 1);
 	if (cap < 2 * MNTKIT__HUGE)
 		return; /* mntkit__arena_room() allocates it as it goes */
 	len = cap + MNTKIT__HUGE;
@@ -244,20 +245,23 @@ void mntkit__arena_reserve(struct mntkit__arena *a, size_t bytes)
 /*
  * Before the data (and the PREFAULT ahead of it) reach past a->huge:
  * advise the next huge run of a reserved arena MADV_HUGEPAGE when the
- * data, as far as @expect tells, fill half of it at least: at most half
- * a run is held beyond the data, and where 256 small pages take 1.5 to
- * 2.5 ms to be made present and written (bench/'s machine), a huge page
- * takes 0.2 ms. Once a run is left small, so are the later ones.
+ * records so far, as many more as expected, fill half of it at least: at
+ * most half a run is held beyond the data, and where 256 small pages take
+ * 1.5 to 2.5 ms to be made present and written (bench/'s machine), a huge
+ * page takes 0.2 ms. Once a run is left small, so are the later ones.
  */
-static void more_huge(struct mntkit__arena *a, size_t need, size_t expect)
+static void more_huge(struct mntkit__arena *a, size_t need)
 {
 #ifdef MADV_HUGEPAGE
+	size_t n = a->n + 1, expect;
 	int saved;
 
 	if (!a->mapped || a->huge == SIZE_MAX ||
 	    a->used + need + PREFAULT <= a->huge)
 		return;
 	saved = errno;
+	/* the bytes when all are in, at the mean size so far */
+	expect = n < a->expect ? (a->used + need) / n * a->expect : 0;
 	if (a->huge + MNTKIT__HUGE / 2 > expect ||
 	    a->huge + MNTKIT__HUGE > a->cap ||
 	    madvise(a->base + a->huge, MNTKIT__HUGE, MADV_HUGEPAGE) < 0) {
@@ -269,7 +273,6 @@ static void more_huge(struct mntkit__arena *a, size_t need, size_t expect)
 #else
 	(void)a;
 	(void)need;
-	(void)expect;
 #endif
 }
 
@@ -328,11 +331,11 @@ static int arena_grow(struct mntkit__arena *a, size_t need)
 	return 0;
 }
 
-int mntkit__arena_room(struct mntkit__arena *a, size_t need, size_t expect)
+int mntkit__arena_grow_room(struct mntkit__arena *a, size_t need)
 {
 	if (a->cap - a->used < need && arena_grow(a, need))
 		return -ENOMEM;
-	more_huge(a, need, expect);
+	more_huge(a, need);
 	prefault(a, need);
 	return 0;
 }

@@ -188,14 +188,18 @@ void mntkit__advise_within(void *p, size_t len, uintptr_t unit, int advice);
 uintptr_t mntkit__page_size(void);
 
 /*
- * struct mntkit__arena - a growing run of bytes that a program appends
- * to (a snapshot's records). Reserved with an estimate of the bytes it
- * will hold: from two huge runs on, a mapping aligned to MNTKIT__HUGE,
- * whose runs are advised huge as the appends reach them, as far as the
- * appends so far say the arena will fill them (at most half a run is
- * held beyond the data), and whose pages are made present a little
- * ahead of the appends. Smaller arenas grow by realloc(3) from 64 KiB.
- * Only the pages written are ever present.
+ * struct mntkit__arena - a growing run of records a program appends to
+ * (a snapshot's replies). Reserved for the records expected, by a guess
+ * of their size: from two huge runs on, a mapping aligned to
+ * MNTKIT__HUGE, whose runs are advised huge as the records reach them,
+ * as far as the records so far (their mean size, times the records
+ * expected) say the arena will fill them (at most half a run is held
+ * beyond the data), and whose pages are made present a little ahead of
+ * the records. Smaller arenas grow by realloc(3) from 64 KiB. Only the
+ * pages written are ever present.
+ *
+ * Appending: mntkit__arena_room() for the record's bytes, write them at
+ * base + used, then mntkit__arena_add() them.
  */
 struct mntkit__arena {
 	char *base;
@@ -203,19 +207,47 @@ struct mntkit__arena {
 	size_t cap;     /* bytes reserved */
 	size_t faulted; /* present up to here */
 	size_t huge;    /* advised huge up to here; SIZE_MAX: no more */
+	size_t n;       /* records appended */
+	size_t expect;  /* records expected in all (0: unknown) */
 	bool mapped;    /* base is a mapping (else malloc'd) */
 };
 
-/* reserve @arena (empty) for about @bytes; nothing happens on failure */
-void mntkit__arena_reserve(struct mntkit__arena *arena, size_t bytes);
+/* the bytes made present ahead of the records */
+#define MNTKIT__PREFAULT (256U << 10)
 
 /*
- * mntkit__arena_room - room for @need more bytes after arena->used: 0 or
- * -ENOMEM. @expect, when not 0, is a fresh estimate of the bytes the
- * arena will hold when complete (it decides the huge runs).
+ * reserve @arena (empty) for about @n records of about @each bytes;
+ * nothing happens on failure (the arena then grows as it goes)
  */
-int mntkit__arena_room(struct mntkit__arena *arena, size_t need,
-		       size_t expect);
+void mntkit__arena_reserve(struct mntkit__arena *arena, size_t n,
+			   size_t each);
+
+/* mntkit__arena_room()'s work when the room, or the pages, are not there */
+int mntkit__arena_grow_room(struct mntkit__arena *arena, size_t need);
+
+/*
+ * mntkit__arena_room - room for a record of @need bytes after
+ * arena->used: 0 or -ENOMEM. Inline while the room is there and its
+ * pages are present (and advised) already: most records.
+ */
+static inline int mntkit__arena_room(struct mntkit__arena *a, size_t need)
+{
+	size_t end = a->used + need;
+
+	if (a->cap - a->used >= need &&
+	    (a->cap < 4 * MNTKIT__PREFAULT || end <= a->faulted) &&
+	    (!a->mapped || a->huge == SIZE_MAX ||
+	     end + MNTKIT__PREFAULT <= a->huge))
+		return 0;
+	return mntkit__arena_grow_room(a, need);
+}
+
+/* the record of @need bytes at base + used is in */
+static inline void mntkit__arena_add(struct mntkit__arena *a, size_t need)
+{
+	a->used += need;
+	a->n++;
+}
 
 /* release the arena's memory; it is left empty */
 void mntkit__arena_free(struct mntkit__arena *arena);

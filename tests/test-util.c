@@ -180,19 +180,20 @@ T_CASE(big_alloc_sizes)
 	}
 }
 
-static void arena_fill(size_t reserve, size_t records, size_t each)
+static void arena_fill(size_t expect, size_t records, size_t each)
 {
 	struct mntkit__arena a = { 0 };
 
-	mntkit__arena_reserve(&a, reserve);
-	if (reserve >= 4 * MNTKIT__HUGE)
+	mntkit__arena_reserve(&a, expect, each);
+	if (expect * each >= 4 * MNTKIT__HUGE)
 		T_ASSERT(a.mapped &&
 			 ((uintptr_t)a.base & (MNTKIT__HUGE - 1)) == 0);
 	for (size_t i = 0; i < records; i++) {
-		T_EQ_I(mntkit__arena_room(&a, each, reserve), 0);
+		T_EQ_I(mntkit__arena_room(&a, each), 0);
 		memset(a.base + a.used, (int)(i & 0xff), each);
-		a.used += each;
+		mntkit__arena_add(&a, each);
 	}
+	T_EQ_U(a.n, records);
 	for (size_t i = 0; i < records; i++)
 		T_ASSERT((unsigned char)a.base[i * each + each - 1] ==
 			 (i & 0xff));
@@ -203,9 +204,9 @@ static void arena_fill(size_t reserve, size_t records, size_t each)
 
 T_CASE(arena_grows_and_keeps)
 {
-	arena_fill(0, 1000, 520);		 /* realloc'd from 64 KiB */
-	arena_fill(8U << 20, 16000, 520);	 /* a mapping, as expected */
-	arena_fill(8U << 20, 40000, 520);	 /* outgrows it: mremap */
+	arena_fill(0, 1000, 520);	  /* realloc'd from 64 KiB */
+	arena_fill(16000, 16000, 520); /* a mapping, as expected */
+	arena_fill(16000, 40000, 520); /* outgrows it: mremap */
 }
 
 struct sized {
