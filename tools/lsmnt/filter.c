@@ -22,7 +22,7 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-parts.h"
+#include "parts.h"
 
 /* ---- filters (findmnt's semantics) ---- */
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "lsmnt-dl.h"
+#include "dl.h"
 
 #define DL_DEFINE(name) __typeof__(name) *sym_##name;
 LSMNT_DL_SMARTCOLS(DL_DEFINE)

@@ -30,7 +30,7 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-dl.h"
+#include "dl.h"
 
 static const char hexdig[] = "0123456789abcdef";
 

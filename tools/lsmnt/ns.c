@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-parts.h"
+#include "parts.h"
 
 /* ---- mount namespaces ---- */
 

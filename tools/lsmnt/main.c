@@ -32,8 +32,8 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-parts.h"
-#include "lsmnt-verify.h"
+#include "parts.h"
+#include "verify.h"
 
 /* ---- main work ---- */
 

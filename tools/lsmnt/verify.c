@@ -32,9 +32,9 @@
 
 #include <mntkit.h>
 
-#include "lsmnt-dl.h"
+#include "dl.h"
 #include "cli.h"
-#include "lsmnt-verify.h"
+#include "verify.h"
 
 struct vfy {
 	const struct verify_opts *o;

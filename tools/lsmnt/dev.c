@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "lsmnt.h"
-#include "lsmnt-dl.h"
+#include "dl.h"
 
 /* ---- a source's tags, -c, -e ---- */
 

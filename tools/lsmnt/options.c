@@ -23,7 +23,7 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-parts.h"
+#include "parts.h"
 
 const char usage_line[] =
 	"usage: " PROG " [options] [<device> | <mountpoint> | <device> "
