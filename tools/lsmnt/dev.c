@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lsmnt.h"
+#include "parts.h"
 #include "dl.h"
 
 /* ---- a source's tags, -c, -e ---- */
@@ -383,4 +384,99 @@ void devlookup_end(struct devlookup *dl)
 	if (dl->cache)
 		sym_blkid_put_cache((blkid_cache)dl->cache);
 	dl->cache = NULL;
+}
+
+/* ---- the tags of the printed rows ---- */
+
+/*
+ * LABEL, UUID, PARTUUID, PARTLABEL, SOURCES: libblkid's answers for the
+ * source of each printed row, looked up once per distinct source (rows
+ * sorted by it), and not at all when no such column is shown.
+ */
+static int cmp_row_source(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a;
+	const struct row *y = *(const struct row *const *)b;
+	const char *sx = NULL, *sy = NULL;
+
+	mntkit_sm_str(x->sm, x->sm->size, MNTKIT_FIELD_SB_SOURCE, &sx);
+	mntkit_sm_str(y->sm, y->sm->size, MNTKIT_FIELD_SB_SOURCE, &sy);
+	if (!sx || !sy)
+		return !!sx - !!sy;
+	return strcmp(sx, sy);
+}
+
+unsigned int tags_wanted(const struct cmdline *cl)
+{
+	unsigned int want = 0;
+
+	for (size_t c = 0; c < cl->ncols; c++) {
+		switch (cl->cols[c]) {
+		case COL_LABEL:
+			want |= WANT_TAG(TAG_LABEL);
+			break;
+		case COL_UUID:
+			want |= WANT_TAG(TAG_UUID);
+			break;
+		case COL_PARTUUID:
+			want |= WANT_TAG(TAG_PARTUUID);
+			break;
+		case COL_PARTLABEL:
+			want |= WANT_TAG(TAG_PARTLABEL);
+			break;
+		case COL_SOURCES:
+			want |= WANT_SOURCES;
+			break;
+		default:
+			break;
+		}
+	}
+	return want;
+}
+
+int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
+	     struct devtags **tags, size_t *ntags)
+{
+	unsigned int want = tags_wanted(cl);
+	struct devlookup dl = {0};
+	struct row **by_src;
+	const char *prev = NULL;
+
+	*tags = NULL;
+	*ntags = 0;
+	if (!want || !n)
+		return 0;
+	by_src = malloc(n * sizeof(*by_src));
+	*tags = calloc(n, sizeof(**tags));
+	if (!by_src || !*tags) {
+		free(by_src);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		by_src[i] = &rows[i];
+	qsort(by_src, n, sizeof(*by_src), cmp_row_source);
+	for (size_t i = 0; i < n; i++) {
+		const struct mntkit_statmount *sm = by_src[i]->sm;
+		const char *src = NULL;
+
+		if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_SB_SOURCE, &src) <
+			    0 ||
+		    !src)
+			continue;
+		if (!prev || strcmp(prev, src))
+			devtags_get(&dl, src, want, cl->pr.evaluate,
+				    &(*tags)[(*ntags)++]);
+		prev = src;
+		by_src[i]->tags = &(*tags)[*ntags - 1];
+	}
+	devlookup_end(&dl);
+	free(by_src);
+	return 0;
+}
+
+void free_tags(struct devtags *tags, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		devtags_free(&tags[i]);
+	free(tags);
 }

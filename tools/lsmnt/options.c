@@ -815,3 +815,11 @@ int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	}
 	return 0;
 }
+
+bool has_col(const struct cmdline *cl, int col)
+{
+	for (size_t c = 0; c < cl->ncols; c++)
+		if (cl->cols[c] == col)
+			return true;
+	return false;
+}

@@ -232,4 +232,58 @@ int list_namespaces(const struct cmdline *cl, uint64_t **ids,
 /* lsmnt-opts.c */
 extern const char usage_line[];
 
+/* options.c */
+bool has_col(const struct cmdline *cl, int col);
+
+/* mem.c */
+#define HUGE_RUN (2U << 20)
+void *present_alloc(size_t len, size_t huge);
+void *big_alloc(size_t len, bool all);
+
+/* snapshot.c */
+uint64_t wanted_mask(const struct cmdline *cl);
+const char *ns_subject(const struct cmdline *cl);
+int query_failed(const struct cmdline *cl, int r);
+void free_tables(struct mntkit_table **tabs, size_t n);
+int snapshots(struct cmdline *cl, struct mntkit_table ***tabs,
+	      size_t *ntabs, int **tids);
+
+/* tabfile.c */
+int read_tabfiles(struct cmdline *cl, struct mntkit_table ***tabs,
+		  size_t *ntabs);
+int mtab_merge(const struct cmdline *cl, struct mntkit_table **tabs,
+	       size_t ntabs);
+void mtab_free(void);
+
+/* usage.c */
+int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
+	      struct fs_usage **usage);
+
+/* dev.c */
+unsigned int tags_wanted(const struct cmdline *cl);
+int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
+	     struct devtags **tags, size_t *ntags);
+void free_tags(struct devtags *tags, size_t n);
+
+/* poll.c */
+int run_poll(struct cmdline *cl);
+
+/* verify.c */
+int run_verify(struct cmdline *cl);
+
+/* cols.c */
+const char *sm_str(const struct mntkit_statmount *sm,
+		   enum mntkit_field field);
+
+/* stream.c */
+struct plan {
+	bool tree_mode;	 /* findmnt's FL_TREE after all options */
+	bool whole_tree; /* the whole tree: exit 0 even when empty */
+	bool submounts;
+};
+enum stream_kind { STREAM_NONE, STREAM_FLAT, STREAM_TREE };
+enum stream_kind streamable(const struct cmdline *cl,
+			    const struct plan *p);
+int run_stream(struct cmdline *cl, enum stream_kind kind);
+
 #endif

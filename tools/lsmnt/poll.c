@@ -45,6 +45,7 @@
 
 #include "cli.h"
 #include "lsmnt.h"
+#include "parts.h"
 
 /* ---- -p LIST ---- */
 
@@ -614,5 +615,105 @@ int poll_run(const struct printer *pr, const struct poll_opts *po)
 		close(l.sfd);
 	if (!r && l.sig)
 		r = end_by_signal(l.sig);
+	return r;
+}
+
+/* ---- --poll from the command line ---- */
+
+/* what the batches of --poll need from here: filters, statvfs, libblkid */
+struct poll_ctx {
+	struct cmdline *cl;
+	struct matcher m;
+	int tid; /* TID: 0 unless shown (of lsmnt's own namespace) */
+	uint64_t self_ns; /* --all-namespaces: lsmnt's own namespace */
+	struct fs_usage *usage;
+	struct devtags *tags;
+	size_t ntags;
+};
+
+static bool poll_match(void *ctx, const struct mntkit_statmount *sm)
+{
+	struct poll_ctx *pc = ctx;
+
+	return matches(&pc->m, sm); /* findmnt's match_func(), -i too */
+}
+
+static int poll_decorate(void *ctx, struct row *rows, size_t n)
+{
+	struct poll_ctx *pc = ctx;
+	int r;
+
+	/*
+	 * --all-namespaces: the event's process in another namespace, as
+	 * the lists' TID (lsmnt itself in its own, else the lowest there)
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (!pc->cl->all_ns || rows[i].sm->mnt_ns_id == pc->self_ns)
+			rows[i].tid = pc->tid;
+	r = add_usage(pc->cl, rows, n, &pc->usage);
+	if (!r)
+		r = add_tags(pc->cl, rows, n, &pc->tags, &pc->ntags);
+	return r;
+}
+
+static void poll_undecorate(void *ctx)
+{
+	struct poll_ctx *pc = ctx;
+
+	free(pc->usage);
+	free_tags(pc->tags, pc->ntags);
+	pc->usage = NULL;
+	pc->tags = NULL;
+	pc->ntags = 0;
+}
+
+/*
+ * -p: the watch (lsmnt-poll.c) with lsmnt's filters and printers. The
+ * filters are findmnt's for --poll: those of a list, each change matched
+ * by its new record (the old one for an umount); -T and one argument name
+ * just what they say (no walk up to a mount point, no source/target swap).
+ * --all-namespaces needs the namespace IDs, as its lists do.
+ */
+int run_poll(struct cmdline *cl)
+{
+	struct filter *f = &cl->f;
+	struct poll_ctx pc = {.cl = cl, .m = {.f = f}};
+	const uint64_t need = MNTKIT_STATMOUNT_MNT_BASIC |
+			      MNTKIT_STATMOUNT_SB_BASIC |
+			      MNTKIT_STATMOUNT_MNT_OPTS |
+			      MNTKIT_STATMOUNT_MNT_POINT |
+			      MNTKIT_STATMOUNT_SB_SOURCE;
+	struct poll_opts po = {.ns = cl->ns,
+			       .ns_subject = ns_subject(cl),
+			       .all_ns = cl->all_ns,
+			       .mask = wanted_mask(cl) | need,
+			       .actions = cl->actions,
+			       .timeout_ms = cl->timeout_ms,
+			       .first_only = f->first,
+			       .backward = cl->backward,
+			       .match = poll_match,
+			       .decorate = poll_decorate,
+			       .undecorate = poll_undecorate,
+			       .ctx = &pc};
+	int r;
+
+	if (cl->all_ns && own_ns_id(&pc.self_ns) < 0)
+		return -1;
+	if (has_col(cl, COL_TID))
+		pc.tid = cl->ns ? cl->ns->pid : self_tid();
+	if (f->source && !f->nocanon)
+		f->source_canon = canon_source(f->source);
+	if (f->target_arg)
+		f->target = canon_target(f, f->target_arg);
+	cl->pr.mode = cl->pr.mode == OUT_TREE ? OUT_LIST : cl->pr.mode;
+	cl->pr.tree = false;
+	cl->pr.stream = stdout;
+	cl->pr.terminal = !cl->pr.json && cl->pr.mode == OUT_LIST &&
+			  isatty(STDOUT_FILENO);
+	outbuf_init(&pc.m.s1);
+	outbuf_init(&pc.m.s2);
+	r = poll_run(&cl->pr, &po);
+	outbuf_free(&pc.m.s1);
+	outbuf_free(&pc.m.s2);
 	return r;
 }

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "lsmnt.h"
+#include "parts.h"
 #include "dl.h"
 
 static const char hexdig[] = "0123456789abcdef";
@@ -1667,4 +1668,36 @@ void batch_printer_end(struct batch_printer *bp)
 	if (bp->tb)
 		sym_scols_unref_table(bp->tb);
 	bp->tb = NULL;
+}
+
+/*
+ * Room in @ob for the text of @n rows as long, on average, as those in
+ * it (@m of them), and an eighth more, in big_alloc()'s pages: not a
+ * page fault per 4 KiB as it grows. At most TEXT_RESERVE_MAX, as the
+ * first rows may be longer than the rest (the memory is made present
+ * at once). Without the memory it grows as it can.
+ */
+#define TEXT_RESERVE_MAX (16U << 20)
+
+void text_reserve(struct outbuf *ob, size_t m, size_t n)
+{
+	size_t per = m ? ob->len / m + 1 : 0, len;
+	char *v;
+
+	if (ob->err || !ob->data || !per || n > SIZE_MAX / 2 / per)
+		return;
+	len = per * n + per * n / 8 + 4096;
+	if (len > TEXT_RESERVE_MAX)
+		len = TEXT_RESERVE_MAX;
+	if (len <= ob->cap)
+		return;
+	v = big_alloc(len, true);
+	if (!v)
+		return;
+	memcpy(v, ob->data, ob->len + 1);
+	if (!ob->lent)
+		free(ob->data);
+	ob->lent = false;
+	ob->data = v;
+	ob->cap = len;
 }

@@ -819,3 +819,23 @@ int tree_shape(const struct mount_key *keys, size_t n, uint32_t *work,
 		return -ENOMEM;
 	return done == n ? 0 : -EAGAIN; /* else a cycle no walk reaches */
 }
+
+/* ---- a row's record ---- */
+
+const struct row *row_get(const struct row *r, struct row_rec *rr)
+{
+	if (r->sm)
+		return r;
+	if (mntkit_table_get_buf(r->t, r->idx, &rr->buf, &rr->size) < 0)
+		return NULL;
+	rr->row = *r;
+	rr->row.sm = rr->buf;
+	return &rr->row;
+}
+
+void row_rec_free(struct row_rec *rr)
+{
+	free(rr->buf);
+	rr->buf = NULL;
+	rr->size = 0;
+}

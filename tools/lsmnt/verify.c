@@ -34,6 +34,8 @@
 
 #include "dl.h"
 #include "cli.h"
+#include "lsmnt.h"
+#include "parts.h"
 #include "verify.h"
 
 struct vfy {
@@ -489,4 +491,66 @@ int verify_entries(const struct verify_entry *ents, size_t n,
 		printf("Success, no errors or warnings detected\n");
 	}
 	return v.nerrors || o->nparse ? 1 : 0;
+}
+
+/* ---- the entries of the files, through the filters ---- */
+
+/* -x: findmnt's checks of the entries the filters keep */
+int run_verify(struct cmdline *cl)
+{
+	struct verify_opts vo = {.verbose = cl->verbose,
+				 .check_order = list_all(&cl->f),
+				 .first_only = cl->f.first};
+	struct matcher m = {.f = &cl->f};
+	struct verify_entry *ents = NULL;
+	struct mntkit_table **tabs = NULL;
+	size_t ntabs = 0, n = 0, cap = 0;
+	int r;
+
+	outbuf_init(&m.s1);
+	outbuf_init(&m.s2);
+	r = read_tabfiles(cl, &tabs, &ntabs);
+	for (size_t t = 0; !r && t < ntabs; t++)
+		cap += mntkit_table_count(tabs[t]);
+	if (!r && !(ents = calloc(cap + 1, sizeof(*ents))))
+		r = -ENOMEM;
+	if (!r && (cl->f.source && !cl->f.nocanon))
+		cl->f.source_canon = canon_source(cl->f.source);
+	if (!r && cl->f.target_arg)
+		cl->f.target = canon_target(&cl->f, cl->f.target_arg);
+	for (size_t t = 0; !r && t < ntabs; t++) {
+		vo.nparse += cl->nbad[t];
+		m.t = tabs[t];
+		for (size_t i = 0; i < mntkit_table_count(tabs[t]); i++) {
+			const struct mntkit_statmount *sm =
+				mntkit_table_get(tabs[t], i);
+			struct verify_entry *e = &ents[n++];
+			MNTKIT_TAB_ENTRY(te);
+
+			mntkit_table_tab_entry(tabs[t], i, &te);
+			e->source = sm_str(sm, MNTKIT_FIELD_SB_SOURCE);
+			e->target = sm_str(sm, MNTKIT_FIELD_MNT_POINT);
+			e->fstype = cell_fstype(sm, &m.s1);
+			e->fstype = e->fstype ? strdup(e->fstype) : NULL;
+			e->options = te.options;
+			e->vfs_options = te.vfs_options;
+			e->fs_options = te.fs_options;
+			e->user_options = te.user_options;
+			e->passno = te.passno;
+			e->match = list_all(&cl->f) || matches(&m, sm);
+		}
+	}
+	if (!r)
+		r = verify_entries(ents, n, &vo) ? -1 : 0;
+	else
+		cli_errmsg(NULL, "%s", cli_strerror(-r));
+	for (size_t i = 0; i < n; i++)
+		free((char *)ents[i].fstype);
+	free(ents);
+	free_tables(tabs, ntabs);
+	cell_tabs = NULL;
+	cell_ntabs = 0;
+	outbuf_free(&m.s1);
+	outbuf_free(&m.s2);
+	return r < 0 ? -1 : 0;
 }
