@@ -466,8 +466,9 @@ struct mntkit_table *const *cell_tabs;
 size_t cell_ntabs;
 const char *(*cell_user_options)(const struct mntkit_statmount *sm);
 
-bool cell_tab_entry(const struct mntkit_statmount *sm,
-		    struct mntkit_tab_entry *e)
+/* the file data of @sm's entry, if it is of a fstab-format table */
+static bool cell_tab_entry(const struct mntkit_statmount *sm,
+			   struct mntkit_tab_entry *e)
 {
 	for (size_t t = 0; t < cell_ntabs; t++) {
 		ssize_t i = mntkit_table_find(cell_tabs[t], sm->mnt_id);

@@ -18,8 +18,19 @@
 #include <unistd.h>
 
 #include "lsmnt.h"
-#include "parts.h"
 #include "dl.h"
+
+/* the tags a run wants (tags_wanted()) */
+#define WANT_TAG(t)  (1U << (t))
+#define WANT_SOURCES (1U << NR_TAGS)
+
+struct blkid_struct_cache;
+
+/* the lookups of one run: one libblkid cache, saved by devlookup_end() */
+struct devlookup {
+	struct blkid_struct_cache *cache;
+	bool probed_all; /* blkid_probe_all() done (SOURCES) */
+};
 
 /* ---- a source's tags, -c, -e ---- */
 
@@ -359,8 +370,8 @@ out:
 	return list;
 }
 
-void devtags_get(struct devlookup *dl, const char *src, unsigned int want,
-		 bool evaluate, struct devtags *out)
+static void devtags_get(struct devlookup *dl, const char *src, unsigned int want,
+			bool evaluate, struct devtags *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!src)
@@ -371,7 +382,7 @@ void devtags_get(struct devlookup *dl, const char *src, unsigned int want,
 		out->sources = lookup_sources(dl, src, evaluate);
 }
 
-void devtags_free(struct devtags *t)
+static void devtags_free(struct devtags *t)
 {
 	for (int i = 0; i < NR_TAGS; i++)
 		free(t->tag[i]);
@@ -379,7 +390,7 @@ void devtags_free(struct devtags *t)
 }
 
 /* as findmnt: libblkid saves what it probed (as root) to its cache file */
-void devlookup_end(struct devlookup *dl)
+static void devlookup_end(struct devlookup *dl)
 {
 	if (dl->cache)
 		sym_blkid_put_cache((blkid_cache)dl->cache);

@@ -22,7 +22,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
 
 /* ---- filters (findmnt's semantics) ---- */
 

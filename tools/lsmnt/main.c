@@ -12,8 +12,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
-#include "verify.h"
 
 static struct row *rows_alloc(size_t n, bool all)
 {

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "lsmnt.h"
-#include "parts.h"
 
 /* madvise() the whole units of @unit bytes within @v .. @v + @len */
 static void advise_within(void *v, size_t len, uintptr_t unit, int advice)

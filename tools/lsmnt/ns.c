@@ -13,7 +13,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
 
 /* ---- mount namespaces ---- */
 

@@ -23,7 +23,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
 
 const char usage_line[] =
 	"usage: " PROG " [options] [<device> | <mountpoint> | <device> "

@@ -45,7 +45,29 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
+
+/* what the watch loop needs from the command line */
+struct poll_opts {
+	const struct mntkit_opts *ns; /* NULL: lsmnt's own namespace */
+	const char *ns_subject;	      /* for errors: "--ns", "-N" or NULL */
+	/*
+	 * --all-namespaces: every namespace (MNTKIT_WATCH_ALL_NS); a row's
+	 * record has its namespace's ID in mnt_ns_id, its row.tid is the
+	 * event's ns_pid
+	 */
+	bool all_ns;
+	uint64_t mask;		      /* statmount groups the rows need */
+	unsigned int actions;	      /* ACT_BIT()s to print, 0: all */
+	int timeout_ms;		      /* -w: idle timeout, < 0: none */
+	bool first_only;	      /* -f: the first matching change only */
+	bool backward;		      /* -d backward: a batch reversed */
+	/* the filters (-t, -O, -S, -T, ...) of a row's record */
+	bool (*match)(void *ctx, const struct mntkit_statmount *sm);
+	/* a batch's statvfs, libblkid and TID data (NULL: none needed) */
+	int (*decorate)(void *ctx, struct row *rows, size_t n);
+	void (*undecorate)(void *ctx); /* free what decorate() made */
+	void *ctx;
+};
 
 /* ---- -p LIST ---- */
 
@@ -596,7 +618,13 @@ static int end_by_signal(int sig)
 	return 0;
 }
 
-int poll_run(const struct printer *pr, const struct poll_opts *po)
+/*
+ * Follow the mount table (with po->all_ns, those of every namespace) with
+ * libmntkit's watch and print findmnt's --poll batches. Returns 0
+ * (timeout, --first-only), -1 after an error message; SIGINT, SIGTERM and
+ * a closed stdout end lsmnt as they end findmnt (by the signal).
+ */
+static int poll_run(const struct printer *pr, const struct poll_opts *po)
 {
 	struct loop l = {.po = po, .sfd = -1};
 	int r = -1;

@@ -23,7 +23,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
 
 /* ---- the rows to print ---- */
 

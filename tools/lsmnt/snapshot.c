@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
 
 /*
  * What the snapshot must hold: the shown columns' groups and whatever the

@@ -11,7 +11,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
 
 /*
  * The stream: a flat listing of every mount in findmnt's order, each row

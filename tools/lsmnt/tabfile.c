@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
 
 /* -m: the tables utab merges into (-F takes at most as many files) */
 #define MTAB_MAX 8

@@ -9,7 +9,6 @@
 #include <sys/statvfs.h>
 
 #include "lsmnt.h"
-#include "parts.h"
 
 /*
  * As findmnt: statvfs() of the mount point's path, as this process sees
@@ -20,7 +19,7 @@
  * statvfs would ask the server, and a FUSE daemon that does not answer
  * holds lsmnt beyond SIGKILL (empty cells; mntkit_path_served()).
  */
-void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
+static void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
 {
 	const char *point = NULL;
 	struct statvfs st;

@@ -35,8 +35,22 @@
 #include "dl.h"
 #include "cli.h"
 #include "lsmnt.h"
-#include "parts.h"
-#include "verify.h"
+
+/* one fstab entry, as the file says it (NULL: absent) */
+struct verify_entry {
+	const char *source, *target, *fstype;
+	const char *options; /* the whole field */
+	const char *vfs_options, *fs_options, *user_options;
+	int passno;
+	bool match; /* the filters keep it */
+};
+
+struct verify_opts {
+	bool verbose;	  /* --verbose: the "[ ]" lines too */
+	bool check_order; /* no filter: the order of the targets too */
+	bool first_only;  /* -f: the first matching entry only */
+	size_t nparse;	  /* lines the reader passed over */
+};
 
 struct vfy {
 	const struct verify_opts *o;
@@ -443,8 +457,9 @@ static void check_passno(struct vfy *v, const struct verify_entry *e)
 		     e->passno);
 }
 
-int verify_entries(const struct verify_entry *ents, size_t n,
-		   const struct verify_opts *o)
+/* findmnt's /etc/fstab checks; the exit status (0 or 1) */
+static int verify_entries(const struct verify_entry *ents, size_t n,
+			  const struct verify_opts *o)
 {
 	struct vfy v = { .o = o };
 	blkid_cache cache = NULL;
