@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt-cols.c - lsmnt's columns: findmnt's names and meanings, every value
- * derived from one statmount reply.
+ * lsmnt's columns: findmnt's names and meanings, every value derived from
+ * one statmount reply.
  */
 #include <ctype.h>
 #include <errno.h>

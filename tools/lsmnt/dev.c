@@ -3,7 +3,7 @@
  * lsmnt's devices: the source's tags (LABEL=, UUID=, ... as libmount
  * reads them), -c's canonical source and -e's tag evaluation, and what
  * libblkid and udev's database tell of a device (LABEL, UUID, PARTUUID,
- * PARTLABEL, SOURCES). The columns that show them: lsmnt-cols.c.
+ * PARTLABEL, SOURCES). The columns that show them: cols.c.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt's command line: findmnt's options, the columns, their checks
- * (lsmnt-parts.h).
+ * lsmnt's command line: findmnt's options, the columns, their checks.
  */
 #include <ctype.h>
 #include <errno.h>

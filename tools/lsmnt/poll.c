@@ -1,35 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt-poll.c - lsmnt --poll: findmnt's monitor of the mount table, fed by
- * libmntkit's watch (fanotify mount events where the kernel has them,
- * POLLPRI on mountinfo + diffs elsewhere) instead of a re-read and a diff
- * of the whole table at every change.
- *
- * findmnt 2.38 polls mountinfo for POLLPRI and, at each wakeup, diffs the
- * new table against the old one with libmount's tabdiff, pairing entries
- * by (source, target): a new pair is "mount", a pair whose options differ
- * "remount", a pair gone "umount" - or "move" when a "mount" of the same
- * mount ID and source came in the same diff. It prints the batch of
- * matching changes (mounts, remounts, moves in table order, then umounts
- * in the old table's order) and a newline, and flushes.
- *
- * lsmnt maps the watch's events onto the same actions (lsmnt(8) lists the
- * rules), one batch per wakeup: every event read until the watch has no
- * more. The table order of mountinfo is that of the unique mount IDs
- * (Linux 6.8+), so a batch is sorted by ID, umounts last. Each event's
- * records are copied (they live until the next read) only when the event
- * makes a row: the cost is per event, never per mount of the table.
- *
- * With --all-namespaces one watch follows every mount namespace a process
- * is in (MNTKIT_WATCH_ALL_NS). A batch holds the changes of every
- * namespace the wakeup brought, by namespace ID, and within a namespace
- * in the order above: each namespace's part is what findmnt --poll in it
- * would print. A row's record takes its namespace's ID (the NS column)
- * from the event. A namespace found later comes as NS_ADD and an ATTACH
- * of each of its mounts, all read in the wakeup of the NS_ADD: that is
- * its first view, which prints nothing, as lsmnt's own table at the start
- * does not. NS_ADD and NS_GONE make no row (findmnt has no such action);
- * namespaces the watch cannot follow are counted on standard error.
+ * lsmnt --poll: findmnt's monitor of the mount table, fed by libmntkit's
+ * watch instead of a re-read and a diff of the whole table at every change
+ * (doc/lsmnt.md).
  */
 #include <errno.h>
 #include <limits.h>
@@ -214,7 +187,7 @@ static int batch_add(struct batch *b, const struct poll_opts *po,
 	c->row.sm = c->sm;
 	c->row.old = a == ACT_UMOUNT ? c->sm : c->old;
 	c->row.action = a;
-	c->row.tid = ev->ns_pid; /* TID: a process in it (lsmnt.c's own) */
+	c->row.tid = ev->ns_pid; /* TID: a process in it (poll_decorate()) */
 	c->ns = ev->mnt_ns_id;
 	c->section = a == ACT_UMOUNT;
 	c->id = ev->mnt_id;
@@ -696,7 +669,7 @@ static void poll_undecorate(void *ctx)
 }
 
 /*
- * -p: the watch (lsmnt-poll.c) with lsmnt's filters and printers. The
+ * -p: the watch (poll_run()) with lsmnt's filters and printers. The
  * filters are findmnt's for --poll: those of a list, each change matched
  * by its new record (the old one for an umount); -T and one argument name
  * just what they say (no walk up to a mount point, no source/target swap).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * lsmnt's rows to print: the printed forest, -U's drops, list and tree
- * order, the submounts of -R (lsmnt-parts.h).
+ * order, the submounts of -R.
  */
 #include <ctype.h>
 #include <errno.h>

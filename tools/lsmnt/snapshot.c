@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt's tables: the kernel's mounts, one snapshot or one per namespace
- * (--all-namespaces), or the tables of -F and -s.
+ * lsmnt's tables: the kernel's, one snapshot or one per namespace
+ * (--all-namespaces); with -F or -s the files' (tabfile.c).
  */
 #include <errno.h>
 #include <stdlib.h>

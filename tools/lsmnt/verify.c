@@ -1,23 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt -x/--verify: findmnt's checks of a fstab, message for message.
- *
- * Per entry, in file order, as findmnt 2.38's verify_filesystem():
- *  - the order: a later entry whose target is a directory above this
- *    one's (wrong order, an error) or the same (a warning);
- *  - a swap area: its discard= and pri= options; anything else: the
- *    target exists (else an error, a warning with noauto), is canonical,
- *    and its options (VFS, fs, userspace: --verbose only);
- *  - the source: a tag that resolves (through libblkid), or a path that
- *    exists and is a block device (a directory or file for a bind);
- *    pseudo and network filesystems are not checked;
- *  - the type: known to the kernel (/proc/filesystems, its modules) or
- *    with a /sbin/mount.TYPE helper, and the type libblkid finds on the
- *    source;
- *  - the root's passno.
- * A message names the entry's target first (once). "[ ]" lines come with
- * --verbose only. The summary goes to stderr; the exit status is 1 when
- * there were errors or parse errors, warnings alone give 0.
+ * lsmnt -x/--verify: findmnt's checks of a fstab, message for message
+ * (doc/lsmnt.md lists them).
  */
 #include <ctype.h>
 #include <dirent.h>
