@@ -370,8 +370,8 @@ out:
 	return list;
 }
 
-static void devtags_get(struct devlookup *dl, const char *src, unsigned int want,
-			bool evaluate, struct devtags *out)
+static void devtags_get(struct devlookup *dl, const char *src,
+			unsigned int want, bool evaluate, struct devtags *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!src)
