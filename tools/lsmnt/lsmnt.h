@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * lsmnt.h - what lsmnt's files share, each part under the file that
- * defines it. dl.h: libsmartcols and libblkid, loaded at their first use.
- * How lsmnt works: doc/lsmnt.md.
+ * defines it. Besides: escape.h, the printers' escaping; dl.h, libsmartcols
+ * and libblkid, loaded at their first use. How lsmnt works: doc/lsmnt.md.
  */
 #ifndef MNTKIT_TOOLS_LSMNT_H
 #define MNTKIT_TOOLS_LSMNT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #include "cli.h"
@@ -486,8 +488,23 @@ int print_batch(struct batch_printer *bp, const struct row *rows, size_t n,
 /* the printers hand their output to pr->stream in chunks of this much */
 #define PRINT_CHUNK (64U * 1024)
 
-/* after a row: a full chunk to pr->stream; 0 or a negative errno */
-int row_done(const struct printer *pr, struct outbuf *ob);
+/*
+ * After a row: hand a full chunk (PRINT_CHUNK) to the stream. The
+ * snapshot is complete before the first byte, so streaming only bounds
+ * the memory; a chunk ends with a whole row, so even a failure leaves no
+ * half record.
+ */
+static inline int row_done(const struct printer *pr, struct outbuf *ob)
+{
+	int r;
+
+	if (ob->len < PRINT_CHUNK || !pr->stream)
+		return ob->err ? -ob->err : 0;
+	r = outbuf_flush(ob, pr->stream);
+	if (r < 0)
+		ob->err = -r; /* keep it: later appends do nothing */
+	return r;
+}
 
 /*
  * Rows as printed: nested (depth, last) or flat. A flat view of tree rows
@@ -528,7 +545,20 @@ void put_spaces(struct outbuf *ob, size_t n);
 const char *col_name(const struct printer *pr, size_t c, char *buf);
 
 /* room in *@v (of *@cap) for a flag per depth up to @d: 0 or -ENOMEM */
-int grow_flags(bool **v, size_t *cap, unsigned int d);
+static inline int grow_flags(bool **v, size_t *cap, unsigned int d)
+{
+	size_t ncap = (size_t)d * 2 + 16;
+	bool *nv;
+
+	if (d < *cap)
+		return 0;
+	nv = realloc(*v, ncap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
 
 /* the tree's art: 2 columns each */
 struct treeart {
@@ -539,17 +569,6 @@ const struct treeart *tree_art(const struct printer *pr);
 /* the art before a row at depth @d > 0 (@more: per depth, a later sibling) */
 void put_art(struct outbuf *ob, const struct treeart *art,
 	     const bool *more, unsigned int d, bool last);
-
-/* ---- escape.c: a value as each format writes it ---- */
-
-/* the locale's codeset is UTF-8 (the locale is set at this first need) */
-bool locale_utf8(void);
-/* list/tree text: @s escaped into @ob (NULL: only measured); its width */
-size_t put_safe(struct outbuf *ob, const char *s);
-void put_raw(struct outbuf *ob, const char *s);
-void put_pairs(struct outbuf *ob, const char *s);
-/* a JSON string, its quotes included */
-void put_json(struct outbuf *ob, const char *s);
 
 /* ---- print-text.c: list and tree text for a pipe or a file ---- */
 

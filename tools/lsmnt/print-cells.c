@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lsmnt.h"
+#include "escape.h"
 
 /* ---- a flat list of rows that come in parts ---- */
 
@@ -23,7 +24,7 @@
  * bytes a row, not 130: memory, and pages that a virtual machine makes
  * dear to touch the first time.
  */
-static void put_varint(struct outbuf *ob, size_t v)
+static inline void put_varint(struct outbuf *ob, size_t v)
 {
 	unsigned char b[(sizeof(v) * 8 + 6) / 7];
 	size_t n = 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lsmnt.h"
+#include "escape.h"
 
 /* ---- JSON ---- */
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "lsmnt.h"
+#include "escape.h"
 
 /* ---- raw and pairs ---- */
 

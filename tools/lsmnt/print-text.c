@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lsmnt.h"
+#include "escape.h"
 
 /* ---- list and tree text, for a pipe or a file ---- */
 

@@ -10,6 +10,7 @@
 #include <ctype.h>
 
 #include "lsmnt.h"
+#include "escape.h"
 
 void put_spaces(struct outbuf *ob, size_t n)
 {
@@ -21,24 +22,6 @@ void put_spaces(struct outbuf *ob, size_t n)
 		outbuf_write(ob, sp, k);
 		n -= k;
 	}
-}
-
-/*
- * After a row: hand a full chunk (PRINT_CHUNK) to the stream. The
- * snapshot is complete before the first byte, so streaming only bounds
- * the memory; a chunk ends with a whole row, so even a failure leaves no
- * half record.
- */
-int row_done(const struct printer *pr, struct outbuf *ob)
-{
-	int r;
-
-	if (ob->len < PRINT_CHUNK || !pr->stream)
-		return ob->err ? -ob->err : 0;
-	r = outbuf_flush(ob, pr->stream);
-	if (r < 0)
-		ob->err = -r; /* keep it: later appends do nothing */
-	return r;
 }
 
 /* ---- the shape of the rows ---- */
@@ -78,22 +61,6 @@ const char *col_name(const struct printer *pr, size_t c, char *buf)
 	}
 	buf[k] = '\0';
 	return buf;
-}
-
-/* room in *@v (of *@cap) for a flag per depth up to @d: 0 or -ENOMEM */
-int grow_flags(bool **v, size_t *cap, unsigned int d)
-{
-	size_t ncap = (size_t)d * 2 + 16;
-	bool *nv;
-
-	if (d < *cap)
-		return 0;
-	nv = realloc(*v, ncap * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
 }
 
 /* ---- tree art, for every printer of ours ---- */
