@@ -708,7 +708,7 @@ c_ns_dead_fuse() {
 	pass ns_dead_fuse
 }
 
-# the stream (lsmnt.c's run_stream(): a flat listing of every mount, 128
+# the stream (stream.c's run_stream(): a flat listing of every mount, 128
 # replies at a time, the last of a part waiting for the next; the whole
 # tree kept part by part): the whole table with as many mounts as fill
 # two and three parts, and one more
@@ -776,7 +776,7 @@ PY
 }
 
 # the printers find the bytes they escape a word (8 bytes) at a time
-# (lsmnt-print.c's plain_run()): each such byte at each offset of a word
+# (escape.c's plain_run()): each such byte at each offset of a word
 # and beyond, in mount points and sources, in every flat mode and the
 # tree, streamed (the whole table) and from the snapshot (-R -T), in a
 # UTF-8 and the C locale, as findmnt prints them

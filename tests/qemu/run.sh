@@ -467,7 +467,8 @@ inputs_stamp() {
 		done
 		for p in "${PROGS[@]}"; do echo "$p"; done
 		cd "$SRCDIR" && cat lib/*.c lib/*.h include/*.h tests/*.h \
-			tests/emul/*.h tools/*.c tools/*.h tests/qemu/*.c \
+			tests/emul/*.h tools/*.c tools/*.h tools/lsmnt/*.c \
+			tools/lsmnt/*.h tests/qemu/*.c \
 			tests/qemu/run.sh tests/*.c tests/emul/*.c 2>/dev/null
 	} | sha256sum | cut -d' ' -f1
 }
@@ -545,7 +546,7 @@ build_initramfs() {
 	tobj=$OUTDIR/obj/tools
 	stage=$OUTDIR/stage
 	rm -rf "$obj" "$OUTDIR/obj32" "$stage" "$OUTDIR/build.log"
-	mkdir -p "$tobj" "$stage/bin" "$stage/tests" "$stage/proc" \
+	mkdir -p "$tobj/lsmnt" "$stage/bin" "$stage/tests" "$stage/proc" \
 		"$stage/sys" "$stage/dev" "$stage/tmp" "$stage/run" || return 1
 	# the tests find the tools next to their own directory (/tests ->
 	# /tools), as in the build tree
@@ -563,12 +564,16 @@ build_initramfs() {
 		f=${cfile##*/}
 		bg2 gcc "${CFLAGS[@]}" -c -o "$obj/${f%.c}.o" "$cfile"
 	done
-	for f in output cli record lsmnt-opts lsmnt-filter lsmnt-rows lsmnt-ns \
-		lsmnt-cols lsmnt-dev lsmnt-print lsmnt-poll lsmnt-verify lsmnt-dl \
-		journal mntwatch-journal; do
+	for f in output cli record journal mntwatch-journal; do
 		# shellcheck disable=SC2086 # pkg-config's flags
 		bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -c -o "$tobj/$f.o" \
 			"$SRCDIR/tools/$f.c"
+	done
+	for cfile in "$SRCDIR"/tools/lsmnt/*.c; do
+		f=${cfile##*/}
+		# shellcheck disable=SC2086 # pkg-config's flags
+		bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -c \
+			-o "$tobj/lsmnt/${f%.c}.o" "$cfile"
 	done
 	bgwait || return 1
 	rm -f "$obj/libmntkit.a"
@@ -586,11 +591,7 @@ build_initramfs() {
 		"$tobj/journal.o" $T "$obj/libmntkit.a"
 	# shellcheck disable=SC2086
 	bg2 gcc "${CFLAGS[@]}" $PKGCONF_CFLAGS -o "$stage/bin/lsmnt" \
-		"$SRCDIR/tools/lsmnt.c" "$tobj/lsmnt-opts.o" \
-		"$tobj/lsmnt-filter.o" "$tobj/lsmnt-rows.o" "$tobj/lsmnt-ns.o" \
-		"$tobj/lsmnt-cols.o" "$tobj/lsmnt-dev.o" "$tobj/lsmnt-print.o" \
-		"$tobj/lsmnt-poll.o" "$tobj/lsmnt-verify.o" "$tobj/lsmnt-dl.o" \
-		$T "$obj/libmntkit.a" -ldl
+		"$tobj"/lsmnt/*.o $T "$obj/libmntkit.a" -ldl
 	: >"$stage/tests.list"
 	for p in "${PROGS[@]}"; do
 		read -r name srcs <<<"$p"
@@ -608,7 +609,7 @@ build_initramfs() {
 	fi
 	copy_libs "$stage" "$stage/bin/lsmnt" >>"$OUTDIR/build.log" 2>&1 ||
 		return 1
-	# lsmnt dlopen()s libsmartcols and libblkid (tools/lsmnt-dl.c): ldd
+	# lsmnt dlopen()s libsmartcols and libblkid (tools/lsmnt/dl.c): ldd
 	# does not name them
 	for lib in $(ldconfig -p | awk '/^\t(libsmartcols|libblkid)\.so\.1 .*x86-64/ { print $NF }'); do
 		copy_libs "$stage" "$lib" >>"$OUTDIR/build.log" 2>&1 &&

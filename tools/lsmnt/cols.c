@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt-cols.c - lsmnt's columns: findmnt's names and meanings, every value
- * derived from one statmount reply.
+ * lsmnt's columns: findmnt's names and meanings, every value derived from
+ * one statmount reply.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -131,30 +130,10 @@ int col_by_name(const char *name, size_t len)
 	return -1;
 }
 
-/* ---- a row's record ---- */
-
-const struct row *row_get(const struct row *r, struct row_rec *rr)
-{
-	if (r->sm)
-		return r;
-	if (mntkit_table_get_buf(r->t, r->idx, &rr->buf, &rr->size) < 0)
-		return NULL;
-	rr->row = *r;
-	rr->row.sm = rr->buf;
-	return &rr->row;
-}
-
-void row_rec_free(struct row_rec *rr)
-{
-	free(rr->buf);
-	rr->buf = NULL;
-	rr->size = 0;
-}
-
 /* ---- pieces of a reply ---- */
 
-static const char *sm_str(const struct mntkit_statmount *sm,
-			  enum mntkit_field field)
+const char *sm_str(const struct mntkit_statmount *sm,
+		   enum mntkit_field field)
 {
 	const char *s;
 
@@ -487,8 +466,9 @@ struct mntkit_table *const *cell_tabs;
 size_t cell_ntabs;
 const char *(*cell_user_options)(const struct mntkit_statmount *sm);
 
-bool cell_tab_entry(const struct mntkit_statmount *sm,
-		    struct mntkit_tab_entry *e)
+/* the file data of @sm's entry, if it is of a fstab-format table */
+static bool cell_tab_entry(const struct mntkit_statmount *sm,
+			   struct mntkit_tab_entry *e)
 {
 	for (size_t t = 0; t < cell_ntabs; t++) {
 		ssize_t i = mntkit_table_find(cell_tabs[t], sm->mnt_id);
@@ -593,33 +573,7 @@ static const char *cell_source(const struct cellctx *cc,
 	return outbuf_cstr(scratch);
 }
 
-/* ---- statvfs(2): SIZE, AVAIL, USED, USE% ---- */
-
-/*
- * As findmnt: statvfs() of the mount point's path, as this process sees
- * it. A mount that is overmounted answers for the mount on top, one
- * outside our root or namespace (--unreachable, --ns, -N) for whatever
- * that path is here, or not at all (empty cells). Unlike findmnt, never
- * for a path that is or crosses a served mount (NFS, FUSE, ...): its
- * statvfs would ask the server, and a FUSE daemon that does not answer
- * holds lsmnt beyond SIGKILL (empty cells; mntkit_path_served()).
- */
-void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
-{
-	const char *point = NULL;
-	struct statvfs st;
-
-	memset(u, 0, sizeof(*u));
-	if (!(sm->mask & G(MNT_POINT)) ||
-	    mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) < 0 ||
-	    path_may_block(point) || statvfs(point, &st) < 0)
-		return;
-	u->ok = true;
-	u->frsize = st.f_frsize;
-	u->blocks = st.f_blocks;
-	u->bfree = st.f_bfree;
-	u->bavail = st.f_bavail;
-}
+/* ---- SIZE, AVAIL, USED, USE%: what statvfs(2) said (usage.c) ---- */
 
 /*
  * util-linux's size_to_human_string(SIZE_SUFFIX_1LETTER), whose bytes

@@ -1,35 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt-poll.c - lsmnt --poll: findmnt's monitor of the mount table, fed by
- * libmntkit's watch (fanotify mount events where the kernel has them,
- * POLLPRI on mountinfo + diffs elsewhere) instead of a re-read and a diff
- * of the whole table at every change.
- *
- * findmnt 2.38 polls mountinfo for POLLPRI and, at each wakeup, diffs the
- * new table against the old one with libmount's tabdiff, pairing entries
- * by (source, target): a new pair is "mount", a pair whose options differ
- * "remount", a pair gone "umount" - or "move" when a "mount" of the same
- * mount ID and source came in the same diff. It prints the batch of
- * matching changes (mounts, remounts, moves in table order, then umounts
- * in the old table's order) and a newline, and flushes.
- *
- * lsmnt maps the watch's events onto the same actions (lsmnt(8) lists the
- * rules), one batch per wakeup: every event read until the watch has no
- * more. The table order of mountinfo is that of the unique mount IDs
- * (Linux 6.8+), so a batch is sorted by ID, umounts last. Each event's
- * records are copied (they live until the next read) only when the event
- * makes a row: the cost is per event, never per mount of the table.
- *
- * With --all-namespaces one watch follows every mount namespace a process
- * is in (MNTKIT_WATCH_ALL_NS). A batch holds the changes of every
- * namespace the wakeup brought, by namespace ID, and within a namespace
- * in the order above: each namespace's part is what findmnt --poll in it
- * would print. A row's record takes its namespace's ID (the NS column)
- * from the event. A namespace found later comes as NS_ADD and an ATTACH
- * of each of its mounts, all read in the wakeup of the NS_ADD: that is
- * its first view, which prints nothing, as lsmnt's own table at the start
- * does not. NS_ADD and NS_GONE make no row (findmnt has no such action);
- * namespaces the watch cannot follow are counted on standard error.
+ * lsmnt --poll: findmnt's monitor of the mount table, fed by libmntkit's
+ * watch instead of a re-read and a diff of the whole table at every change
+ * (doc/lsmnt.md).
  */
 #include <errno.h>
 #include <limits.h>
@@ -45,6 +18,29 @@
 
 #include "cli.h"
 #include "lsmnt.h"
+
+/* what the watch loop needs from the command line */
+struct poll_opts {
+	const struct mntkit_opts *ns; /* NULL: lsmnt's own namespace */
+	const char *ns_subject;	      /* for errors: "--ns", "-N" or NULL */
+	/*
+	 * --all-namespaces: every namespace (MNTKIT_WATCH_ALL_NS); a row's
+	 * record has its namespace's ID in mnt_ns_id, its row.tid is the
+	 * event's ns_pid
+	 */
+	bool all_ns;
+	uint64_t mask;		      /* statmount groups the rows need */
+	unsigned int actions;	      /* ACT_BIT()s to print, 0: all */
+	int timeout_ms;		      /* -w: idle timeout, < 0: none */
+	bool first_only;	      /* -f: the first matching change only */
+	bool backward;		      /* -d backward: a batch reversed */
+	/* the filters (-t, -O, -S, -T, ...) of a row's record */
+	bool (*match)(void *ctx, const struct mntkit_statmount *sm);
+	/* a batch's statvfs, libblkid and TID data (NULL: none needed) */
+	int (*decorate)(void *ctx, struct row *rows, size_t n);
+	void (*undecorate)(void *ctx); /* free what decorate() made */
+	void *ctx;
+};
 
 /* ---- -p LIST ---- */
 
@@ -191,7 +187,7 @@ static int batch_add(struct batch *b, const struct poll_opts *po,
 	c->row.sm = c->sm;
 	c->row.old = a == ACT_UMOUNT ? c->sm : c->old;
 	c->row.action = a;
-	c->row.tid = ev->ns_pid; /* TID: a process in it (lsmnt.c's own) */
+	c->row.tid = ev->ns_pid; /* TID: a process in it (poll_decorate()) */
 	c->ns = ev->mnt_ns_id;
 	c->section = a == ACT_UMOUNT;
 	c->id = ev->mnt_id;
@@ -595,7 +591,13 @@ static int end_by_signal(int sig)
 	return 0;
 }
 
-int poll_run(const struct printer *pr, const struct poll_opts *po)
+/*
+ * Follow the mount table (with po->all_ns, those of every namespace) with
+ * libmntkit's watch and print findmnt's --poll batches. Returns 0
+ * (timeout, --first-only), -1 after an error message; SIGINT, SIGTERM and
+ * a closed stdout end lsmnt as they end findmnt (by the signal).
+ */
+static int poll_run(const struct printer *pr, const struct poll_opts *po)
 {
 	struct loop l = {.po = po, .sfd = -1};
 	int r = -1;
@@ -614,5 +616,105 @@ int poll_run(const struct printer *pr, const struct poll_opts *po)
 		close(l.sfd);
 	if (!r && l.sig)
 		r = end_by_signal(l.sig);
+	return r;
+}
+
+/* ---- --poll from the command line ---- */
+
+/* what the batches of --poll need from here: filters, statvfs, libblkid */
+struct poll_ctx {
+	struct cmdline *cl;
+	struct matcher m;
+	int tid; /* TID: 0 unless shown (of lsmnt's own namespace) */
+	uint64_t self_ns; /* --all-namespaces: lsmnt's own namespace */
+	struct fs_usage *usage;
+	struct devtags *tags;
+	size_t ntags;
+};
+
+static bool poll_match(void *ctx, const struct mntkit_statmount *sm)
+{
+	struct poll_ctx *pc = ctx;
+
+	return matches(&pc->m, sm); /* findmnt's match_func(), -i too */
+}
+
+static int poll_decorate(void *ctx, struct row *rows, size_t n)
+{
+	struct poll_ctx *pc = ctx;
+	int r;
+
+	/*
+	 * --all-namespaces: the event's process in another namespace, as
+	 * the lists' TID (lsmnt itself in its own, else the lowest there)
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (!pc->cl->all_ns || rows[i].sm->mnt_ns_id == pc->self_ns)
+			rows[i].tid = pc->tid;
+	r = add_usage(pc->cl, rows, n, &pc->usage);
+	if (!r)
+		r = add_tags(pc->cl, rows, n, &pc->tags, &pc->ntags);
+	return r;
+}
+
+static void poll_undecorate(void *ctx)
+{
+	struct poll_ctx *pc = ctx;
+
+	free(pc->usage);
+	free_tags(pc->tags, pc->ntags);
+	pc->usage = NULL;
+	pc->tags = NULL;
+	pc->ntags = 0;
+}
+
+/*
+ * -p: the watch (poll_run()) with lsmnt's filters and printers. The
+ * filters are findmnt's for --poll: those of a list, each change matched
+ * by its new record (the old one for an umount); -T and one argument name
+ * just what they say (no walk up to a mount point, no source/target swap).
+ * --all-namespaces needs the namespace IDs, as its lists do.
+ */
+int run_poll(struct cmdline *cl)
+{
+	struct filter *f = &cl->f;
+	struct poll_ctx pc = {.cl = cl, .m = {.f = f}};
+	const uint64_t need = MNTKIT_STATMOUNT_MNT_BASIC |
+			      MNTKIT_STATMOUNT_SB_BASIC |
+			      MNTKIT_STATMOUNT_MNT_OPTS |
+			      MNTKIT_STATMOUNT_MNT_POINT |
+			      MNTKIT_STATMOUNT_SB_SOURCE;
+	struct poll_opts po = {.ns = cl->ns,
+			       .ns_subject = ns_subject(cl),
+			       .all_ns = cl->all_ns,
+			       .mask = wanted_mask(cl) | need,
+			       .actions = cl->actions,
+			       .timeout_ms = cl->timeout_ms,
+			       .first_only = f->first,
+			       .backward = cl->backward,
+			       .match = poll_match,
+			       .decorate = poll_decorate,
+			       .undecorate = poll_undecorate,
+			       .ctx = &pc};
+	int r;
+
+	if (cl->all_ns && own_ns_id(&pc.self_ns) < 0)
+		return -1;
+	if (has_col(cl, COL_TID))
+		pc.tid = cl->ns ? cl->ns->pid : self_tid();
+	if (f->source && !f->nocanon)
+		f->source_canon = canon_source(f->source);
+	if (f->target_arg)
+		f->target = canon_target(f, f->target_arg);
+	cl->pr.mode = cl->pr.mode == OUT_TREE ? OUT_LIST : cl->pr.mode;
+	cl->pr.tree = false;
+	cl->pr.stream = stdout;
+	cl->pr.terminal = !cl->pr.json && cl->pr.mode == OUT_LIST &&
+			  isatty(STDOUT_FILENO);
+	outbuf_init(&pc.m.s1);
+	outbuf_init(&pc.m.s2);
+	r = poll_run(&cl->pr, &po);
+	outbuf_free(&pc.m.s1);
+	outbuf_free(&pc.m.s2);
 	return r;
 }

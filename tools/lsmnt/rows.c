@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * lsmnt's rows to print: the printed forest, -U's drops, list and tree
- * order, the submounts of -R (lsmnt-parts.h).
+ * order, the submounts of -R.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +23,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-parts.h"
 
 /* ---- the rows to print ---- */
 
@@ -818,4 +817,24 @@ int tree_shape(const struct mount_key *keys, size_t n, uint32_t *work,
 	if (sp)
 		return -ENOMEM;
 	return done == n ? 0 : -EAGAIN; /* else a cycle no walk reaches */
+}
+
+/* ---- a row's record ---- */
+
+const struct row *row_get(const struct row *r, struct row_rec *rr)
+{
+	if (r->sm)
+		return r;
+	if (mntkit_table_get_buf(r->t, r->idx, &rr->buf, &rr->size) < 0)
+		return NULL;
+	rr->row = *r;
+	rr->row.sm = rr->buf;
+	return &rr->row;
+}
+
+void row_rec_free(struct row_rec *rr)
+{
+	free(rr->buf);
+	rr->buf = NULL;
+	rr->size = 0;
 }

@@ -3,7 +3,7 @@
  * lsmnt's devices: the source's tags (LABEL=, UUID=, ... as libmount
  * reads them), -c's canonical source and -e's tag evaluation, and what
  * libblkid and udev's database tell of a device (LABEL, UUID, PARTUUID,
- * PARTLABEL, SOURCES). The columns that show them: lsmnt-cols.c.
+ * PARTLABEL, SOURCES). The columns that show them: cols.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,7 +18,19 @@
 #include <unistd.h>
 
 #include "lsmnt.h"
-#include "lsmnt-dl.h"
+#include "dl.h"
+
+/* the tags a run wants (tags_wanted()) */
+#define WANT_TAG(t)  (1U << (t))
+#define WANT_SOURCES (1U << NR_TAGS)
+
+struct blkid_struct_cache;
+
+/* the lookups of one run: one libblkid cache, saved by devlookup_end() */
+struct devlookup {
+	struct blkid_struct_cache *cache;
+	bool probed_all; /* blkid_probe_all() done (SOURCES) */
+};
 
 /* ---- a source's tags, -c, -e ---- */
 
@@ -358,8 +370,8 @@ out:
 	return list;
 }
 
-void devtags_get(struct devlookup *dl, const char *src, unsigned int want,
-		 bool evaluate, struct devtags *out)
+static void devtags_get(struct devlookup *dl, const char *src,
+			unsigned int want, bool evaluate, struct devtags *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!src)
@@ -370,7 +382,7 @@ void devtags_get(struct devlookup *dl, const char *src, unsigned int want,
 		out->sources = lookup_sources(dl, src, evaluate);
 }
 
-void devtags_free(struct devtags *t)
+static void devtags_free(struct devtags *t)
 {
 	for (int i = 0; i < NR_TAGS; i++)
 		free(t->tag[i]);
@@ -378,9 +390,104 @@ void devtags_free(struct devtags *t)
 }
 
 /* as findmnt: libblkid saves what it probed (as root) to its cache file */
-void devlookup_end(struct devlookup *dl)
+static void devlookup_end(struct devlookup *dl)
 {
 	if (dl->cache)
 		sym_blkid_put_cache((blkid_cache)dl->cache);
 	dl->cache = NULL;
+}
+
+/* ---- the tags of the printed rows ---- */
+
+/*
+ * LABEL, UUID, PARTUUID, PARTLABEL, SOURCES: libblkid's answers for the
+ * source of each printed row, looked up once per distinct source (rows
+ * sorted by it), and not at all when no such column is shown.
+ */
+static int cmp_row_source(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a;
+	const struct row *y = *(const struct row *const *)b;
+	const char *sx = NULL, *sy = NULL;
+
+	mntkit_sm_str(x->sm, x->sm->size, MNTKIT_FIELD_SB_SOURCE, &sx);
+	mntkit_sm_str(y->sm, y->sm->size, MNTKIT_FIELD_SB_SOURCE, &sy);
+	if (!sx || !sy)
+		return !!sx - !!sy;
+	return strcmp(sx, sy);
+}
+
+unsigned int tags_wanted(const struct cmdline *cl)
+{
+	unsigned int want = 0;
+
+	for (size_t c = 0; c < cl->ncols; c++) {
+		switch (cl->cols[c]) {
+		case COL_LABEL:
+			want |= WANT_TAG(TAG_LABEL);
+			break;
+		case COL_UUID:
+			want |= WANT_TAG(TAG_UUID);
+			break;
+		case COL_PARTUUID:
+			want |= WANT_TAG(TAG_PARTUUID);
+			break;
+		case COL_PARTLABEL:
+			want |= WANT_TAG(TAG_PARTLABEL);
+			break;
+		case COL_SOURCES:
+			want |= WANT_SOURCES;
+			break;
+		default:
+			break;
+		}
+	}
+	return want;
+}
+
+int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
+	     struct devtags **tags, size_t *ntags)
+{
+	unsigned int want = tags_wanted(cl);
+	struct devlookup dl = {0};
+	struct row **by_src;
+	const char *prev = NULL;
+
+	*tags = NULL;
+	*ntags = 0;
+	if (!want || !n)
+		return 0;
+	by_src = malloc(n * sizeof(*by_src));
+	*tags = calloc(n, sizeof(**tags));
+	if (!by_src || !*tags) {
+		free(by_src);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		by_src[i] = &rows[i];
+	qsort(by_src, n, sizeof(*by_src), cmp_row_source);
+	for (size_t i = 0; i < n; i++) {
+		const struct mntkit_statmount *sm = by_src[i]->sm;
+		const char *src = NULL;
+
+		if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_SB_SOURCE, &src) <
+			    0 ||
+		    !src)
+			continue;
+		if (!prev || strcmp(prev, src))
+			devtags_get(&dl, src, want, cl->pr.evaluate,
+				    &(*tags)[(*ntags)++]);
+		prev = src;
+		by_src[i]->tags = &(*tags)[*ntags - 1];
+	}
+	devlookup_end(&dl);
+	free(by_src);
+	return 0;
+}
+
+void free_tags(struct devtags *tags, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		devtags_free(&tags[i]);
+	free(tags);
 }

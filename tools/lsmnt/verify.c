@@ -1,23 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt -x/--verify: findmnt's checks of a fstab, message for message.
- *
- * Per entry, in file order, as findmnt 2.38's verify_filesystem():
- *  - the order: a later entry whose target is a directory above this
- *    one's (wrong order, an error) or the same (a warning);
- *  - a swap area: its discard= and pri= options; anything else: the
- *    target exists (else an error, a warning with noauto), is canonical,
- *    and its options (VFS, fs, userspace: --verbose only);
- *  - the source: a tag that resolves (through libblkid), or a path that
- *    exists and is a block device (a directory or file for a bind);
- *    pseudo and network filesystems are not checked;
- *  - the type: known to the kernel (/proc/filesystems, its modules) or
- *    with a /sbin/mount.TYPE helper, and the type libblkid finds on the
- *    source;
- *  - the root's passno.
- * A message names the entry's target first (once). "[ ]" lines come with
- * --verbose only. The summary goes to stderr; the exit status is 1 when
- * there were errors or parse errors, warnings alone give 0.
+ * lsmnt -x/--verify: findmnt's checks of a fstab, message for message
+ * (doc/lsmnt.md lists them).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -32,9 +16,25 @@
 
 #include <mntkit.h>
 
-#include "lsmnt-dl.h"
+#include "dl.h"
 #include "cli.h"
-#include "lsmnt-verify.h"
+#include "lsmnt.h"
+
+/* one fstab entry, as the file says it (NULL: absent) */
+struct verify_entry {
+	const char *source, *target, *fstype;
+	const char *options; /* the whole field */
+	const char *vfs_options, *fs_options, *user_options;
+	int passno;
+	bool match; /* the filters keep it */
+};
+
+struct verify_opts {
+	bool verbose;	  /* --verbose: the "[ ]" lines too */
+	bool check_order; /* no filter: the order of the targets too */
+	bool first_only;  /* -f: the first matching entry only */
+	size_t nparse;	  /* lines the reader passed over */
+};
 
 struct vfy {
 	const struct verify_opts *o;
@@ -441,8 +441,9 @@ static void check_passno(struct vfy *v, const struct verify_entry *e)
 		     e->passno);
 }
 
-int verify_entries(const struct verify_entry *ents, size_t n,
-		   const struct verify_opts *o)
+/* findmnt's /etc/fstab checks; the exit status (0 or 1) */
+static int verify_entries(const struct verify_entry *ents, size_t n,
+			  const struct verify_opts *o)
 {
 	struct vfy v = { .o = o };
 	blkid_cache cache = NULL;
@@ -489,4 +490,66 @@ int verify_entries(const struct verify_entry *ents, size_t n,
 		printf("Success, no errors or warnings detected\n");
 	}
 	return v.nerrors || o->nparse ? 1 : 0;
+}
+
+/* ---- the entries of the files, through the filters ---- */
+
+/* -x: findmnt's checks of the entries the filters keep */
+int run_verify(struct cmdline *cl)
+{
+	struct verify_opts vo = {.verbose = cl->verbose,
+				 .check_order = list_all(&cl->f),
+				 .first_only = cl->f.first};
+	struct matcher m = {.f = &cl->f};
+	struct verify_entry *ents = NULL;
+	struct mntkit_table **tabs = NULL;
+	size_t ntabs = 0, n = 0, cap = 0;
+	int r;
+
+	outbuf_init(&m.s1);
+	outbuf_init(&m.s2);
+	r = read_tabfiles(cl, &tabs, &ntabs);
+	for (size_t t = 0; !r && t < ntabs; t++)
+		cap += mntkit_table_count(tabs[t]);
+	if (!r && !(ents = calloc(cap + 1, sizeof(*ents))))
+		r = -ENOMEM;
+	if (!r && (cl->f.source && !cl->f.nocanon))
+		cl->f.source_canon = canon_source(cl->f.source);
+	if (!r && cl->f.target_arg)
+		cl->f.target = canon_target(&cl->f, cl->f.target_arg);
+	for (size_t t = 0; !r && t < ntabs; t++) {
+		vo.nparse += cl->nbad[t];
+		m.t = tabs[t];
+		for (size_t i = 0; i < mntkit_table_count(tabs[t]); i++) {
+			const struct mntkit_statmount *sm =
+				mntkit_table_get(tabs[t], i);
+			struct verify_entry *e = &ents[n++];
+			MNTKIT_TAB_ENTRY(te);
+
+			mntkit_table_tab_entry(tabs[t], i, &te);
+			e->source = sm_str(sm, MNTKIT_FIELD_SB_SOURCE);
+			e->target = sm_str(sm, MNTKIT_FIELD_MNT_POINT);
+			e->fstype = cell_fstype(sm, &m.s1);
+			e->fstype = e->fstype ? strdup(e->fstype) : NULL;
+			e->options = te.options;
+			e->vfs_options = te.vfs_options;
+			e->fs_options = te.fs_options;
+			e->user_options = te.user_options;
+			e->passno = te.passno;
+			e->match = list_all(&cl->f) || matches(&m, sm);
+		}
+	}
+	if (!r)
+		r = verify_entries(ents, n, &vo) ? -1 : 0;
+	else
+		cli_errmsg(NULL, "%s", cli_strerror(-r));
+	for (size_t i = 0; i < n; i++)
+		free((char *)ents[i].fstype);
+	free(ents);
+	free_tables(tabs, ntabs);
+	cell_tabs = NULL;
+	cell_ntabs = 0;
+	outbuf_free(&m.s1);
+	outbuf_free(&m.s2);
+	return r < 0 ? -1 : 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt's filters, with findmnt's semantics (lsmnt-parts.h).
+ * lsmnt's filters, with findmnt's semantics.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -22,7 +22,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-parts.h"
 
 /* ---- filters (findmnt's semantics) ---- */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt-dl.c - libsmartcols and libblkid, loaded at their first use
- * (lsmnt-dl.h says why).
+ * lsmnt's libsmartcols and libblkid, loaded at their first use
+ * (doc/lsmnt.md says why).
  */
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "lsmnt-dl.h"
+#include "dl.h"
 
 #define DL_DEFINE(name) __typeof__(name) *sym_##name;
 LSMNT_DL_SMARTCOLS(DL_DEFINE)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt's mount namespaces: -N, --all-namespaces and their order
- * (lsmnt-parts.h).
+ * lsmnt's mount namespaces: -N, --all-namespaces and their order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +12,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-parts.h"
 
 /* ---- mount namespaces ---- */
 

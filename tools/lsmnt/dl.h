@@ -1,16 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lsmnt-dl.h - libsmartcols and libblkid, loaded at their first use.
- *
- * Most runs of lsmnt need neither (a list, JSON, raw output, to a pipe or
- * a file): linking them costs every run their loading and relocation
- * (about 0.4 ms and 0.4 MiB of memory at start, measured against a
- * program without them). So they are dlopen()ed by the code that calls
- * them: libsmartcols for list and tree output on a terminal, libblkid for
- * tags (LABEL=, -e, LABEL/UUID/... columns, SOURCES) and -x. Each function
- * is called through sym_NAME, of the library's own prototype. A library
- * that cannot be loaded is an error, as it was when the dynamic linker
- * refused to start lsmnt without it: a line on stderr and exit status 1.
+ * dl.h - lsmnt's libsmartcols and libblkid, dlopen()ed at their first use
+ * (doc/lsmnt.md says why). Each function is called through sym_NAME, of
+ * the library's own prototype; one that cannot be loaded ends lsmnt with
+ * a message and exit status 1.
  */
 #ifndef LSMNT_DL_H
 #define LSMNT_DL_H
@@ -19,7 +12,7 @@
 #include <libsmartcols.h>
 
 /* the functions called through sym_NAME: one list, for the declarations
- * below and lsmnt-dl.c's pointers and symbol tables */
+ * below and dl.c's pointers and symbol tables */
 #define LSMNT_DL_SMARTCOLS(X) \
 	X(scols_new_table) \
 	X(scols_unref_table) \

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt's command line: findmnt's options, the columns, their checks
- * (lsmnt-parts.h).
+ * lsmnt's command line: findmnt's options, the columns, their checks.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +22,6 @@
 
 #include "cli.h"
 #include "lsmnt.h"
-#include "lsmnt-parts.h"
 
 const char usage_line[] =
 	"usage: " PROG " [options] [<device> | <mountpoint> | <device> "
@@ -814,4 +812,12 @@ int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 			return -1;
 	}
 	return 0;
+}
+
+bool has_col(const struct cmdline *cl, int col)
+{
+	for (size_t c = 0; c < cl->ncols; c++)
+		if (cl->cols[c] == col)
+			return true;
+	return false;
 }
