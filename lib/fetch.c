@@ -10,10 +10,6 @@
 
 #include "internal.h"
 
-/* first buffer of a reply with strings: most replies fit in it */
-#define STAT_FIRST_BUFSIZE 4096
-/* no reply is larger than this (the kernel's strings are page-bounded) */
-#define STAT_MAX_BUFSIZE (64U << 20)
 /* IDs asked per listmount call at first; doubles up to the kernel's max */
 #define LIST_FIRST_PAGE 1024
 /*
@@ -34,29 +30,12 @@ int mntkit__stat_into(const struct mntkit_mnt_id_req *base, uint64_t mnt_id,
 		     uint64_t mask, struct mntkit_statmount **buf,
 		     size_t *bufsize)
 {
-	const struct mntkit_backend_ops *ops = mntkit__ops();
 	struct mntkit_mnt_id_req req = *base;
-	struct mntkit_statmount *nbuf;
-	size_t size = *bufsize;
 
 	req.mnt_id = mnt_id;
 	req.param = mask;
-	if (!*buf || size < MNTKIT_STATMOUNT_FIXED_SIZE)
-		size = STAT_FIRST_BUFSIZE;
-	for (;;) {
-		if (size != *bufsize || !*buf) {
-			nbuf = realloc(*buf, size);
-			if (!nbuf)
-				return -ENOMEM;
-			*buf = nbuf;
-			*bufsize = size;
-		}
-		if (ops->statmount(&req, *buf, size, 0) == 0)
-			return 0;
-		if (errno != EOVERFLOW || size >= STAT_MAX_BUFSIZE)
-			return -errno;
-		size *= 2;
-	}
+	return mntkit__stat_grown(mntkit__ops()->statmount, &req, 0, buf,
+				  bufsize);
 }
 
 ssize_t mntkit__stat_fill(const struct mntkit_mnt_id_req *base,

@@ -310,6 +310,8 @@ uint32_t mntkit__refused_mask(void);
 size_t mntkit__sm_size(const struct mntkit_statmount *sm);
 void mntkit__sm_copy(void *dst, const struct mntkit_statmount *sm);
 struct mntkit_statmount *mntkit__sm_dup(const struct mntkit_statmount *sm);
+/* a malloc'd reply shrunk to mntkit__sm_size() (as it was if that fails) */
+struct mntkit_statmount *mntkit__sm_fit(struct mntkit_statmount *sm);
 
 /*
  * lib/reply.c: the kernel's copy of a request (copy_mnt_id_req): -EFAULT
@@ -318,6 +320,21 @@ struct mntkit_statmount *mntkit__sm_dup(const struct mntkit_statmount *sm);
  */
 int mntkit__req_copy(const struct mntkit_mnt_id_req *ureq,
 		     struct mntkit_mnt_id_req *req);
+
+/* a statmount: a backend's, the system call's, mntkit_statmount() */
+typedef int mntkit__statmount_fn(const struct mntkit_mnt_id_req *req,
+				 struct mntkit_statmount *buf, size_t bufsize,
+				 unsigned int flags);
+
+/*
+ * lib/reply.c: the reply of @fn to @req (@flags) in *@buf, a malloc'd
+ * buffer of *@bufsize bytes (NULL with 0 to begin with, or one to reuse),
+ * grown by doubling on EOVERFLOW, from 4 KiB, up to 64 MiB. 0 or the
+ * -errno of @fn (or -ENOMEM); the buffer stays the caller's either way.
+ */
+int mntkit__stat_grown(mntkit__statmount_fn *fn,
+		       const struct mntkit_mnt_id_req *req, unsigned int flags,
+		       struct mntkit_statmount **buf, size_t *bufsize);
 
 /*
  * The replies of @ids[0..@n) one after another in @buf, as

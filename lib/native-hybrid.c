@@ -31,26 +31,19 @@ static struct {
 	size_t size;
 } kreply;
 
+/* the system call, as a statmount of the library's shape */
+static int kernel_statmount(const struct mntkit_mnt_id_req *req,
+			    struct mntkit_statmount *buf, size_t bufsize,
+			    unsigned int flags)
+{
+	return sys_statmount(req, buf, bufsize, flags);
+}
+
 /* the kernel's statmount of @req into kreply; 0 or -errno */
 static int kernel_reply(const struct mntkit_mnt_id_req *req)
 {
-	size_t size = kreply.size ? kreply.size : 4096;
-
-	for (;;) {
-		if (size != kreply.size) {
-			void *p = realloc(kreply.sm, size);
-
-			if (!p)
-				return -ENOMEM;
-			kreply.sm = p;
-			kreply.size = size;
-		}
-		if (sys_statmount(req, kreply.sm, size, 0) == 0)
-			return 0;
-		if (errno != EOVERFLOW || size >= (64U << 20))
-			return -errno;
-		size *= 2;
-	}
+	return mntkit__stat_grown(kernel_statmount, req, 0, &kreply.sm,
+				  &kreply.size);
 }
 
 /*

@@ -74,14 +74,6 @@ ssize_t mntkit_stat_many(const uint64_t *ids, size_t nr_ids, uint64_t mask,
 	return got < 0 ? id_failed(__func__, (int)got, ids[0]) : got;
 }
 
-/* shrink a reply to its size (never below the fixed part) */
-static struct mntkit_statmount *fit(struct mntkit_statmount *sm)
-{
-	struct mntkit_statmount *n = realloc(sm, mntkit__sm_size(sm));
-
-	return n ? n : sm;
-}
-
 int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 		struct mntkit_statmount **out)
 {
@@ -98,7 +90,7 @@ int mntkit_stat(uint64_t mnt_id, uint64_t mask, const struct mntkit_opts *opts,
 		free(sm);
 		return mntkit__fail(-ret);
 	}
-	*out = fit(sm);
+	*out = mntkit__sm_fit(sm);
 	return 0;
 }
 

@@ -229,3 +229,37 @@ int mntkit__req_copy(const struct mntkit_mnt_id_req *ureq,
 	return mntkit__sized_in(req, sizeof(*req), ureq, ureq->size,
 				MNTKIT_MNT_ID_REQ_SIZE_VER0);
 }
+
+struct mntkit_statmount *mntkit__sm_fit(struct mntkit_statmount *sm)
+{
+	struct mntkit_statmount *n = realloc(sm, mntkit__sm_size(sm));
+
+	return n ? n : sm;
+}
+
+/* ---- a reply grown to fit ---- */
+
+#define GROWN_FIRST 4096
+#define GROWN_MAX (64U << 20) /* no reply is larger: strings are pages */
+
+int mntkit__stat_grown(mntkit__statmount_fn *fn,
+		       const struct mntkit_mnt_id_req *req, unsigned int flags,
+		       struct mntkit_statmount **buf, size_t *bufsize)
+{
+	size_t size = *bufsize;
+
+	if (!*buf || size < MNTKIT_STATMOUNT_FIXED_SIZE)
+		size = GROWN_FIRST;
+	for (;;) {
+		if (size != *bufsize || !*buf) {
+			if (mntkit__resize(buf, size, 1))
+				return -ENOMEM;
+			*bufsize = size;
+		}
+		if (fn(req, *buf, size, flags) == 0)
+			return 0;
+		if (errno != EOVERFLOW || size >= GROWN_MAX)
+			return -errno;
+		size *= 2;
+	}
+}

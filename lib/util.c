@@ -12,11 +12,24 @@
 
 /* ---- growable arrays ---- */
 
+int mntkit__resize(void *arr, size_t n, size_t size)
+{
+	void *old, *nv;
+
+	if (size && n > SIZE_MAX / size)
+		return -ENOMEM;
+	memcpy(&old, arr, sizeof(old));
+	nv = realloc(old, n * size);
+	if (!nv)
+		return -ENOMEM;
+	memcpy(arr, &nv, sizeof(nv));
+	return 0;
+}
+
 int mntkit__grow(void *arr, size_t *cap, size_t need, size_t size,
 		 size_t first)
 {
 	size_t ncap = *cap > first ? *cap : first;
-	void *old, *nv;
 
 	if (!ncap)
 		ncap = 1;
@@ -25,13 +38,8 @@ int mntkit__grow(void *arr, size_t *cap, size_t need, size_t size,
 			return -ENOMEM;
 		ncap *= 2;
 	}
-	if (ncap > SIZE_MAX / size)
+	if (mntkit__resize(arr, ncap, size))
 		return -ENOMEM;
-	memcpy(&old, arr, sizeof(old));
-	nv = realloc(old, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	memcpy(arr, &nv, sizeof(nv));
 	*cap = ncap;
 	return 0;
 }

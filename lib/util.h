@@ -28,6 +28,13 @@
 int mntkit__grow(void *arr, size_t *cap, size_t need, size_t size,
 		 size_t first);
 
+/*
+ * mntkit__resize - *@arr (a T ** passed as void *) reallocated to room for
+ * @n elements of @size bytes: 0, or -ENOMEM with *@arr as it was (for
+ * arrays that grow side by side, sized by one of them).
+ */
+int mntkit__resize(void *arr, size_t n, size_t size);
+
 /* mntkit__grow() only when @need elements do not fit already */
 static inline int mntkit__reserve(void *arr, size_t *cap, size_t need,
 				  size_t size, size_t first)

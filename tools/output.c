@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "util.h"
 
 void outbuf_init(struct outbuf *ob)
 {
@@ -44,15 +45,21 @@ static bool outbuf_reserve(struct outbuf *ob, size_t extra)
 	need = ob->len + extra + 1;
 	if (need <= ob->cap)
 		return true;
-	cap = ob->cap ? ob->cap : 256;
-	while (cap < need)
-		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-	data = ob->lent ? malloc(cap) : realloc(ob->data, cap);
-	if (!data) {
+	if (!ob->lent) {
+		if (mntkit__grow(&ob->data, &ob->cap, need, 1, 256)) {
+			ob->err = ENOMEM;
+			return false;
+		}
+		return true;
+	}
+	/* lent memory is the lender's: the text moves out into our own */
+	cap = ob->cap;
+	data = NULL;
+	if (mntkit__grow(&data, &cap, need, 1, 256)) {
 		ob->err = ENOMEM;
 		return false;
 	}
-	if (ob->lent && ob->len)
+	if (ob->len)
 		memcpy(data, ob->data, ob->len);
 	ob->lent = false;
 	ob->data = data;

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "mntkit.h"
 #include "output.h"
+#include "util.h"
 
 #define PROG "lsmnt"
 
@@ -547,17 +548,7 @@ const char *col_name(const struct printer *pr, size_t c, char *buf);
 /* room in *@v (of *@cap) for a flag per depth up to @d: 0 or -ENOMEM */
 static inline int grow_flags(bool **v, size_t *cap, unsigned int d)
 {
-	size_t ncap = (size_t)d * 2 + 16;
-	bool *nv;
-
-	if (d < *cap)
-		return 0;
-	nv = realloc(*v, ncap * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
+	return mntkit__reserve(v, cap, (size_t)d + 1, sizeof(**v), 16);
 }
 
 /* the tree's art: 2 columns each */
@@ -812,13 +803,19 @@ int run_poll(struct cmdline *cl);
 /* findmnt's checks of the entries the filters keep; 0 or -1 */
 int run_verify(struct cmdline *cl);
 
-/* ---- mem.c: big blocks, their pages present at once ---- */
+/* ---- big blocks (lib/util.h) ---- */
 
-#define HUGE_RUN (2U << 20)
-
-/* @len bytes (malloc()ed), present at once when @all will be written */
-void *big_alloc(size_t len, bool all);
-/* big_alloc()'s present memory, aligned to huge runs from @huge bytes */
-void *present_alloc(size_t len, size_t huge);
+/*
+ * @len bytes (malloc()ed: free(3) and realloc(3) take them); when @all of
+ * them will be written (every mount a row, the text of every cell, a
+ * buffer used over and over) made present at once, in huge pages from
+ * two huge runs on: mntkit__big_alloc()
+ */
+static inline void *big_alloc(size_t len, bool all)
+{
+	return all ? mntkit__big_alloc(len, 2 * MNTKIT__HUGE,
+				       MNTKIT__BIG_PRESENT) :
+		     malloc(len);
+}
 
 #endif

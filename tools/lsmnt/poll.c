@@ -166,15 +166,8 @@ static int batch_add(struct batch *b, const struct poll_opts *po,
 		return 0;
 	if (po->match && !po->match(po->ctx, now))
 		return 0;
-	if (b->n == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 16;
-		struct change *nv = realloc(b->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		b->v = nv;
-		b->cap = ncap;
-	}
+	if (mntkit__reserve(&b->v, &b->cap, b->n + 1, sizeof(*b->v), 16))
+		return -ENOMEM;
 	c = &b->v[b->n];
 	memset(c, 0, sizeof(*c));
 	c->sm = sm_copy(now, ev->mnt_ns_id);
@@ -203,15 +196,9 @@ static int batch_add(struct batch *b, const struct poll_opts *po,
  */
 static int fresh_add(struct batch *b, uint64_t ns_id)
 {
-	if (b->nfresh == b->freshcap) {
-		size_t ncap = b->freshcap ? b->freshcap * 2 : 8;
-		uint64_t *nv = realloc(b->fresh, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		b->fresh = nv;
-		b->freshcap = ncap;
-	}
+	if (mntkit__reserve(&b->fresh, &b->freshcap, b->nfresh + 1,
+			    sizeof(*b->fresh), 8))
+		return -ENOMEM;
 	b->fresh[b->nfresh++] = ns_id;
 	return 0;
 }
@@ -343,11 +330,8 @@ static int batch_rows(struct batch *b, const struct poll_opts *po,
 	if (po->first_only && *n > 1)
 		*n = 1; /* after the sort below: findmnt's first */
 	if (b->n > b->rowcap) {
-		struct row *nv = realloc(b->rows, b->n * sizeof(*nv));
-
-		if (!nv)
+		if (mntkit__resize(&b->rows, b->n, sizeof(*b->rows)))
 			return -ENOMEM;
-		b->rows = nv;
 		b->rowcap = b->n;
 	}
 	qsort(b->v, b->n, sizeof(*b->v), cmp_change);

@@ -41,15 +41,9 @@ int print_flat(const struct printer *pr, const struct row *rows,
 			break;
 		}
 		/* --tree: findmnt's art is part of the TARGET value here */
-		if (d >= morecap) {
-			bool *nv = realloc(more, (d + 16) * sizeof(*nv));
-
-			if (!nv) {
-				ret = -ENOMEM;
-				break;
-			}
-			more = nv;
-			morecap = d + 16;
+		if (grow_flags(&more, &morecap, d) < 0) {
+			ret = -ENOMEM;
+			break;
 		}
 		more[d] = !row_last(pr, rows, i, n);
 		for (size_t c = 0; c < pr->ncols; c++) {

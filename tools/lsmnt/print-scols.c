@@ -51,17 +51,10 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 			ret = -ENOMEM;
 			break;
 		}
-		if (d + 1 > upcap) {
-			size_t ncap = (size_t)d * 2 + 16;
-			struct libscols_line **nv =
-				realloc(up, ncap * sizeof(*nv));
-
-			if (!nv) {
-				ret = -ENOMEM;
-				break;
-			}
-			up = nv;
-			upcap = ncap;
+		if (mntkit__reserve(&up, &upcap, (size_t)d + 1, sizeof(*up),
+				    16)) {
+			ret = -ENOMEM;
+			break;
 		}
 		ln = sym_scols_table_new_line(tb, d ? up[d - 1] : NULL);
 		if (!ln) {

@@ -34,15 +34,8 @@ static ssize_t forest_add(struct forest *fo, const struct mntkit_table *t,
 
 	if (fo->n >= INT32_MAX)
 		return -ENOMEM;
-	if (fo->n == fo->cap) {
-		size_t ncap = fo->cap ? fo->cap * 2 : 256;
-		struct row *nv = realloc(fo->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		fo->v = nv;
-		fo->cap = ncap;
-	}
+	if (mntkit__vec_room(fo, 1, 256))
+		return -ENOMEM;
 	node = &fo->v[fo->n];
 	memset(node, 0, sizeof(*node));
 	node->t = t;
@@ -95,17 +88,11 @@ int forest_rows(struct forest *fo, struct row **rows, size_t *n)
 			r[k] = *node;
 		k++;
 		if (node->first_child >= 0) {
-			if (depth + 1 > upcap) {
-				size_t ncap = upcap ? upcap * 2 : 64;
-				ssize_t *nv = realloc(up, ncap * sizeof(*nv));
-
-				if (!nv) {
-					free(up);
-					free(r);
-					return -ENOMEM;
-				}
-				up = nv;
-				upcap = ncap;
+			if (mntkit__reserve(&up, &upcap, depth + 1,
+					    sizeof(*up), 64)) {
+				free(up);
+				free(r);
+				return -ENOMEM;
 			}
 			up[depth++] = cur;
 			cur = node->first_child;
@@ -404,22 +391,14 @@ static int frame(struct build *b, const struct mntkit_table *t, size_t sp,
 		 size_t node, ssize_t anc)
 {
 	if (sp >= b->cap) {
-		size_t ncap = sp * 2 + 64;
-		size_t *nn = realloc(b->node, ncap * sizeof(*nn));
-		ssize_t *nc, *na;
+		/* three arrays side by side, sized by the first */
+		size_t cap = b->cap;
 
-		if (!nn)
+		if (mntkit__grow(&b->node, &cap, sp + 1, sizeof(*b->node), 64) ||
+		    mntkit__resize(&b->cur, cap, sizeof(*b->cur)) ||
+		    mntkit__resize(&b->anc, cap, sizeof(*b->anc)))
 			return -ENOMEM;
-		b->node = nn;
-		nc = realloc(b->cur, ncap * sizeof(*nc));
-		if (!nc)
-			return -ENOMEM;
-		b->cur = nc;
-		na = realloc(b->anc, ncap * sizeof(*na));
-		if (!na)
-			return -ENOMEM;
-		b->anc = na;
-		b->cap = ncap;
+		b->cap = cap;
 	}
 	b->node[sp] = node;
 	if (own_kids(b)) {
@@ -743,17 +722,13 @@ struct walk {
 static int walk_push(struct walk *w, size_t sp, uint32_t node, uint32_t at)
 {
 	if (sp >= w->cap) {
-		size_t ncap = w->cap * 2 + 64;
-		uint32_t *nn = realloc(w->node, ncap * sizeof(*nn)), *na;
+		/* two arrays side by side, sized by the first */
+		size_t cap = w->cap;
 
-		if (!nn)
+		if (mntkit__grow(&w->node, &cap, sp + 1, sizeof(*w->node), 64) ||
+		    mntkit__resize(&w->at, cap, sizeof(*w->at)))
 			return -ENOMEM;
-		w->node = nn;
-		na = realloc(w->at, ncap * sizeof(*na));
-		if (!na)
-			return -ENOMEM;
-		w->at = na;
-		w->cap = ncap;
+		w->cap = cap;
 	}
 	w->node[sp] = node;
 	w->at[sp] = at;

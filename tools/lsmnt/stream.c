@@ -74,19 +74,19 @@ struct stream_part {
 static int stream_room(struct stream_part *sp, size_t at, size_t room)
 {
 	/* a part's replies: a 512-byte fixed part and their strings each */
-	size_t ncap = sp->cap ? sp->cap : (STREAM_ROWS + 1) * 1024U;
-	char *nv;
+	size_t first = (STREAM_ROWS + 1) * 1024U;
 
 	if (sp->cap >= at + room)
 		return 0;
-	while (ncap < at + room)
-		ncap *= 2;
-	/* the first: its pages present at once (big_alloc()) */
-	nv = sp->arena ? realloc(sp->arena, ncap) : big_alloc(ncap, true);
-	if (!nv)
+	if (sp->arena)
+		return mntkit__grow(&sp->arena, &sp->cap, at + room, 1, 0);
+	/* the first: its pages present at once */
+	if (first < at + room)
+		first = at + room;
+	sp->arena = big_alloc(first, true);
+	if (!sp->arena)
 		return -ENOMEM;
-	sp->arena = nv;
-	sp->cap = ncap;
+	sp->cap = first;
 	return 0;
 }
 
@@ -165,12 +165,12 @@ static int tree_mem_new(struct tree_mem *m, struct text_cells *tc, size_t n,
 	size_t per = sizeof(*m->keys) + sizeof(*tc->at) + sizeof(*tc->tw) +
 		     sizeof(*m->order) + TREE_SHAPE_WORK(1) + TREE_TEXT;
 
-	if (n > (SIZE_MAX - HUGE_RUN) / 2 / per)
+	if (n > (SIZE_MAX - MNTKIT__HUGE) / 2 / per)
 		return -ENOMEM;
 	m->len = n * per + 256;
 	if (m->len >= TREE_HUGE) /* whole huge runs */
-		m->len = (m->len + HUGE_RUN - 1) & ~(size_t)(HUGE_RUN - 1);
-	m->block = present_alloc(m->len, TREE_HUGE);
+		m->len = (m->len + MNTKIT__HUGE - 1) & ~(size_t)(MNTKIT__HUGE - 1);
+	m->block = mntkit__big_alloc(m->len, TREE_HUGE, MNTKIT__BIG_PRESENT);
 	if (!m->block)
 		return -ENOMEM;
 	m->keys = tree_take(m, n * sizeof(*m->keys));

@@ -288,17 +288,8 @@ static void check_source(struct vfy *v, const struct verify_entry *e,
 
 static void add_fs(struct vfy *v, const char *name, size_t len)
 {
-	char **nv;
-
-	if (v->nfs == v->capfs) {
-		size_t cap = v->capfs ? v->capfs * 2 : 64;
-
-		nv = realloc(v->fs, cap * sizeof(*nv));
-		if (!nv)
-			return;
-		v->fs = nv;
-		v->capfs = cap;
-	}
+	if (mntkit__reserve(&v->fs, &v->capfs, v->nfs + 1, sizeof(*v->fs), 64))
+		return;
 	v->fs[v->nfs] = strndup(name, len);
 	if (v->fs[v->nfs])
 		v->nfs++;
