@@ -376,6 +376,15 @@ static const struct {
 	{"ID =~ \"[[:nope:]]\"", "Invalid character class name", ""},
 	{"ID =~ \"\\\"", "Trailing backslash", ""},
 	{"ID !~ \"(\"", "Unmatched ( or \\(", ""},
+	/*
+	 * where glibc's regcomp() would take minutes or all memory (findmnt
+	 * waits): refused
+	 */
+	{"ID =~ \"x{1,32000}\"", "Regular expression too big", ""},
+	{"ID =~ \"a{1000}{1000}\"", "Regular expression too big", ""},
+	{"ID =~ \"q*++++++++\"", "Regular expression too big", ""},
+	{"ID =~ \"(((((((((((((a)+)+)+)+)+)+)+)+)+)+)+)+)+\"",
+	 "Regular expression too big", ""},
 	/* right sides libsmartcols takes for a NULL string */
 	{"ID =~ ID", "(null)", ""},
 	{"ID =~ (ID)", "(null)", ""},
@@ -537,6 +546,25 @@ static const struct {
 	{"(ID =~ \"2\") == (ID =~ \"1\")",
 	 "(eq:boolean (reg:string ID \"2\") (reg:string ID \"1\"))", 0, 0},
 };
+
+/* regular expressions within the bounds compile */
+static const char *const regexes_ok[] = {
+	"^/(proc|sys)", "\\<ro\\>", "(^|,)ro(,|$)", "[[:digit:]]{1,3}%",
+	"x{1,1000}", "(x{1,30}){1,30}", "^8:+++++++", "q*+++++++", "[]a]+[^]]*",
+	"[[:alpha:][.-.]]*", "((a|b)*c?)+", "a\\{1000000}",
+};
+
+T_CASE(regex_bounds)
+{
+	for (size_t i = 0; i < sizeof(regexes_ok) / sizeof(regexes_ok[0]);
+	     i++) {
+		char *t = t_path("TARGET =~ \"%s\"", regexes_ok[i]);
+		struct expr *e = parse_ok(t);
+
+		expr_free(e);
+		free(t);
+	}
+}
 
 T_CASE(eval)
 {
