@@ -35,7 +35,9 @@ usage() {
 	exit 2
 }
 
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	usage
+fi
 case $1 in
 sid | 2.42) suite=sid ;;
 trixie | 2.41) suite=trixie ;;
@@ -82,19 +84,9 @@ for c in apt-get dpkg-deb; do
 done
 [ -f "$KEYRING" ] || fail "no $KEYRING"
 
-# the Debian archive's URI, as the machine's apt has it (never changed)
-archive_uri() {
-	for f in /etc/apt/sources.list.d/debian.sources \
-		/etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk '/^URIs:/ { for (i = 2; i <= NF; i++)
-				if ($i !~ /security/) { print $i; exit } }' "$f" |
-			head -n 1 | grep . && return 0
-	done
-	awk '$1 == "deb" && $0 !~ /security/ {
-		for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) { print $i; exit } }' \
-		/etc/apt/sources.list 2>/dev/null | head -n 1 | grep .
-}
+# archive_uri: the Debian archive's URI, as the machine's apt has it
+# shellcheck source-path=SCRIPTDIR source=debian-archive.sh
+. "$(dirname "$0")/debian-archive.sh"
 
 uri=$(archive_uri) || fail "no Debian archive URI in the machine's apt sources"
 apt_log=$(mktemp "${TMPDIR:-/tmp}/mntkit-findmnt-apt.XXXXXX") ||
@@ -130,14 +122,17 @@ root=$dir/root
 for f in usr/lib64/ld-linux-x86-64.so.2 usr/bin/findmnt; do
 	[ -e "$tmp/root/$f" ] || fail "the packages have no $f"
 done
-rm -rf "$root" && mv "$tmp/root" "$root" || fail "cannot store $root"
-ls "$tmp"/*.deb | sed 's|.*/||' >"$dir/packages"
+rm -rf "$root"
+mv "$tmp/root" "$root" || fail "cannot store $root"
+for deb in "$tmp"/*.deb; do
+	echo "${deb##*/}"
+done >"$dir/packages"
 cat >"$wrapper.new" <<EOF
 #!/bin/sh
 # findmnt of Debian $suite ($(sed -n 's/^util-linux_\([^_]*\)_.*/\1/p' "$dir/packages")), by scripts/findmnt-suite.sh
 exec '$root/usr/lib64/ld-linux-x86-64.so.2' --library-path '$root/usr/lib/x86_64-linux-gnu' '$root/usr/bin/findmnt' "\$@"
 EOF
-chmod +x "$wrapper.new" && mv "$wrapper.new" "$wrapper" ||
-	fail "cannot write $wrapper"
+chmod +x "$wrapper.new" || fail "cannot write $wrapper"
+mv "$wrapper.new" "$wrapper" || fail "cannot write $wrapper"
 ready || fail "$wrapper does not run: $("$wrapper" --version 2>&1 | tail -n 1)"
 echo "$wrapper"

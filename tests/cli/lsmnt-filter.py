@@ -43,6 +43,57 @@ def run(argv, stdin=None):
     return p.returncode, p.stdout, p.stderr
 
 
+# the test mounts: (type, source, directory under the base, options,
+# then a command: "bind FROM", "shared", "slave", "unbindable", or a file
+# to fill, or None)
+MOUNTS = [
+    ("tmpfs", "filter-top", "", "size=4m,mode=755", None),
+    ("tmpfs", " sp ace ", "a", "size=1m,nr_inodes=100", "fill a/f 300000"),
+    ("tmpfs", "tmpb", "b", "size=2m", None),
+    (None, None, "c", None, "bind a/sub"),
+    ("tmpfs", "ro=ro", "r o", "ro,nosuid,nodev,noexec,noatime", None),
+    ("tmpfs", 'q"uote', "q", None, None),
+    ("tmpfs", "shared", "s", None, "shared"),
+    (None, None, "sl", None, "bind s"),
+    (None, None, "sl", None, "slave"),
+    ("tmpfs", "unb", "u", None, "unbindable"),
+    ("tmpfs", "st1", "st", None, None),
+    ("tmpfs", "st2", "st", "size=8k", None),
+    ("ramfs", "ramfs", "ram", None, None),
+    ("proc", "proc", "p", None, None),
+    ("sysfs", "sysfs", "sy", None, None),
+    ("tmpfs", "big", "big", "size=3g,nr_inodes=1000000", None),
+    ("tmpfs", "\u00e9t\u00e9", "\u00e9", "size=64k", None),
+    ("tmpfs", "nest", "b/n1", None, None),
+    ("tmpfs", "nest2", "b/n1/n2", "relatime,size=100k", None),
+]
+
+
+def make_mounts(base):
+    """Mount MOUNTS under BASE (in the caller's private namespace)."""
+    def sh(*argv):
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+
+    for fstype, src, sub, opts, then in MOUNTS:
+        d = os.path.join(base, sub)
+        os.makedirs(d, exist_ok=True)
+        if fstype:
+            sh("mount", "-t", fstype, *(["-o", opts] if opts else []),
+               src, d)
+            if sub == "a":
+                os.makedirs(os.path.join(d, "sub"), exist_ok=True)
+        if not then:
+            continue
+        what = then.split(" ")
+        if what[0] == "bind":
+            sh("mount", "--bind", os.path.join(base, what[1]), d)
+        elif what[0] == "fill":
+            with open(os.path.join(base, what[1]), "wb") as f:
+                f.write(b"\0" * int(what[2]))
+        else:
+            sh("mount", "--make-" + what[0], d)
+
+
 def columns():
     rc, out, _ = run([FINDMNT, "-H", "-r"])
     if rc:
@@ -335,6 +386,9 @@ def short(s, n=120):
 def main():
     global COLS
     case = sys.argv[1]
+    if case == "mounts":
+        make_mounts(sys.argv[2])
+        return
     rc, out, _ = run([FINDMNT, "--version"])
     if rc or b"2.42" not in out:
         skip("%s is not findmnt 2.42: %r" % (FINDMNT, out[:80]))

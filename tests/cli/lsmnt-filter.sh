@@ -7,8 +7,9 @@
 # BUILDDIR/findmnt-cache).
 #
 # In a private mount namespace with varied mounts (tmpfs of several sizes
-# and options, sources with blanks and quotes, bind, read-only, shared,
-# slave and unbindable mounts, a stacked mount, ramfs, proc, sysfs), the
+# and options, sources with blanks, quotes and accents, bind, read-only,
+# shared, slave and unbindable mounts, a stacked mount, nested mounts,
+# ramfs, proc, sysfs), the
 # expressions of tests/cli/lsmnt-filter.py, a fixed list and random ones,
 # run through
 #
@@ -35,27 +36,9 @@ skip_all() {
 	cli_done
 }
 
-# the test mounts, in the private namespace
+# the test mounts (lsmnt-filter.py's), in the private namespace
 filter_mounts() {
-	local t=$CLI_TMP/t
-	mkdir -p "$t" &&
-		mount -t tmpfs -o size=4m,mode=755 filter-top "$t" &&
-		mkdir -p "$t/a" "$t/b" "$t/c" "$t/r o" "$t/s" "$t/sl" "$t/u" \
-			"$t/q" "$t/st" "$t/ram" "$t/p" "$t/sy" "$t/big" &&
-		mount -t tmpfs -o size=1m,nr_inodes=100 " sp ace " "$t/a" &&
-		mkdir -p "$t/a/sub" && head -c 300000 /dev/zero >"$t/a/f" &&
-		mount -t tmpfs -o size=2m tmpb "$t/b" &&
-		mount --bind "$t/a/sub" "$t/c" &&
-		mount -t tmpfs -o ro,nosuid,nodev,noexec,noatime "ro=ro" "$t/r o" &&
-		mount -t tmpfs 'q"uote' "$t/q" &&
-		mount -t tmpfs shared "$t/s" && mount --make-shared "$t/s" &&
-		mount --bind "$t/s" "$t/sl" && mount --make-slave "$t/sl" &&
-		mount -t tmpfs unb "$t/u" && mount --make-unbindable "$t/u" &&
-		mount -t tmpfs st1 "$t/st" && mount -t tmpfs -o size=8k st2 "$t/st" &&
-		mount -t ramfs ramfs "$t/ram" &&
-		mount -t proc proc "$t/p" &&
-		mount -t sysfs sysfs "$t/sy" &&
-		mount -t tmpfs -o size=3g,nr_inodes=1000000 big "$t/big"
+	python3 "$SRCDIR/tests/cli/lsmnt-filter.py" mounts "$CLI_TMP/t"
 }
 
 if [ "${2:-}" != --in-ns ]; then

@@ -131,6 +131,14 @@ static const char *val_cstr(const struct val *v, struct sbuf *tmp)
 	return tmp->p;
 }
 
+/* after strto*() of @s up to @end: 0, or -errno, or -EINVAL for junk */
+static int parsed(const char *s, const char *end)
+{
+	if (errno)
+		return -errno;
+	return end == s || *end ? -EINVAL : 0;
+}
+
 /*
  * util-linux's ul_strtou64(): digits of base 10 after optional blanks and
  * a sign, nothing after them; a negative number is ERANGE. 0 or -errno.
@@ -138,21 +146,15 @@ static const char *val_cstr(const struct val *v, struct sbuf *tmp)
 static int parse_u64(const char *s, uint64_t *out)
 {
 	char *end = NULL;
-	intmax_t sv;
 
 	if (!s || !*s)
 		return -EINVAL;
 	errno = 0;
-	sv = strtoimax(s, &end, 10);
-	if (sv < 0)
+	if (strtoimax(s, &end, 10) < 0)
 		return -ERANGE;
 	errno = 0;
 	*out = strtoumax(s, &end, 10);
-	if (errno)
-		return -errno;
-	if (end == s || *end)
-		return -EINVAL;
-	return 0;
+	return parsed(s, end);
 }
 
 /* util-linux's ul_strtold(): 0 or -errno */
@@ -164,11 +166,7 @@ static int parse_float(const char *s, long double *out)
 		return -EINVAL;
 	errno = 0;
 	*out = strtold(s, &end);
-	if (errno)
-		return -errno;
-	if (end == s || *end)
-		return -EINVAL;
-	return 0;
+	return parsed(s, end);
 }
 
 static bool ascii_caseeq(const char *a, const char *b)
