@@ -161,15 +161,55 @@ static int bind_holders(const struct table *t, struct expr *e)
 	return -1;
 }
 
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		for (size_t c = 0; c < t->ncols; c++)
+			free(t->rows[i][c]);
+		free(t->rows[i]);
+	}
+	free(t->rows);
+	free(t->names);
+	free(t->number);
+}
+
+/* the evaluation of @e over the rows: findmnt's exit status */
+static int filter_rows(struct table *t, struct expr *e)
+{
+	int id = col_index(t, "ID", false), rc;
+	bool *match = calloc(t->nrows + 1, sizeof(*match));
+	size_t matched = 0;
+
+	if (!match)
+		return 2;
+	/* findmnt prints the table once every row is in */
+	for (size_t i = 0; i < t->nrows && id >= 0; i++) {
+		rc = expr_eval(e, value, t->rows[i]);
+		if (rc < 0) {
+			fflush(stdout);
+			fprintf(stderr, "findmnt: failed to apply filter: %s\n",
+				expr_strerror(e, rc, isatty(1)));
+			free(match);
+			return 1;
+		}
+		match[i] = rc;
+		matched += (size_t)rc;
+	}
+	for (size_t i = 0; i < t->nrows && matched; i++)
+		if (match[i])
+			printf("%s\n", t->rows[i][id] ? t->rows[i][id] : "");
+	free(match);
+	return matched ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct table t = {0};
-	char **nums;
-	size_t nnum, len, matched = 0;
+	struct expr *e = NULL;
 	const char *echo;
-	struct expr *e;
-	bool *match;
-	int id, rc = 0;
+	size_t nnum, len;
+	char **nums;
+	int rc = 1;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: expr-run COLUMNS NUMBERS EXPR\n");
@@ -180,9 +220,13 @@ int main(int argc, char **argv)
 	nums = split(argv[2], &nnum);
 	if (!t.number)
 		return 2;
-	for (size_t i = 0; i < nnum; i++)
-		if (col_index(&t, nums[i], false) >= 0)
-			t.number[col_index(&t, nums[i], false)] = true;
+	for (size_t i = 0; i < nnum; i++) {
+		int c = col_index(&t, nums[i], false);
+
+		if (c >= 0)
+			t.number[c] = true;
+	}
+	free(nums);
 	e = expr_parse(argv[3]);
 	if (!e)
 		return 2;
@@ -192,31 +236,14 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		fprintf(stderr, "findmnt: failed to parse \"%s\": %s\n", argv[3],
 			expr_error(e));
-		return 1;
+		goto out;
 	}
 	if (bind_holders(&t, e) || expr_prepare(e))
-		return 1;
+		goto out;
 	read_rows(&t);
-	id = col_index(&t, "ID", false);
-	match = calloc(t.nrows + 1, sizeof(*match));
-	if (!match)
-		return 2;
-	/* findmnt prints the table once every row is in */
-	for (size_t i = 0; i < t.nrows && id >= 0; i++) {
-		rc = expr_eval(e, value, t.rows[i]);
-		if (rc < 0) {
-			fflush(stdout);
-			fprintf(stderr, "findmnt: failed to apply filter: %s\n",
-				expr_strerror(e, rc, isatty(1)));
-			return 1;
-		}
-		match[i] = rc;
-		matched += rc;
-	}
-	for (size_t i = 0; i < t.nrows && matched; i++)
-		if (match[i])
-			printf("%s\n", t.rows[i][id] ? t.rows[i][id] : "");
-	free(match);
+	rc = filter_rows(&t, e);
+out:
 	expr_free(e);
-	return matched ? 0 : 1;
+	table_free(&t);
+	return rc;
 }
