@@ -28,10 +28,10 @@
 #define MAX_COLS 64 /* findmnt's columns[]: twice its 32 columns */
 
 struct table {
-	char **names;  /* the known columns */
+	char **names; /* the known columns */
 	bool *number;
 	size_t ncols;
-	char ***rows;  /* rows[i][col]: the value or NULL */
+	char ***rows; /* rows[i][col]: the value or NULL */
 	size_t nrows;
 };
 
@@ -95,8 +95,8 @@ static void read_rows(struct table *t)
 				exit(2);
 		}
 		if (!len) {
-			t->rows = realloc(t->rows, (t->nrows + 1) *
-							   sizeof(*t->rows));
+			t->rows = realloc(t->rows,
+					  (t->nrows + 1) * sizeof(*t->rows));
 			if (!t->rows)
 				exit(2);
 			t->rows[t->nrows++] = row;
@@ -145,9 +145,10 @@ static int bind_holders(const struct table *t, struct expr *e)
 			found |= !strcmp(have[j], name);
 		if (!found) {
 			if (nhave >= MAX_COLS) {
-				fprintf(stderr, "findmnt: too many columns "
-						"specified, the limit is %d "
-						"columns\n",
+				fprintf(stderr,
+					"findmnt: too many columns "
+					"specified, the limit is %d "
+					"columns\n",
 					MAX_COLS - 1);
 				return -1;
 			}
@@ -234,8 +235,8 @@ int main(int argc, char **argv)
 	fwrite(echo, 1, len, stdout);
 	if (expr_error(e)) {
 		fflush(stdout);
-		fprintf(stderr, "findmnt: failed to parse \"%s\": %s\n", argv[3],
-			expr_error(e));
+		fprintf(stderr, "findmnt: failed to parse \"%s\": %s\n",
+			argv[3], expr_error(e));
 		goto out;
 	}
 	if (bind_holders(&t, e) || expr_prepare(e))

@@ -241,13 +241,13 @@ static const char *const tok_name[] = {
 };
 
 static const char *const op_name[] = {
-	[T_AND] = "and", [T_OR] = "or", [T_NEG] = "not", [T_EQ] = "eq",
-	[T_NE] = "ne",	 [T_LT] = "lt", [T_LE] = "le",	 [T_GT] = "gt",
+	[T_AND] = "and", [T_OR] = "or",	  [T_NEG] = "not",   [T_EQ] = "eq",
+	[T_NE] = "ne",	 [T_LT] = "lt",	  [T_LE] = "le",     [T_GT] = "gt",
 	[T_GE] = "ge",	 [T_REG] = "reg", [T_NREG] = "nreg",
 };
 
 static const char *const type_name[] = {
-	[0] = "none",	       [EXPR_STRING] = "string", [EXPR_U64] = "u64",
+	[0] = "none",		[EXPR_STRING] = "string", [EXPR_U64] = "u64",
 	[EXPR_FLOAT] = "float", [EXPR_BOOL] = "boolean",
 };
 
@@ -367,8 +367,7 @@ static struct leaf *new_leaf(struct expr *e, int32_t *idx)
 	struct leaf *lf;
 
 	if (e->nleaves >= INT32_MAX ||
-	    grow((void **)&e->leaves, &e->leaves_cap, e->nleaves,
-		 sizeof(*lf)))
+	    grow((void **)&e->leaves, &e->leaves_cap, e->nleaves, sizeof(*lf)))
 		return NULL;
 	*idx = (int32_t)e->nleaves;
 	lf = &e->leaves[e->nleaves++];
@@ -421,8 +420,8 @@ static bool is_alpha(int c)
 /* a character of a holder's name after its first */
 static bool is_name(int c)
 {
-	return is_alpha(c) || is_digit(c) || c == '_' || c == '.' ||
-	       c == '%' || c == ':' || c == '/' || c == '-';
+	return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '%' ||
+	       c == ':' || c == '/' || c == '-';
 }
 
 static const struct {
@@ -752,9 +751,8 @@ static int param(struct parser *p, int32_t *out)
 	default: /* T_HOLDER */
 		lf->holder = true;
 		lf->name = strndup(text, lx->len);
-		if (!lf->name ||
-		    grow((void **)&e->holders, &e->holders_cap, e->nholders,
-			 sizeof(size_t)))
+		if (!lf->name || grow((void **)&e->holders, &e->holders_cap,
+				      e->nholders, sizeof(size_t)))
 			return -ENOMEM;
 		e->holders[e->nholders++] = (size_t)*out;
 		break;
@@ -773,8 +771,8 @@ static int param(struct parser *p, int32_t *out)
  * character or bracket expression; for a repetition of count N (2 for
  * * + ?) of something of size S, S * N * N plus 2 * 5^L, L its nesting.
  */
-#define RE_MAX_REPEATS 256	  /* repetition operators */
-#define RE_MAX_GROUPS  256	  /* open parentheses */
+#define RE_MAX_REPEATS 256	 /* repetition operators */
+#define RE_MAX_GROUPS  256	 /* open parentheses */
 #define RE_MAX_COST    2000000UL /* about 0.1 us of regcomp() each */
 #define RE_ATOM_COST   16
 
@@ -814,7 +812,8 @@ static const char *re_bracket_end(const char *p)
 	if (*p == ']')
 		p++;
 	for (; *p && *p != ']'; p++) {
-		if (p[0] == '[' && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
+		if (p[0] == '[' &&
+		    (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
 			const char *q = p + 2;
 
 			while (*q && !(q[0] == p[1] && q[1] == ']'))
@@ -843,7 +842,8 @@ static uint64_t re_interval(const char **p)
 		m = n + 1;
 		if (is_digit((unsigned char)*q))
 			for (m = 0; is_digit((unsigned char)*q); q++)
-				m = sat_add(sat_mul(m, 10), (uint64_t)(*q - '0'));
+				m = sat_add(sat_mul(m, 10),
+					    (uint64_t)(*q - '0'));
 	}
 	if (*q != '}')
 		return 0;
@@ -1242,7 +1242,7 @@ static int val_cast(struct val *v, unsigned char type, char *num, size_t size,
 		if (type == EXPR_STRING)
 			snprintf(num, size, "%Lg", v->n.f);
 		else if (type == EXPR_U64)
-			v->n.u = !(v->n.f > 0)	      ? 0
+			v->n.u = !(v->n.f > 0)	     ? 0
 				 : v->n.f >= 0x1p64L ? UINT64_MAX
 						     : (uint64_t)v->n.f;
 		else
@@ -1623,8 +1623,8 @@ static int dump_insn(const struct expr *e, struct dump *d,
 		if (l && r)
 			n = asprintf(&s, "(%s%s%s %s %s)", op_name[in->cmp],
 				     e->prepared ? ":" : "",
-				     e->prepared ? type_name[in->ctype] : "",
-				     l, r);
+				     e->prepared ? type_name[in->ctype] : "", l,
+				     r);
 		break;
 	default:
 		d->joins[d->nj++] = (uint32_t)(in - e->code);
