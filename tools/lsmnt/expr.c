@@ -540,13 +540,36 @@ static size_t quoted_len(const char *s)
 	return 0;
 }
 
-/* the two-character token @t2 when @c follows, else the one-character @t1 */
-static enum tok lex_pair(struct lexer *lx, char c, enum tok t2, enum tok t1)
+/*
+ * The operators: @two when @next follows @c, else @one (T_END: none, the
+ * character is echoed)
+ */
+static const struct {
+	char c, next;
+	enum tok two, one;
+} operators[] = {
+	{'&', '&', T_AND, T_END},  {'|', '|', T_OR, T_END},
+	{'!', '~', T_NREG, T_NEG}, {'!', '=', T_NE, T_NEG},
+	{'=', '~', T_REG, T_END},  {'=', '=', T_EQ, T_END},
+	{'<', '=', T_LE, T_LT},	   {'>', '=', T_GE, T_GT},
+};
+
+/* the operator at the lexer's position: its token, or T_END */
+static enum tok lex_operator(struct lexer *lx)
 {
-	if (lx->s[lx->pos + 1] != c)
-		return t1;
-	lx->len = 2;
-	return t2;
+	const char *s = lx->s + lx->pos;
+	enum tok t = T_END;
+
+	for (size_t i = 0; i < sizeof(operators) / sizeof(operators[0]); i++) {
+		if (operators[i].c != s[0])
+			continue;
+		if (operators[i].next == s[1]) {
+			lx->len = 2;
+			return operators[i].two;
+		}
+		t = operators[i].one;
+	}
+	return t;
 }
 
 /*
@@ -588,27 +611,10 @@ static int lex(struct expr *e, struct lexer *lx)
 			else
 				lx->len = 1;
 			break;
-		case '&':
-			t = lex_pair(lx, '&', T_AND, T_END);
-			break;
-		case '|':
-			t = lex_pair(lx, '|', T_OR, T_END);
-			break;
-		case '!':
-			t = s[1] == '~' ? lex_pair(lx, '~', T_NREG, T_NEG)
-					: lex_pair(lx, '=', T_NE, T_NEG);
-			break;
-		case '=':
-			t = s[1] == '~' ? lex_pair(lx, '~', T_REG, T_END)
-					: lex_pair(lx, '=', T_EQ, T_END);
-			break;
-		case '<':
-			t = lex_pair(lx, '=', T_LE, T_LT);
-			break;
-		case '>':
-			t = lex_pair(lx, '=', T_GE, T_GT);
-			break;
 		default:
+			t = lex_operator(lx);
+			if (t != T_END)
+				break;
 			if (is_digit(c)) {
 				if (lex_number(lx))
 					return -ENOMEM;
