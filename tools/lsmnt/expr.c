@@ -1603,6 +1603,17 @@ struct dump {
 	size_t nj;
 };
 
+/* push @s (made by asprintf(), which returned @n) in place of @l and @r */
+static int dump_push(struct dump *d, char *s, int n, char *l, char *r)
+{
+	free(l);
+	free(r);
+	if (n < 0)
+		return -ENOMEM;
+	d->st[d->n++] = s;
+	return 0;
+}
+
 static char *dump_operand(const struct expr *e, struct dump *d, int32_t o)
 {
 	return o == ON_STACK ? d->st[--d->n] : leaf_text(&e->leaves[o]);
@@ -1636,12 +1647,7 @@ static int dump_insn(const struct expr *e, struct dump *d,
 		d->joins[d->nj++] = (uint32_t)(in - e->code);
 		return 0;
 	}
-	free(l);
-	free(r);
-	if (n < 0)
-		return -ENOMEM;
-	d->st[d->n++] = s;
-	return 0;
+	return dump_push(d, s, n, l, r);
 }
 
 /* the && and || whose right side ends at @pc */
@@ -1653,11 +1659,8 @@ static int dump_joins(const struct expr *e, struct dump *d, size_t pc)
 		int n = asprintf(&s, "(%s %s %s)",
 				 in->op == OP_JF ? "and" : "or", l, r);
 
-		free(l);
-		free(r);
-		if (n < 0)
+		if (dump_push(d, s, n, l, r))
 			return -ENOMEM;
-		d->st[d->n++] = s;
 	}
 	return 0;
 }
