@@ -14,7 +14,8 @@
 #                 and the library alone (-Dtools=false ...)
 #   make fuzz     the libFuzzer target for FUZZ_TIME seconds (fuzz/run.sh;
 #                 replays the corpus when libFuzzer is not available);
-#                 FUZZ_TARGET=fuzz-tab for the table-file reader
+#                 FUZZ_TARGET=fuzz-tab for the table-file reader,
+#                 FUZZ_TARGET=fuzz-expr for lsmnt's filter expressions
 
 PREFIX  ?= /usr/local
 BUILD   ?= build

@@ -19,8 +19,10 @@
 # under the sanitizers), which fails on a crash just the same.
 #
 # Environment: MESON, NINJA (as the Makefile's), FUZZ_JOBS (libFuzzer
-# -jobs, default 1), FUZZ_TARGET (fuzz-mountinfo, the default, or
-# fuzz-tab: the table-file reader, lib/tab.c, from fuzz/corpus-tab/).
+# -jobs, default 1), FUZZ_TARGET (fuzz-mountinfo, the default;
+# fuzz-tab: the table-file reader, lib/tab.c, from fuzz/corpus-tab/;
+# fuzz-expr: lsmnt's filter expressions, tools/lsmnt/expr.c, from
+# fuzz/corpus-expr/).
 set -eu
 
 fbuild=${1:-build-fuzz}
@@ -32,8 +34,9 @@ target=${FUZZ_TARGET:-fuzz-mountinfo}
 case $target in
 fuzz-mountinfo) corpus=corpus ;;
 fuzz-tab) corpus=corpus-tab ;;
+fuzz-expr) corpus=corpus-expr ;;
 *)
-	echo "fuzz: FUZZ_TARGET must be fuzz-mountinfo or fuzz-tab" >&2
+	echo "fuzz: FUZZ_TARGET must be fuzz-mountinfo, fuzz-tab or fuzz-expr" >&2
 	exit 2
 	;;
 esac

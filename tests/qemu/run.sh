@@ -185,21 +185,10 @@ if exec 9>>"$CACHE/.lock"; then
 	flock 9 || exit 2
 fi
 
-# The Debian archive's URI and keyring, as the machine's apt has them
-# (deb822 debian.sources, else a one-line sources.list); never changed.
-archive_uri() {
-	local f
-	for f in /etc/apt/sources.list.d/debian.sources \
-		/etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk '/^URIs:/ { for (i = 2; i <= NF; i++)
-				if ($i !~ /security/) { print $i; exit } }' "$f" |
-			head -n 1 | grep . && return 0
-	done
-	awk '$1 == "deb" && $0 !~ /security/ {
-		for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) { print $i; exit } }' \
-		/etc/apt/sources.list 2>/dev/null | head -n 1 | grep .
-}
+# The Debian archive's URI (archive_uri) and keyring, as the machine's
+# apt has them; never changed.
+# shellcheck source-path=SCRIPTDIR source=../../scripts/debian-archive.sh
+. "$SRCDIR/scripts/debian-archive.sh"
 
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
