@@ -305,7 +305,7 @@ void mntkit__view_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 
 /*
  * Provisional IDs. With unique IDs, the emulation names a mount whose
- * mount point does not resolve to it by its old ID (see emul.h): one
+ * mount point does not resolve to it by its old ID (emul-ids.c): one
  * unmounted while the table was read, or overmounted meanwhile. A table
  * record under old ID X, while the view has a mount of unique ID U and
  * old ID X that this table does not name, is that mount when nothing a
