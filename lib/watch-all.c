@@ -48,14 +48,14 @@ static int poll_all(struct mntkit__watch_all *a)
 		return -errno;
 	for (int i = 0; i < n && !ret; i++) {
 		uint64_t tag = evs[i].data.u64;
+		uintptr_t ns = (uintptr_t)(tag & ~MNTKIT__TAG_EXIT);
 
 		if (!tag) {
 			timer = true;
 		} else if (tag == MNTKIT__TAG_FAN) {
 			fan = true;
 		} else if (tag & MNTKIT__TAG_EXIT) {
-			mntkit__all_pidfd_drop(a, (struct mntkit__ns *)(uintptr_t)(
-							  tag & ~MNTKIT__TAG_EXIT));
+			mntkit__all_pidfd_drop(a, (struct mntkit__ns *)ns);
 			exited = true;
 		} else {
 			ret = mntkit__all_push_drain(a, evs[i].data.ptr);

@@ -13,7 +13,7 @@
 
 /* ---- the queue of events, each owning its records ---- */
 
-int mntkit__watch_q_reserve(struct mntkit__watch_queue *q, size_t more)
+static int q_reserve(struct mntkit__watch_queue *q, size_t more)
 {
 	if (q->head && q->head == q->n)
 		q->head = q->n = 0;
@@ -21,11 +21,10 @@ int mntkit__watch_q_reserve(struct mntkit__watch_queue *q, size_t more)
 }
 
 /* room was reserved; the event takes @before and @after */
-void mntkit__watch_q_push(struct mntkit__watch_queue *q,
-			  enum mntkit_event_kind kind, uint32_t changed,
-			  uint32_t flags, uint64_t id,
-			  struct mntkit_statmount *before,
-			  struct mntkit_statmount *after)
+static void q_push(struct mntkit__watch_queue *q, enum mntkit_event_kind kind,
+		   uint32_t changed, uint32_t flags, uint64_t id,
+		   struct mntkit_statmount *before,
+		   struct mntkit_statmount *after)
 {
 	struct mntkit__qev *e = &q->v[q->n++];
 
@@ -168,8 +167,7 @@ int mntkit__view_refresh(struct mntkit_watch *w,
 	uint32_t changed = 0;
 
 	/* first: a rehash moves the slots */
-	if (mntkit__watch_q_reserve(&w->q, 2) ||
-	    mntkit__map_reserve(&w->view.recs, 1) ||
+	if (q_reserve(&w->q, 2) || mntkit__map_reserve(&w->view.recs, 1) ||
 	    mntkit__map_reserve(&w->view.kids, 1))
 		return -ENOMEM;
 	r = mntkit__map_get(&w->view.recs, sm->mnt_id);
@@ -195,7 +193,7 @@ int mntkit__view_refresh(struct mntkit_watch *w,
 		r = mntkit__map_put(&w->view.recs, sm->mnt_id, NULL);
 		r->sm = c1;
 		view_note(w, c1, true);
-		mntkit__watch_q_push(&w->q, kind, 0, 0, sm->mnt_id, NULL, c2);
+		q_push(&w->q, kind, 0, 0, sm->mnt_id, NULL, c2);
 		return kind;
 	}
 	old = r->sm;
@@ -203,13 +201,10 @@ int mntkit__view_refresh(struct mntkit_watch *w,
 	view_note(w, old, false);
 	view_note(w, c1, true);
 	if (same == MNTKIT__OTHER_MOUNT) {
-		mntkit__watch_q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0,
-				     sm->mnt_id, old, NULL);
-		mntkit__watch_q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, 0,
-				     sm->mnt_id, NULL, c2);
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, sm->mnt_id, old, NULL);
+		q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, 0, sm->mnt_id, NULL, c2);
 	} else {
-		mntkit__watch_q_push(&w->q, kind, changed, 0, sm->mnt_id, old,
-				     c2);
+		q_push(&w->q, kind, changed, 0, sm->mnt_id, old, c2);
 	}
 	return kind;
 }
@@ -229,7 +224,7 @@ int mntkit__view_detach_unseen(struct mntkit_watch *w)
 	size_t n = 0, pos = 0;
 	uint64_t id;
 
-	if (!gone || mntkit__watch_q_reserve(&w->q, w->view.recs.n)) {
+	if (!gone || q_reserve(&w->q, w->view.recs.n)) {
 		free(gone);
 		return -ENOMEM;
 	}
@@ -241,8 +236,7 @@ int mntkit__view_detach_unseen(struct mntkit_watch *w)
 		struct mntkit_statmount *old = view_take(&w->view, gone[i]);
 
 		view_note(w, old, false);
-		mntkit__watch_q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i],
-				     old, NULL);
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, gone[i], old, NULL);
 	}
 	free(gone);
 	return 0;
@@ -255,11 +249,11 @@ int mntkit__view_detach(struct mntkit_watch *w, uint64_t id)
 
 	if (!mntkit__view_holds(w, id))
 		return 0;
-	if (mntkit__watch_q_reserve(&w->q, 1))
+	if (q_reserve(&w->q, 1))
 		return -ENOMEM;
 	old = view_take(&w->view, id);
 	view_note(w, old, false);
-	mntkit__watch_q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, old, NULL);
+	q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, old, NULL);
 	return 1;
 }
 
@@ -273,16 +267,14 @@ void mntkit__view_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 	struct mntkit_statmount *c1, *c2;
 	struct mntkit__view_rec *r;
 
-	if (mntkit__watch_q_reserve(&w->q, 1) ||
-	    mntkit__map_reserve(&w->view.recs, 1)) {
+	if (q_reserve(&w->q, 1) || mntkit__map_reserve(&w->view.recs, 1)) {
 		w->need_resync = true;
 		return;
 	}
 	if (mntkit__view_holds(w, id)) {
 		c1 = view_take(&w->view, id);
 		view_note(w, c1, false);
-		mntkit__watch_q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, c1,
-				     NULL);
+		q_push(&w->q, MNTKIT_EVENT_DETACH, 0, 0, id, c1, NULL);
 		return;
 	}
 	if (!(mask & MNTKIT_FAN_MNT_ATTACH))
@@ -297,8 +289,8 @@ void mntkit__view_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 	}
 	r = mntkit__map_put(&w->view.recs, id, NULL);
 	r->sm = c1;
-	mntkit__watch_q_push(&w->q, MNTKIT_EVENT_ATTACH, 0,
-			     MNTKIT_EVENT_F_GONE, id, NULL, c2);
+	q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, MNTKIT_EVENT_F_GONE, id, NULL,
+	       c2);
 }
 
 /* ---- the diff of the view against a snapshot ---- */
@@ -445,11 +437,10 @@ int mntkit__watch_sync_table(struct mntkit_watch *w, bool resync)
 	mntkit__watch_lines_read(w, &l);
 	ret = build_table(w, &t);
 	if (!ret && resync) {
-		ret = mntkit__watch_q_reserve(&w->q, 1);
+		ret = q_reserve(&w->q, 1);
 		if (!ret) {
 			resync_at = w->q.n;
-			mntkit__watch_q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0,
-					     NULL, NULL);
+			q_push(&w->q, MNTKIT_EVENT_RESYNC, 0, 0, 0, NULL, NULL);
 		}
 	}
 	if (!ret)

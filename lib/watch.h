@@ -185,12 +185,6 @@ static inline bool mntkit__view_shares(const struct mntkit_watch *w)
 	return w->view.shared > 0;
 }
 
-int mntkit__watch_q_reserve(struct mntkit__watch_queue *q, size_t more);
-void mntkit__watch_q_push(struct mntkit__watch_queue *q,
-			  enum mntkit_event_kind kind, uint32_t changed,
-			  uint32_t flags, uint64_t id,
-			  struct mntkit_statmount *before,
-			  struct mntkit_statmount *after);
 void mntkit__watch_qev_free(struct mntkit__qev *e);
 void mntkit__watch_q_free(struct mntkit__watch_queue *q);
 void mntkit__view_init(struct mntkit__watch_view *v);
