@@ -83,7 +83,7 @@ void mntkit__watch_arm(struct mntkit_watch *w)
 				    NULL) ? -1 : due;
 }
 
-/* the next rescan: rescan_ms from @now, no sooner than 100x its cost */
+/* the next rescan: in rescan_ms, or RESCAN_COST_FACTOR x its cost if more */
 void mntkit__watch_schedule_rescan(struct mntkit_watch *w, int64_t now)
 {
 	struct mntkit__watch_timing *tm = &w->tm;
@@ -250,7 +250,7 @@ void mntkit__all_arm(struct mntkit__watch_all *a)
 				    NULL) ? -1 : due;
 }
 
-/* the next scan: rescan_ms from @now, no sooner than 100x its cost */
+/* the next scan: in rescan_ms, or SCAN_COST_FACTOR x its cost if more */
 void mntkit__all_schedule_scan(struct mntkit__watch_all *a, int64_t now)
 {
 	int64_t every = every_ns(a);
