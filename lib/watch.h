@@ -17,7 +17,7 @@
 #include "syscall.h"
 #include "util.h"
 
-/* ---- the watch of one namespace (watch.c) ---- */
+/* ---- the watch of one namespace ---- */
 
 /* an event queued, owning its records */
 struct mntkit__qev {
@@ -137,7 +137,7 @@ static inline int mntkit__epoll_add(int epfd, int fd, uint32_t events)
 
 /*
  * mntkit__watch_event_out - an event into the caller's @ev: the fields
- * its size holds (ev->size is never written), the rest zeroed.
+ * its size holds (ev->size is never written); a tail beyond ours zeroed.
  */
 static inline void mntkit__watch_event_out(struct mntkit_event *ev,
 					   const struct mntkit_event *src)
