@@ -146,7 +146,8 @@ static inline void mntkit__watch_event_out(struct mntkit_event *ev,
 }
 
 /*
- * A fed watch (watch.c): the fanotify source without a group of its own.
+ * A fed watch (made in watch.c, fed in watch-fanotify.c): the fanotify
+ * source without a group of its own.
  * The caller has marked its namespace (FAN_MARK_MNTNS) in the one group of
  * all namespaces, before the call (nothing falls between the mark and the
  * first snapshot), reads the group, and hands each event to
