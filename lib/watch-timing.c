@@ -36,22 +36,30 @@
  * the diff will see them. The wakeup file leaves the epoll set then, so
  * the caller is woken by the timer, not once per mount of a burst; the
  * watch still reads the private file's signal at every wakeup (quiet
- * detection). Back in the set, the file tells of any signal meanwhile.
+ * detection). Putting the file back polls it, and mountinfo's poll takes
+ * a signal that came meanwhile: the epoll set then reports nothing for it
+ * (its level-triggered check polls the file again). The private file
+ * still has that signal: when it does, the watch notes it and wakes at
+ * once (@wake_now), where it would have waited for a signal to come.
+ * Returns whether it must.
  */
-static void follow_signals(struct mntkit_watch *w)
+static bool follow_signals(struct mntkit_watch *w)
 {
 	bool on = !w->tm.verify_due;
 
 	if (w->mi.wake_fd < 0 || on == w->mi.wake_on)
-		return;
+		return false;
 	if (!on) {
 		if (!epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->mi.wake_fd, NULL))
 			w->mi.wake_on = false;
-		return;
+		return false;
 	}
 	if (!mntkit__epoll_add(w->epfd, w->mi.wake_fd, EPOLLPRI)) {
 		w->mi.wake_on = true;
-		return;
+		if (!mntkit__watch_mi_signalled(w))
+			return false;
+		w->mi.noted = true;
+		return true;
 	}
 	/* not woken by signals: check for them by the timer */
 	mntkit__debug(MNTKIT_PRINT_WARN,
@@ -59,6 +67,7 @@ static void follow_signals(struct mntkit_watch *w)
 		      strerror(errno));
 	w->tm.verify_first = mntkit__watch_now();
 	w->tm.verify_due = w->tm.verify_first + RETRY_NS;
+	return false;
 }
 
 /* set the timer to the diff or the rescan due first */
@@ -68,11 +77,13 @@ void mntkit__watch_arm(struct mntkit_watch *w)
 	struct itimerspec its = { 0 };
 	int64_t due;
 
-	follow_signals(w);
-	due = tm->verify_due;
-
-	if (tm->rescan_due && (!due || tm->rescan_due < due))
-		due = tm->rescan_due;
+	if (follow_signals(w)) {
+		due = mntkit__watch_now(); /* a signal noted: wake now */
+	} else {
+		due = tm->verify_due;
+		if (tm->rescan_due && (!due || tm->rescan_due < due))
+			due = tm->rescan_due;
+	}
 	if (due == tm->armed) /* a system call less per wakeup */
 		return;
 	if (due) {
