@@ -158,8 +158,8 @@ static PyObject *event_repr(PyObject *self)
 
 static PyMemberDef event_members[] = {
 	EV_MEMBER(kind, "'attach', 'detach', 'move', 'change', 'resync', "
-			"'ns_add' or 'ns_gone'."),
-	EV_MEMBER(id, "The mount's ID, or None (resync, ns_add, ns_gone)."),
+			"'ns-add' or 'ns-gone'."),
+	EV_MEMBER(id, "The mount's ID, or None (resync, ns-add, ns-gone)."),
 	EV_MEMBER(mount, "The Mount after the event (attach, move, change), "
 			 "or the last one seen (detach); None for the kinds "
 			 "without a mount."),
