@@ -3,6 +3,7 @@
  * mntkit-py.h - what the files of the mntkit extension module share.
  *
  *   module.c   the module: mounts(), stat(), backend(), features()
+ *   args.c     int arguments; hashing and comparing by ID
  *   error.c    the exceptions, and the library's reason for an error
  *   ns.c       the ns= argument, Namespace, namespaces()
  *   mount.c    Mount: one reply, read-only
@@ -27,6 +28,21 @@
 
 /* a method's function cast to what PyMethodDef holds */
 #define MKPY_METH(fn) ((PyCFunction)(void (*)(void))(fn))
+
+/* ---- args.c ---- */
+
+/*
+ * mkpy_u64_arg - int argument @arg in [@min, @max] into *@out: 0, or -1
+ * with TypeError (not an int, or a bool) or ValueError (out of range)
+ * naming @what.
+ */
+int mkpy_u64_arg(PyObject *arg, const char *what, uint64_t min, uint64_t max,
+		 uint64_t *out);
+/* hash(@id), as of an int */
+Py_hash_t mkpy_id_hash(uint64_t id);
+/* == and != of two objects of one type by their IDs (@id_of) */
+PyObject *mkpy_id_compare(PyObject *a, PyObject *b, int op,
+			  uint64_t (*id_of)(PyObject *));
 
 /* ---- error.c ---- */
 

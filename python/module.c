@@ -187,22 +187,10 @@ static PyObject *id_from_old(PyObject *self, PyObject *args,
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O:id_from_old",
 					 kwlist, &old, &ns) ||
-	    mkpy_ns_opts(ns, &o, &use) < 0)
+	    mkpy_ns_opts(ns, &o, &use) < 0 ||
+	    mkpy_u64_arg(old, "id_from_old: an old ID", 1,
+			 MNTKIT_MNT_UNIQUE_ID_OFFSET, &old_id) < 0)
 		return NULL;
-	if (!PyLong_Check(old) || PyBool_Check(old)) {
-		PyErr_Format(PyExc_TypeError,
-			     "id_from_old: an old ID is an int, not %.100s",
-			     Py_TYPE(old)->tp_name);
-		return NULL;
-	}
-	old_id = PyLong_AsUnsignedLongLong(old);
-	if (old_id == (uint64_t)-1 && PyErr_Occurred())
-		PyErr_Clear();
-	if (old_id == 0 || old_id > MNTKIT_MNT_UNIQUE_ID_OFFSET) {
-		PyErr_SetString(PyExc_ValueError,
-				"id_from_old: an old ID is from 1 to 2**31");
-		return NULL;
-	}
 	MKPY_CALL(r = mntkit_id_from_old(old_id, use, &id));
 	if (r < 0)
 		return mkpy_raise(r, NULL);

@@ -152,27 +152,11 @@ PyObject *mkpy_mount_borrow(const struct mntkit_statmount *sm,
 
 int mkpy_mount_id(PyObject *arg, uint64_t *id)
 {
-	unsigned long long v;
-
 	if (PyObject_TypeCheck(arg, &mkpy_mount_type)) {
 		*id = M(arg)->sm->mnt_id;
 		return 0;
 	}
-	if (!PyLong_Check(arg) || PyBool_Check(arg)) {
-		PyErr_Format(PyExc_TypeError,
-			     "a mount ID (int) or a Mount, not %.100s",
-			     Py_TYPE(arg)->tp_name);
-		return -1;
-	}
-	v = PyLong_AsUnsignedLongLong(arg);
-	if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-		PyErr_Clear();
-		PyErr_SetString(PyExc_ValueError,
-				"a mount ID is an int from 0 to 2**64-1");
-		return -1;
-	}
-	*id = v;
-	return 0;
+	return mkpy_u64_arg(arg, "a mount ID (or a Mount)", 0, UINT64_MAX, id);
 }
 
 static void mount_dealloc(PyObject *self)
@@ -348,28 +332,19 @@ static PyObject *mount_repr(PyObject *self)
 	return r;
 }
 
+static uint64_t id_of(PyObject *self)
+{
+	return M(self)->sm->mnt_id;
+}
+
 static Py_hash_t mount_hash(PyObject *self)
 {
-	PyObject *id = mount_id(self, NULL);
-	Py_hash_t h;
-
-	if (!id)
-		return -1;
-	h = PyObject_Hash(id);
-	Py_DECREF(id);
-	return h;
+	return mkpy_id_hash(id_of(self));
 }
 
 static PyObject *mount_richcompare(PyObject *a, PyObject *b, int op)
 {
-	uint64_t x, y;
-
-	if (!PyObject_TypeCheck(b, &mkpy_mount_type) ||
-	    (op != Py_EQ && op != Py_NE))
-		Py_RETURN_NOTIMPLEMENTED;
-	x = M(a)->sm->mnt_id;
-	y = M(b)->sm->mnt_id;
-	return PyBool_FromLong((x == y) == (op == Py_EQ));
+	return mkpy_id_compare(a, b, op, id_of);
 }
 
 /* the getters: id and mask, then one per field of the table above */

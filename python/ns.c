@@ -62,6 +62,11 @@ int mkpy_ns_opts(PyObject *ns, struct mntkit_opts *o,
 	return 0;
 }
 
+static uint64_t id_of(PyObject *self)
+{
+	return ((struct mkpy_namespace *)self)->id;
+}
+
 static PyObject *namespace_make(PyTypeObject *type, uint64_t id, pid_t pid)
 {
 	struct mkpy_namespace *n;
@@ -78,26 +83,13 @@ static PyObject *namespace_new(PyTypeObject *type, PyObject *args,
 			       PyObject *kwargs)
 {
 	static char *kwlist[] = {"id", NULL};
-	unsigned long long id;
 	PyObject *arg;
+	uint64_t id;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Namespace", kwlist,
-					 &arg))
+					 &arg) ||
+	    mkpy_u64_arg(arg, "Namespace: the ID", 1, UINT64_MAX - 1, &id) < 0)
 		return NULL;
-	if (!PyLong_Check(arg) || PyBool_Check(arg)) {
-		PyErr_Format(PyExc_TypeError,
-			     "Namespace: the ID is an int, not %.100s",
-			     Py_TYPE(arg)->tp_name);
-		return NULL;
-	}
-	id = PyLong_AsUnsignedLongLong(arg);
-	if (id == (unsigned long long)-1 && PyErr_Occurred())
-		PyErr_Clear();
-	if (id == 0 || id == (unsigned long long)-1) {
-		PyErr_SetString(PyExc_ValueError,
-				"Namespace: the ID is an int from 1 to 2**64-2");
-		return NULL;
-	}
 	return namespace_make(type, id, 0);
 }
 
@@ -114,7 +106,7 @@ static PyObject *namespace_pid(PyObject *self, void *closure)
 static PyObject *namespace_id(PyObject *self, void *closure)
 {
 	(void)closure;
-	return PyLong_FromUnsignedLongLong(((struct mkpy_namespace *)self)->id);
+	return PyLong_FromUnsignedLongLong(id_of(self));
 }
 
 static PyObject *namespace_repr(PyObject *self)
@@ -130,26 +122,12 @@ static PyObject *namespace_repr(PyObject *self)
 
 static Py_hash_t namespace_hash(PyObject *self)
 {
-	PyObject *id = namespace_id(self, NULL);
-	Py_hash_t h;
-
-	if (!id)
-		return -1;
-	h = PyObject_Hash(id);
-	Py_DECREF(id);
-	return h;
+	return mkpy_id_hash(id_of(self));
 }
 
 static PyObject *namespace_richcompare(PyObject *a, PyObject *b, int op)
 {
-	uint64_t x, y;
-
-	if (!PyObject_TypeCheck(b, &mkpy_namespace_type) ||
-	    (op != Py_EQ && op != Py_NE))
-		Py_RETURN_NOTIMPLEMENTED;
-	x = ((struct mkpy_namespace *)a)->id;
-	y = ((struct mkpy_namespace *)b)->id;
-	return PyBool_FromLong((x == y) == (op == Py_EQ));
+	return mkpy_id_compare(a, b, op, id_of);
 }
 
 static PyGetSetDef namespace_getset[] = {

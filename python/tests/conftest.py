@@ -12,7 +12,19 @@ import os
 
 import pytest
 
+from helpers import Workspace, never_host
+
 _outcome = {}
+
+
+@pytest.fixture
+def ws(request):
+    """A tmpfs of the test's own (helpers.Workspace), named
+    mntkit-py-MODULE; the test SKIPs where it may not mount."""
+    never_host()
+    w = Workspace("mntkit-py-" + request.module.__name__[len("test_"):])
+    yield w
+    w.close()
 
 
 def _name(nodeid):

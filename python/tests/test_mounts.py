@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 import mntkit
-from helpers import (COLUMNS, Workspace, child, in_own_namespace, lsmnt,
+from helpers import (COLUMNS, Workspace, child, in_own_namespace,
                      lsmnt_list, mountinfo, need_lsmnt, row_of, sh)
 
 BACKENDS = ["native", "mountinfo"]

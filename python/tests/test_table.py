@@ -6,7 +6,7 @@ import os
 import pytest
 
 import mntkit
-from helpers import Workspace, lsmnt, mountinfo, never_host, sh
+from helpers import lsmnt, mountinfo, sh
 
 
 def lsmnt_tree(env=None):
@@ -23,13 +23,6 @@ def lsmnt_tree(env=None):
         walk(row)
     return kids, sorted(roots)
 
-
-@pytest.fixture
-def ws():
-    never_host()
-    w = Workspace("mntkit-py-table")
-    yield w
-    w.close()
 
 
 def test_tree_equals_lsmnt(ws):

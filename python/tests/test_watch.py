@@ -10,15 +10,8 @@ import time
 import pytest
 
 import mntkit
-from helpers import OtherNamespace, Workspace, child, never_host, sh
+from helpers import OtherNamespace, child, sh
 
-
-@pytest.fixture
-def ws():
-    never_host()
-    w = Workspace("mntkit-py-watch")
-    yield w
-    w.close()
 
 
 @pytest.mark.parametrize("backend", ["native", "mountinfo"])
