@@ -29,8 +29,9 @@ die() {
 	exit 1
 }
 
-[ -x "$helper" ] && [ -x "$lsmnt" ] ||
+if [ ! -x "$helper" ] || [ ! -x "$lsmnt" ]; then
 	die "$helper or $lsmnt missing: build first (make build)"
+fi
 ls "$build"/python/mntkit*.so >/dev/null 2>&1 ||
 	die "no Python module in $build/python (needs python3-dev)"
 [ "$(id -u)" = 0 ] || die "needs root (mounts in a private namespace)"
@@ -39,7 +40,8 @@ command -v unshare >/dev/null 2>&1 || die "unshare(1) not found"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mntkit-python-bench.XXXXXX")
 trap 'rmdir "$dir" 2>/dev/null || true' EXIT INT TERM
 build=$(cd "$build" && pwd)
-export LSMNT=$build/tools/lsmnt HELPER=$build/bench/bench-lsmnt ROUNDS \
-	PYTHON PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1
+LSMNT="$build/tools/lsmnt" HELPER="$build/bench/bench-lsmnt"
+PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1
+export LSMNT HELPER ROUNDS PYTHON PYTHONPATH PYTHONDONTWRITEBYTECODE
 unshare -m --propagation private "$helper" grow "$dir" "$SIZES" -- \
 	"$PYTHON" "$(dirname "$0")/python.py"

@@ -154,6 +154,22 @@ def test_gil_released_while_waiting():
     assert child(GIL, timeout=30) > 1000
 
 
+INTERRUPT = """
+import json, os, signal, threading, mntkit
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+w = mntkit.watch()
+try:
+    next(w)
+    print(json.dumps("no interrupt"))
+except KeyboardInterrupt:
+    print(json.dumps(w.closed))
+"""
+
+
+def test_ctrl_c_interrupts_a_waiting_next():
+    assert child(INTERRUPT, timeout=30) is False
+
+
 def test_context_manager_closes():
     with mntkit.watch() as w:
         assert not w.closed and w.fileno() >= 0

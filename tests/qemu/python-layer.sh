@@ -31,8 +31,8 @@ PY=${MNTKIT_PYTHON:-/usr/bin/python3}
 mod=$(find "$BUILDDIR/python" -maxdepth 1 -name 'mntkit*.so' 2>/dev/null |
 	head -n 1)
 [ -n "$mod" ] || { echo "no Python module in $BUILDDIR/python" >&2; exit 77; }
-real=$(readlink -f "$PY") && [ -x "$real" ] ||
-	{ echo "no $PY" >&2; exit 77; }
+real=$(readlink -f "$PY")
+[ -x "$real" ] || { echo "no $PY" >&2; exit 77; }
 lib=$(ldd "$mod" | awk '$1 == "libmntkit.so.0" { print $3 }')
 [ -f "$lib" ] || { echo "ldd names no libmntkit.so.0 for $mod" >&2; exit 1; }
 libdir=/usr/lib/$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("MULTIARCH"))')
