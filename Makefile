@@ -42,7 +42,7 @@ WERROR  ?= -Dwerror=true
 # journalctl that tests/cli/mntwatch-journal.sh runs privately.
 DEB_PKGS = meson ninja-build gcc g++ pkg-config libc6-dev libsmartcols-dev \
 	   libblkid-dev util-linux mount python3 e2fsprogs fdisk btrfs-progs \
-	   gcc-multilib python3-jsonschema systemd
+	   gcc-multilib python3-jsonschema systemd python3-dev python3-pytest
 # ... and what "make fuzz" needs for libFuzzer (clang and its runtime);
 # without them it replays the corpus instead
 FUZZ_DEB_PKGS = clang libclang-rt-dev

@@ -27,7 +27,8 @@
  * killed. With qemu_i386=1 on the kernel command line the programs of
  * /tests-i386.list (the same tests built as i386 programs) run after
  * them, on the kernel's compat system calls. At the end the guest powers
- * off.
+ * off. A list /tests-extra.list (the Python layer of run.sh) runs after
+ * /tests.list, when it is there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -388,6 +389,7 @@ int main(void)
 		both("@@ERROR cannot read /tests.list\n");
 		power_off();
 	}
+	run_list("/tests-extra.list", timeout);
 	if (cmdline_uint("qemu_i386", 0) && !run_list("/tests-i386.list", timeout))
 		both("@@ERROR cannot read /tests-i386.list\n");
 	both("@@DONE\n");

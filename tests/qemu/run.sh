@@ -33,7 +33,11 @@
 #     says SKIP: no IA32 emulation), the library and every test program
 #     of tests/ and tests/emul/ again as static i386 programs (gcc -m32),
 #     which the newest guest runs after the others, on its compat system
-#     calls: lines `PASS qemu-7.2/i386/PROG/CASE`;
+#     calls: lines `PASS qemu-7.2/i386/PROG/CASE`; and, where the
+#     build has the Python module, a second cpio archive appended to the
+#     first (tests/qemu/python-layer.sh: Debian's python3, the part of
+#     its standard library python/tests/smoke.py imports, the module),
+#     whose smoke test every guest runs last (PROG python-smoke);
 #  4. boots every kernel under qemu's software emulation (TCG; /dev/kvm
 #     is not used), MNTKIT_QEMU_JOBS guests at a time, with the console on
 #     the first serial port and the results on the second;
@@ -61,7 +65,8 @@
 #   MNTKIT_QEMU_TIMEOUT=S     seconds for one guest's run (default 240)
 #   MNTKIT_QEMU_PROG_TIMEOUT=S  seconds per program in the guest (default 120)
 #   MNTKIT_QEMU_PROGS="A B"   run only these programs (names as the test
-#                             programs: test-kernel, test-emul-diff, ...)
+#                             programs: test-kernel, test-emul-diff, ...,
+#                             python-smoke)
 #   MNTKIT_QEMU_CACHE=DIR     the kernel cache (default BUILDDIR/qemu-cache)
 #   MNTKIT_QEMU_KERNEL=FILE   boot only this bzImage (no download); its
 #                             lines are named after the guest's release
@@ -426,6 +431,7 @@ selected() {
 }
 
 for want in ${MNTKIT_QEMU_PROGS:-}; do
+	[ "$want" = python-smoke ] && continue # the Python layer's
 	known=0
 	for p in "${PROGS[@]}"; do
 		[ "${p%% *}" = "$want" ] && known=1
@@ -629,6 +635,23 @@ else
 	log "built the initramfs in $(($(date +%s) - t0)) s"
 fi
 
+# the Python layer (tests/qemu/python-layer.sh): Debian's python3, the
+# module and python/tests/smoke.py, appended to the initramfs
+INITRD=$OUTDIR/initramfs.cpio
+pylayer_failed=0
+if selected python-smoke; then
+	bash "$SRCDIR/tests/qemu/python-layer.sh" "$BUILDDIR" \
+		"$OUTDIR/python.cpio" 2>"$OUTDIR/python.log"
+	case $? in
+	0) cat "$OUTDIR/initramfs.cpio" "$OUTDIR/python.cpio" \
+		>"$OUTDIR/initramfs-python.cpio" &&
+		INITRD=$OUTDIR/initramfs-python.cpio ;;
+	77) echo "SKIP qemu/python-smoke: $(tail -n 1 "$OUTDIR/python.log")" ;;
+	*) echo "FAIL qemu/python-smoke: the Python layer does not build: $(tail -n 1 "$OUTDIR/python.log")"
+		pylayer_failed=1 ;;
+	esac
+fi
+
 # ---- 4. the guests ----
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mntkit-qemu.XXXXXX") || exit 2
@@ -656,7 +679,7 @@ boot() {
 	timeout -k 5 "$limit" "$QEMU" -accel tcg -cpu "$cpu" -m 512 -nodefaults \
 		-no-user-config -display none -no-reboot \
 		-serial "file:$d/console.log" -serial "file:$d/results.log" \
-		-kernel "$2" -initrd "$OUTDIR/initramfs.cpio" \
+		-kernel "$2" -initrd "$INITRD" \
 		-append "console=ttyS0 panic=-1 quiet qemu_prog_timeout=$prog_timeout $extra ${MNTKIT_QEMU_APPEND:-}" \
 		</dev/null >"$d/qemu.out" 2>&1
 	qrc=$?
@@ -822,4 +845,5 @@ for g in "${GUESTS[@]}"; do
 	report "$i" "${g%% *}"
 	i=$((i + 1))
 done
+[ "$pylayer_failed" = 0 ] || failed=1
 exit "$failed"
