@@ -439,7 +439,7 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 			uint64_t mask, struct mntkit_table **out);
 
 /*
- * mntkit_list()'s MNTKIT_LIST_CHILDREN and MNTKIT_LIST_TREE listings of
+ * mntkit_list()'s MNTKIT_LIST_F_CHILDREN and MNTKIT_LIST_F_TREE listings of
  * @mnt_id (@flags) into @iv, over a snapshot; 0 or -errno
  */
 int mntkit__table_list_shaped(const struct mntkit_mnt_id_req *req,

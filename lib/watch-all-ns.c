@@ -191,7 +191,7 @@ static int ns_open(struct mntkit__watch_all *a, struct mntkit__ns *ns)
 	if (!ret) {
 		/* a namespace found later: the caller knows nothing of it */
 		if (a->initial || a->scanned)
-			wo.flags |= MNTKIT_WATCH_INITIAL;
+			wo.flags |= MNTKIT_WATCH_F_INITIAL;
 		ret = (ns->ns_fd >= 0 ? mntkit__watch_new_fed :
 					mntkit_watch_new)(&wo, &o, &ns->w);
 		if (ret == -ENOENT)

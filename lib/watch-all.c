@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * watch-all.c - the all-namespace watch (MNTKIT_WATCH_ALL_NS): a watch of
+ * watch-all.c - the all-namespace watch (MNTKIT_WATCH_F_ALL_NS): a watch of
  * one namespace per namespace a process is in, behind one epoll fd; the
  * FIFO its events are handed out from, in order, with sequence numbers of
  * its own. doc/watches-internals.md tells how it works.
@@ -255,10 +255,10 @@ int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
 		return -ENOMEM;
 	a->wo = *wopts;
 	a->wo.size = sizeof(a->wo);
-	a->wo.flags &= ~(MNTKIT_WATCH_ALL_NS | MNTKIT_WATCH_INITIAL);
+	a->wo.flags &= ~(MNTKIT_WATCH_F_ALL_NS | MNTKIT_WATCH_F_INITIAL);
 	a->wo.rescan_ms = MNTKIT_WATCH_NO_RESCAN; /* rescans: ours, in turn */
 	a->rescan_ms = wopts->rescan_ms;
-	a->initial = !!(wopts->flags & MNTKIT_WATCH_INITIAL);
+	a->initial = !!(wopts->flags & MNTKIT_WATCH_F_INITIAL);
 	a->tm.armed = -1;
 	a->group.fd = -1;
 	a->group.gone = (struct mntkit__map)MNTKIT__SET_INIT;

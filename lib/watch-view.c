@@ -475,7 +475,7 @@ int mntkit__watch_first_view(struct mntkit_watch *w, unsigned int flags)
 	mntkit__watch_lines_keep(w, &l, !ret);
 	if (ret)
 		return ret;
-	if (!(flags & MNTKIT_WATCH_INITIAL)) {
+	if (!(flags & MNTKIT_WATCH_F_INITIAL)) {
 		for (size_t i = w->q.head; i < w->q.n; i++)
 			mntkit__watch_qev_free(&w->q.v[i]);
 		w->q.head = w->q.n = 0;

@@ -211,7 +211,7 @@ static int watch_opts_copy(const struct mntkit_watch_opts *in,
 	if (ret)
 		return ret;
 	if (out->source > MNTKIT_WATCH_POLL ||
-	    (out->flags & ~(MNTKIT_WATCH_INITIAL | MNTKIT_WATCH_ALL_NS)))
+	    (out->flags & ~(MNTKIT_WATCH_F_INITIAL | MNTKIT_WATCH_F_ALL_NS)))
 		return -EINVAL;
 	return 0;
 }
@@ -289,7 +289,7 @@ static int watch_new(const struct mntkit_watch_opts *wopts,
 	ret = watch_opts_copy(wopts, &wo);
 	if (ret)
 		return mntkit__fail(-ret);
-	if (wo.flags & MNTKIT_WATCH_ALL_NS)
+	if (wo.flags & MNTKIT_WATCH_F_ALL_NS)
 		return opts || fed ? mntkit__fail(EINVAL) :
 				     watch_all_new(&wo, out);
 	w = watch_alloc();

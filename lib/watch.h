@@ -113,7 +113,7 @@ struct mntkit_watch {
 	struct mntkit__watch_mi mi;
 	struct mntkit__watch_fan fan;
 	struct mntkit__watch_timing tm;
-	struct mntkit__watch_all *all; /* MNTKIT_WATCH_ALL_NS: it does all */
+	struct mntkit__watch_all *all; /* MNTKIT_WATCH_F_ALL_NS: it does all */
 };
 
 /* the clock of the watches' times, and of a diff's cost (CPU time) */
@@ -332,7 +332,7 @@ struct mntkit__all_timing {
 struct mntkit__watch_all {
 	struct mntkit_watch_opts wo; /* for each namespace's watch */
 	uint32_t rescan_ms;	     /* the caller's */
-	bool initial;		     /* MNTKIT_WATCH_INITIAL asked for */
+	bool initial;		     /* MNTKIT_WATCH_F_INITIAL asked for */
 	bool scanned;		     /* the first scan is done */
 	bool use_pidfd; /* the library's /proc is of our PID namespace */
 	int epfd;

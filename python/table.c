@@ -208,7 +208,7 @@ static PyObject *table_find(PyObject *self, PyObject *arg,
 					    const char *, unsigned int))
 {
 	struct mkpy_table *tb = TB(self);
-	unsigned int flags = tb->lexical ? 0 : MNTKIT_LOOKUP_CANON;
+	unsigned int flags = tb->lexical ? 0 : MNTKIT_LOOKUP_F_CANON;
 	PyObject *bytes;
 	ssize_t i;
 

@@ -261,8 +261,8 @@ static PyObject *watch_new(PyTypeObject *type, PyObject *args,
 				"watch: all_namespaces=True takes no ns");
 		return NULL;
 	}
-	wo.flags = (all_ns ? MNTKIT_WATCH_ALL_NS : 0) |
-		   (initial ? MNTKIT_WATCH_INITIAL : 0);
+	wo.flags = (all_ns ? MNTKIT_WATCH_F_ALL_NS : 0) |
+		   (initial ? MNTKIT_WATCH_F_INITIAL : 0);
 	wt = (struct mkpy_watch *)type->tp_alloc(type, 0);
 	if (!wt)
 		return NULL;

@@ -189,13 +189,13 @@ static void check_opts(struct t_ns_tree *c, const struct mntkit_opts *o,
 	T_ASSERTF(n >= 0, "%s: mntkit_list: %s", what, strerror(errno));
 	t_expect_ids(ids, (size_t)n, c->rep.ids, c->rep.n, what);
 	free(ids);
-	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_REVERSE, o, &ids);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_REVERSE, o, &ids);
 	T_ASSERT(n >= 0 && (size_t)n == c->rep.n);
 	for (ssize_t i = 0; i < n; i++)
 		T_EQ_U(ids[i], c->rep.ids[n - 1 - i]);
 	free(ids);
 	/* the child's tree below its a: b, b/c, d, d's stacked mount */
-	n = mntkit_list(c->rep.tree[T_A], MNTKIT_LIST_TREE, o, &ids);
+	n = mntkit_list(c->rep.tree[T_A], MNTKIT_LIST_F_TREE, o, &ids);
 	T_ASSERTF(n == 4, "%s: tree: %zd (%s)", what, n,
 		  n < 0 ? strerror(errno) : "");
 	T_EQ_U(ids[0], c->rep.tree[T_AB]);
@@ -203,7 +203,7 @@ static void check_opts(struct t_ns_tree *c, const struct mntkit_opts *o,
 	T_EQ_U(ids[2], c->rep.tree[T_AD]);
 	T_EQ_U(ids[3], c->rep.tree[T_STACK]);
 	free(ids);
-	n = mntkit_list(c->rep.scratch, MNTKIT_LIST_CHILDREN, o, &ids);
+	n = mntkit_list(c->rep.scratch, MNTKIT_LIST_F_CHILDREN, o, &ids);
 	T_ASSERTF(n == 6, "%s: children: %zd", what, n);
 	free(ids);
 

@@ -893,7 +893,7 @@ T_CASE(initial_events)
 
 	t_private_ns();
 	w = watch_open(MNTKIT_WATCH_POLL, MNTKIT_WATCH_NO_RESCAN,
-		       MNTKIT_WATCH_INITIAL);
+		       MNTKIT_WATCH_F_INITIAL);
 	drain_now(w, &m);
 	T_ASSERT(m.attach > 0 && m.attach == m.n);
 	check_against_snapshot(&m);
