@@ -1332,6 +1332,17 @@ struct t_churn {
 	int fd; /* the round count comes through it */
 };
 
+/*
+ * How long a case reads under churn that must make more than 10 reads in
+ * @secs on a real machine: 4 times as long on a slow (emulated) one,
+ * where each read takes 10-50 times as long (the churn runs that long
+ * too).
+ */
+static inline double t_churn_secs(double secs)
+{
+	return t_slow_machine() ? 4 * secs : secs;
+}
+
 static inline void t_churn_start(struct t_churn *c, const char *dir,
 				 double secs, int stack)
 {
