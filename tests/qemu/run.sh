@@ -472,14 +472,15 @@ fetch_modules() {
 # is libc6-arm64-cross's, bookworm's 2.36), in $KCACHE/userlibs/; without
 # them lsmnt's cases of those libraries fail, naming the missing library
 fetch_userlibs() {
-	local dir=$KCACHE/userlibs tmp why debs d
+	local dir=$KCACHE/userlibs tmp why debs d opts
 	[ -f "$dir/done" ] && return 0
 	[ "$(id -u)" = 0 ] || return 0
 	why=$(apt_update bookworm) || { log "lsmnt's libraries: $why"; return 0; }
 	tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || return 0
 	log "downloading libblkid1 and libsmartcols1 (bookworm, $DEB_ARCH)"
+	opts=$(apt_opts bookworm)
 	# shellcheck disable=SC2086 # a list of options
-	if (cd "$tmp" && apt-get $(apt_opts bookworm) download -q \
+	if (cd "$tmp" && apt-get $opts download -q \
 		libblkid1 libsmartcols1) >>"$apt_log" 2>&1; then
 		debs=("$tmp"/*.deb)
 		rm -rf "$dir" && mkdir -p "$dir" || return 0
@@ -921,6 +922,7 @@ boot() {
 	local machine=() results=(-serial "file:$d/results.log") con=ttyS0
 	if [ "$ARCH" = arm64 ]; then
 		machine=(-M virt)
+		# shellcheck disable=SC2054 # qemu's option, commas and all
 		results=(-chardev "file,id=res,path=$d/results.log"
 			-device pci-serial,chardev=res)
 		con=ttyAMA0
