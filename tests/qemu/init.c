@@ -396,6 +396,8 @@ int main(void)
 	setenv("PATH", "/bin:/tests", 1);
 	setenv("HOME", "/", 1);
 	setenv("TMPDIR", "/tmp", 1);
+	/* each case's limit, unless the kernel command line's T_TIMEOUT=N
+	 * (which the kernel hands on as environment) says otherwise */
 	setenv("T_TIMEOUT", "60", 0);
 	/* qemu's software emulation: tests/harness.h t_slow_machine() */
 	setenv("MNTKIT_TEST_SLOW", "1", 0);
