@@ -14,7 +14,7 @@
 # that architecture runs.
 # A kernel that cannot be fetched is one SKIP line with the reason; a run
 # impossible here (no root to install qemu, a sanitizer build, ...) is
-# one `SKIP qemu: <reason>` line.
+# one `SKIP qemu: <reason>` line (`SKIP qemu-arm64: <reason>`).
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
 	echo "usage: bash $0 ABS_BUILDDIR" >&2
