@@ -791,7 +791,7 @@ static void vanishing(enum mntkit_backend b)
 	size_t size = 0, nbefore[NMODES];
 	struct t_churn ch;
 	char *churn;
-	double end;
+	double t0;
 
 	/* the mountinfo backend needs no system call: on old kernels too */
 	if (b == MNTKIT_BACKEND_NATIVE)
@@ -812,9 +812,9 @@ static void vanishing(enum mntkit_backend b)
 		T_ASSERTF(n > 0, "mntkit_list: %s", strerror(errno));
 		nbefore[k] = (size_t)n;
 	}
-	t_churn_start(&ch, churn, 1.5, 0);
-	end = t_now() + 1.4;
-	while (t_now() < end) {
+	t_churn_start(&ch, churn, t_churn_cap(1.5), 0);
+	t0 = t_now();
+	while (t_churn_reading(t0, 1.4, listed)) {
 		for (size_t k = 0; k < NMODES; k++) {
 			uint64_t start = churn_modes[k] == MNTKIT_LIST_F_CHILDREN
 						 ? t.scratch

@@ -1606,7 +1606,7 @@ static void churn_suite(enum mntkit_backend b)
 	uint64_t tables = 0, records = 0, multi = 0, root0;
 	struct t_churn ch;
 	char *churn;
-	double end;
+	double begun;
 
 	setup(&tr, b);
 	churn = t_path("%s/churn", tr.dir);
@@ -1614,9 +1614,9 @@ static void churn_suite(enum mntkit_backend b)
 	t0 = table_new(NULL, MNTKIT_STATMOUNT_ALL, 0);
 	T_EQ_U(check_shape(t0), 1);
 	root0 = rec(t0, (size_t)mntkit_table_first_root(t0))->mnt_id;
-	t_churn_start(&ch, churn, 2.0, 1);
-	end = t_now() + 1.8;
-	while (t_now() < end) {
+	t_churn_start(&ch, churn, t_churn_cap(2.0), 1);
+	begun = t_now();
+	while (t_churn_reading(begun, 1.8, tables)) {
 		for (size_t k = 0; k < NMASKS; k++) {
 			struct mntkit_table *t = (void *)1;
 			int r = mntkit_table_new(masks[k], 0, NULL, &t);
