@@ -97,11 +97,32 @@ struct mntkit__pin {
 struct mntkit__pin mntkit__pin_begin(const struct mntkit_backend_ops *ops);
 void mntkit__pin_end(struct mntkit__pin *pin);
 
+/*
+ * Where a process's namespace file is refused (/proc/PID/ns/mnt: the
+ * kernel's ptrace access check) but its mountinfo is not, a call that
+ * asked for that namespace by PID reads the mountinfo alone:
+ * mntkit__pin_mountinfo_of() pins the emulation for the rest of the
+ * pinned call (-EPERM when no call is pinned), and the emulation takes
+ * the namespace of such a request from mntkit__pinned_pid() (0: none).
+ */
+int mntkit__pin_mountinfo_of(pid_t pid);
+pid_t mntkit__pinned_pid(void);
+
+/* is @req about another namespace than the calling thread's? (ns.c) */
+int mntkit__req_foreign(const struct mntkit_mnt_id_req *req);
+
 #define MNTKIT__PIN_OPS(ops)                                                   \
 	struct mntkit__pin mntkit__pin_                                        \
 		__attribute__((cleanup(mntkit__pin_end), unused)) =            \
 			mntkit__pin_begin(ops)
 #define MNTKIT__PIN() MNTKIT__PIN_OPS(NULL)
+/* MNTKIT__PIN_OPS(), and the mountinfo of @pid alone when it is not 0 */
+struct mntkit__pin mntkit__pin_begin_pid(const struct mntkit_backend_ops *ops,
+					 pid_t pid);
+#define MNTKIT__PIN_OPS_PID(ops, pid)                                          \
+	struct mntkit__pin mntkit__pin_                                        \
+		__attribute__((cleanup(mntkit__pin_end), unused)) =            \
+			mntkit__pin_begin_pid(ops, pid)
 
 /*
  * kernel feature bits (MNTKIT_FEAT_*), probed once (lib/features.c): all

@@ -635,7 +635,7 @@ static int other_namespace(const struct mntkit_opts *opts)
 	r = mntkit__req_init(&req, opts, &fd);
 	if (fd >= 0)
 		close(fd);
-	return r < 0 ? r : req.mnt_ns_id || req.mnt_ns_fd;
+	return r < 0 ? r : mntkit__req_foreign(&req);
 }
 
 /*

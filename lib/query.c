@@ -257,6 +257,7 @@ static int cmp_u64(const void *a, const void *b)
 
 int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts)
 {
+	MNTKIT__PIN();
 	struct mntkit_mnt_id_req req;
 	int ret, fd = -1;
 

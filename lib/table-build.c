@@ -304,7 +304,7 @@ int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 	ssize_t root;
 	int ret;
 
-	if (!req->mnt_ns_id && !req->mnt_ns_fd)
+	if (!mntkit__req_foreign(req))
 		return mntkit__ops()->path_id(AT_FDCWD, "/", 0, id);
 	/* another namespace: the top of its LSMT_ROOT listing */
 	ret = mntkit__table_build(req, MNTKIT_LSMT_ROOT,

@@ -321,6 +321,8 @@ int mntkit__watch_fan_open(struct mntkit_watch *w,
 	w->source = MNTKIT_WATCH_POLL;
 	if (want == MNTKIT_WATCH_POLL)
 		return 0;
+	if (ns_fd < 0) /* the namespace file refused: nothing to mark */
+		return want == MNTKIT_WATCH_FANOTIFY ? -EPERM : 0;
 	if (w->fan.fed) {
 		w->source = MNTKIT_WATCH_FANOTIFY;
 		return fan_possible() ? 0 : -EOPNOTSUPP;
@@ -347,7 +349,7 @@ int mntkit__watch_fan_open(struct mntkit_watch *w,
  */
 int mntkit__watch_feed(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 {
-	MNTKIT__PIN_OPS(w->ops);
+	MNTKIT__PIN_OPS_PID(w->ops, w->pid_only);
 	int ret;
 
 	if (mask & MNTKIT_FAN_Q_OVERFLOW) {

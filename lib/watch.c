@@ -76,7 +76,7 @@ int mntkit_watch_read(struct mntkit_watch *w, struct mntkit_event *ev)
 		ret = mntkit__watch_all_read(w->all, ev);
 		return ret < 0 ? mntkit__fail(-ret) : ret;
 	}
-	MNTKIT__PIN_OPS(w->ops);
+	MNTKIT__PIN_OPS_PID(w->ops, w->pid_only);
 	mntkit__watch_qev_free(&w->q.cur);
 	if (pop(w, ev))
 		return 1;
@@ -96,7 +96,7 @@ int mntkit_watch_rescan(struct mntkit_watch *w)
 		ret = mntkit__watch_all_rescan(w->all);
 		return ret < 0 ? mntkit__fail(-ret) : 0;
 	}
-	MNTKIT__PIN_OPS(w->ops);
+	MNTKIT__PIN_OPS_PID(w->ops, w->pid_only);
 	ret = mntkit__watch_sync_table(w, w->need_resync);
 	return ret < 0 ? mntkit__fail(-ret) : 0;
 }
@@ -296,11 +296,13 @@ static int watch_new(const struct mntkit_watch_opts *wopts,
 	if (!w)
 		return mntkit__fail(ENOMEM);
 	w->fan.fed = fed;
-	w->ops = mntkit__ops(); /* pinned above: this call's backend */
 	w->mask = (wo.mask ? wo.mask : DEFAULT_MASK) |
 		  MNTKIT_STATMOUNT_MNT_BASIC;
 	w->tm.rescan_ms = wo.rescan_ms;
 	ret = mntkit__req_init(&w->req, opts, &w->req_fd);
+	/* pinned above, or by the request (a namespace's mountinfo alone) */
+	w->ops = mntkit__ops();
+	w->pid_only = mntkit__pinned_pid();
 	/* valid: mntkit__req_init() checked it */
 	if (!ret)
 		ret = mntkit__sized_in(&o, sizeof(o), opts,

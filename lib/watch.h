@@ -102,6 +102,8 @@ struct mntkit_watch {
 	struct mntkit_mnt_id_req req;
 	int req_fd; /* an fd @req uses, or -1 */
 	bool held;  /* its namespace is held for the emulation (ns_dev, _ino) */
+	pid_t pid_only; /* its namespace is that of this process, read from
+			 * its mountinfo alone (the nsfs file refused) */
 	dev_t ns_dev;
 	ino_t ns_ino;
 	int epfd;
