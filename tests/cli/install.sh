@@ -25,10 +25,7 @@ fi
 pass install_staged
 
 prefix=$(meson introspect --buildoptions "$BUILDDIR" |
-	python3 -c 'import json,sys
-o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
-print(o["prefix"], o["libdir"], o["bindir"], o["includedir"], o["mandir"],
-      o["b_sanitize"])')
+	mntkit_py build_options prefix libdir bindir includedir mandir b_sanitize)
 read -r PREFIX LIBDIR BINDIR INCDIR MANDIR SANITIZE <<<"$prefix"
 case $LIBDIR in /*) ;; *) LIBDIR="$PREFIX/$LIBDIR" ;; esac
 case $BINDIR in /*) ;; *) BINDIR="$PREFIX/$BINDIR" ;; esac

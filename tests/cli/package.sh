@@ -28,8 +28,7 @@ else
 fi
 
 sanitize=$(meson introspect --buildoptions "$BUILDDIR" 2>/dev/null |
-	python3 -c 'import json,sys
-print({x["name"]: x["value"] for x in json.load(sys.stdin)}["b_sanitize"])' 2>/dev/null)
+	mntkit_py build_options b_sanitize 2>/dev/null)
 if [ "${sanitize:-none}" != none ]; then
 	skip build_packages "a sanitizer build ($sanitize): the plain build's run builds the packages"
 	cli_done
