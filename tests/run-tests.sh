@@ -1,7 +1,7 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# run-tests.sh BUILDDIR [FILTER] - run mntkit's whole test suite.
+# run-tests.sh [--all] [-j N] BUILDDIR [FILTER] - run mntkit's test suite.
 #
 # Runs every test program BUILDDIR/tests/test-* (and BUILDDIR/tests/*/test-*,
 # the programs of subdirectories such as tests/emul/) and every tests/cli/*.sh
@@ -12,23 +12,91 @@
 #	FAIL <name>: <reason>
 #	SKIP <name>: <reason>
 #
-# The lines are echoed prefixed with the program's name and counted. A
-# program that exits non-zero (or dies, times out, or prints no case at all)
-# without a FAIL line counts as one more failure, but for exit status 77
-# after SKIP lines only (every case skipped). A failed program's stderr
-# is shown. With FILTER only the programs whose name contains it run.
+# The programs run N at a time (-j N, else MNTKIT_TEST_JOBS, else the
+# number of CPUs plus one: many wait on timers, events and child
+# processes), the longest first (the durations of the last run, kept in
+# BUILDDIR/tests/run-tests.durations). A program's start is one line
+# ("run-tests: NAME started"), its lines starting with "# " (progress
+# notes) are shown as they come, and when it ends its case lines are
+# shown together, prefixed with its name, then one line with its counts
+# and time. A program that exits non-zero (or dies, times out, or prints
+# no case at all) without a FAIL line counts as one more failure, but for
+# exit status 77 after SKIP lines only (every case skipped). A failed
+# program's other output and stderr are shown. With FILTER only the
+# programs whose name contains it run.
+#
+# The programs of $FULL_ONLY (below: the qemu kernels, i386, the Debian
+# packages, the ABI guard) run only with --all (make check-all); each can
+# also run alone (bash tests/cli/X.sh BUILDDIR). Those of $ALONE run with
+# nothing else at the same time.
 #
 # The last line is "N passed, N failed, N skipped"; the exit status is 1 if
 # anything failed, 0 otherwise.
 #
-# Environment: MNTKIT_TEST_TIMEOUT seconds per program (default 300).
+# Environment: MNTKIT_TEST_TIMEOUT seconds per program (default 300),
+# MNTKIT_TEST_JOBS programs at a time.
+
+# bash (wait -n, arrays), also when started as `sh tests/run-tests.sh`
+if [ -z "${BASH_VERSION:-}" ]; then
+	exec bash "$0" "$@"
+fi
 
 set -u
 
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-	echo "usage: $0 BUILDDIR [FILTER]" >&2
+# make check-all's programs: they install big packages (qemu, debhelper,
+# lintian, abigail-tools), download kernels or build the tree again, and
+# take minutes without testing the host's code paths beyond the rest
+FULL_ONLY="cli/qemu.sh cli/i386.sh cli/package.sh cli/abi.sh"
+
+# programs that cannot share the machine: the qemu guests run under
+# software emulation with a time limit per guest sized for the machine
+# (MNTKIT_QEMU_JOBS of them already keep the CPUs busy)
+ALONE="cli/qemu.sh"
+
+# programs that make and remove mounts by the thousand, under per-case
+# time limits (tests/harness.h's T_TIMEOUT) and timing rules of the watch
+# (a diff waits for a quiet table): they run one at a time, since the
+# kernel serializes every change of a mount table, of any namespace
+# (namespace_sem), and two of them would each take the other's time
+HEAVY="test-watch emul/test-emul-churn test-churn-tree"
+
+# the seconds a program took where no earlier run says (the long ones; any
+# other: 5): the order of a first run
+DEFAULT_SECONDS="cli/lsmnt.sh 220 cli/statmnt.sh 130 cli/lsmnt-df.sh 110
+	cli/lsmnt-tab.sh 90 cli/lsmnt-poll.sh 80 cli/mntwatch-schema.sh 70
+	test-watch 60 cli/mntwatch.sh 55 cli/golden.sh 50 emul/test-emul-churn 50
+	cli/examples.sh 45 cli/lsmnt-cols.sh 45 cli/seccomp.sh 30
+	cli/completion.sh 25 test-churn-tree 25 cli/mntwatch-journal.sh 15
+	cli/lsmnt-emul.sh 10 cli/layers.sh 10 cli/qemu.sh 900 cli/package.sh 120
+	cli/i386.sh 120"
+
+usage() {
+	echo "usage: $0 [--all] [-j N] BUILDDIR [FILTER]" >&2
 	exit 2
+}
+
+all=0
+jobs=${MNTKIT_TEST_JOBS:-}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--all) all=1 ;;
+	-j) [ $# -ge 2 ] || usage; jobs=$2; shift ;;
+	-j*) jobs=${1#-j} ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+	shift
+done
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	usage
 fi
+if [ -z "$jobs" ]; then
+	jobs=$(($(nproc 2>/dev/null || echo 1) + 1))
+fi
+case $jobs in
+'' | *[!0-9]* | 0) echo "$0: -j: not a positive number: $jobs" >&2; exit 2 ;;
+esac
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 case $1 in
@@ -42,21 +110,131 @@ fi
 builddir=$(cd "$builddir" && pwd) || exit 2
 filter=${2:-}
 timeout_s=${MNTKIT_TEST_TIMEOUT:-300}
+durations=$builddir/tests/run-tests.durations
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mntkit-run.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2317 # called by the traps
+cleanup() {
+	local p
+	for p in $(jobs -p); do
+		kill -- "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 npass=0
 nfail=0
 nskip=0
-nprog=0
 
 if command -v timeout >/dev/null 2>&1; then
 	have_timeout=1
 else
 	have_timeout=0
 fi
+
+in_list() {
+	case " $2 " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# ---- the programs ----
+
+NAMES=()	# NAME of each program
+CMDS=()		# its command, one word per line
+declare -A SECS=()
+
+for prog in "$builddir"/tests/test-* "$builddir"/tests/*/test-*; do
+	case $prog in
+	*.p/*) continue ;;	# meson's object directories hold no programs
+	esac
+	if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then
+		continue
+	fi
+	NAMES+=("${prog#"$builddir"/tests/}")
+	CMDS+=("$prog")
+done
+if [ -d "$srcdir/tests/cli" ]; then
+	for script in "$srcdir"/tests/cli/*.sh; do
+		[ -f "$script" ] || continue
+		NAMES+=("cli/${script##*/}")
+		CMDS+=("bash
+tests/cli/${script##*/}
+$builddir")
+	done
+fi
+
+# the durations: the defaults, then those of earlier runs
+# shellcheck disable=SC2086 # the words of the list
+set -- $DEFAULT_SECONDS
+declare -A USUAL=()
+while [ $# -ge 2 ]; do
+	SECS[$1]=$2
+	USUAL[$1]=$2
+	shift 2
+done
+if [ -f "$durations" ]; then
+	while read -r n s; do
+		[ -n "$s" ] && SECS[$n]=$s
+	done <"$durations"
+fi
+
+# the selected programs' indexes, the longest first (those of $ALONE
+# before all others)
+order=()
+while read -r _ _ i; do
+	order+=("$i")
+done < <(for i in "${!NAMES[@]}"; do
+	n=${NAMES[$i]}
+	case $n in *"$filter"*) ;; *) continue ;; esac
+	[ "$all" = 1 ] || ! in_list "$n" "$FULL_ONLY" || continue
+	a=1
+	in_list "$n" "$ALONE" && a=0
+	echo "$a ${SECS[$n]:-5} $i"
+done | sort -k1,1n -k2,2nr -k3,3n)
+
+# ---- running one ----
+
+# start I: program I in the background; its stdout in $tmp/I.out (the
+# "# " notes also shown now), stderr in $tmp/I.err, exit status, seconds
+# and time limit in $tmp/I.rc
+start() {
+	local i=$1 name=${NAMES[$1]} limit=$timeout_s cmd=()
+	mapfile -t cmd <<<"${CMDS[$1]}"
+	# a hang, not a slow run: a long program (one of $DEFAULT_SECONDS)
+	# sharing the CPUs with others gets three times its usual time; the
+	# qemu matrix bounds its own guests (tests/qemu/run.sh): boots under
+	# software emulation, two at a time, take longer than a program
+	[ "$limit" -lt $((3 * ${USUAL[$name]:-0})) ] &&
+		limit=$((3 * ${USUAL[$name]}))
+	[ "$name" = cli/qemu.sh ] && [ "$limit" -lt 1800 ] && limit=1800
+	echo "run-tests: $name started"
+	(
+		t0=$(date +%s)
+		# a subshell that waits (no exec), so that the shell's own
+		# report of a death by signal goes to the program's stderr
+		if [ "$have_timeout" = 1 ]; then
+			(cd "$srcdir" && timeout -k 10 "$limit" "${cmd[@]}"
+			 rc=$?; exit $rc) >"$tmp/$i.out" 2>"$tmp/$i.err" </dev/null &
+		else
+			(cd "$srcdir" && "${cmd[@]}"
+			 rc=$?; exit $rc) >"$tmp/$i.out" 2>"$tmp/$i.err" </dev/null &
+		fi
+		p=$!
+		# its notes as they come (a file, not a pipe: a process the
+		# program leaves behind holds no one up)
+		tail -s 0.1 -n +1 -f --pid="$p" "$tmp/$i.out" 2>/dev/null |
+			awk -v n="$name" '/^# / { print n ": " substr($0, 3); fflush() }' &
+		wait "$p"
+		rc=$?
+		wait
+		echo "$rc $(($(date +%s) - t0)) $limit" >"$tmp/$i.rc"
+	) &
+	PIDS[$!]=$i
+}
 
 # show a file indented (the last 200 lines of it)
 show() {
@@ -65,51 +243,20 @@ show() {
 	fi
 }
 
-# run_prog NAME CMD... : run one program and account for its lines
-run_prog() {
-	name=$1
-	shift
-	# the qemu matrix bounds its own guests (tests/qemu/run.sh): boots
-	# under software emulation, two at a time, take longer than a program
-	limit=$timeout_s
-	[ "$name" = cli/qemu.sh ] && [ "$limit" -lt 1800 ] && limit=1800
-	nprog=$((nprog + 1))
-	out=$tmp/out
-	err=$tmp/err
-	# a subshell that waits (no exec), so that the shell's own report of
-	# a death by signal goes to the program's stderr file
-	if [ "$have_timeout" = 1 ]; then
-		(cd "$srcdir" && timeout -k 10 "$limit" "$@"
-		 rc=$?; exit $rc) >"$out" 2>"$err" </dev/null
-	else
-		(cd "$srcdir" && "$@"
-		 rc=$?; exit $rc) >"$out" 2>"$err" </dev/null
-	fi
-	status=$?
-
-	p=0
-	f=0
-	s=0
+# finish I: show program I's lines and account for them
+finish() {
+	local i=$1 name=${NAMES[$1]} status secs limit p=0 f=0 s=0 line
+	read -r status secs limit <"$tmp/$i.rc" || { status=1; secs=0; }
 	: >"$tmp/other"
 	while IFS= read -r line || [ -n "$line" ]; do
 		case $line in
-		"PASS "*)
-			p=$((p + 1))
-			echo "$name: $line"
-			;;
-		"FAIL "*)
-			f=$((f + 1))
-			echo "$name: $line"
-			;;
-		"SKIP "*)
-			s=$((s + 1))
-			echo "$name: $line"
-			;;
-		*)
-			printf '%s\n' "$line" >>"$tmp/other"
-			;;
+		"PASS "*) p=$((p + 1)); echo "$name: $line" ;;
+		"FAIL "*) f=$((f + 1)); echo "$name: $line" ;;
+		"SKIP "*) s=$((s + 1)); echo "$name: $line" ;;
+		"# "*) ;;
+		*) printf '%s\n' "$line" >>"$tmp/other" ;;
 		esac
-	done <"$out"
+	done <"$tmp/$i.out"
 
 	if [ "$f" -eq 0 ]; then
 		if [ "$status" -eq 124 ] && [ "$have_timeout" = 1 ]; then
@@ -136,52 +283,82 @@ run_prog() {
 			echo "  $name: other output:"
 			show "$tmp/other"
 		fi
-		if [ -s "$err" ]; then
+		if [ -s "$tmp/$i.err" ]; then
 			echo "  $name: stderr:"
-			show "$err"
+			show "$tmp/$i.err"
 		fi
 	fi
+	echo "run-tests: $name: $p passed, $f failed, $s skipped in $secs s"
+	echo "$name $secs" >>"$tmp/durations"
 
 	npass=$((npass + p))
 	nfail=$((nfail + f))
 	nskip=$((nskip + s))
 }
 
-matches() {
-	case $1 in
-	*"$filter"*) return 0 ;;
-	esac
-	return 1
+# wait_one: wait for any running program to end, and finish it
+declare -A PIDS=()
+heavy=0		# programs of $HEAVY running
+wait_one() {
+	local pid
+	wait -n -p pid
+	[ -n "${pid:-}" ] || return 1
+	finish "${PIDS[$pid]}"
+	in_list "${NAMES[${PIDS[$pid]}]}" "$HEAVY" && heavy=$((heavy - 1))
+	unset "PIDS[$pid]"
+	return 0
 }
 
-# test programs of tests/ and of its subdirectories (tests/emul/, ...);
-# meson's object directories (*.p) hold no programs
-for prog in "$builddir"/tests/test-* "$builddir"/tests/*/test-*; do
-	case $prog in
-	*.p/*) continue ;;
-	esac
-	[ -f "$prog" ] && [ -x "$prog" ] || continue
-	name=${prog#"$builddir"/tests/}
-	matches "$name" || continue
-	run_prog "$name" "$prog"
-done
+# ---- the run ----
 
-if [ -d "$srcdir/tests/cli" ]; then
-	for script in "$srcdir"/tests/cli/*.sh; do
-		[ -f "$script" ] || continue
-		name=cli/${script##*/}
-		matches "$name" || continue
-		run_prog "$name" bash "tests/cli/${script##*/}" "$builddir"
-	done
-fi
-
-if [ "$nprog" -eq 0 ]; then
+if [ "${#order[@]}" -eq 0 ]; then
 	if [ -n "$filter" ]; then
-		echo "run-tests: FAIL run-tests: no test program matches '$filter'"
+		echo "run-tests: FAIL run-tests: no test program matches '$filter'" \
+			"(those of make check-all only run with --all)"
 	else
 		echo "run-tests: FAIL run-tests: no test programs in $builddir/tests"
 	fi
-	nfail=$((nfail + 1))
+	echo "$npass passed, $((nfail + 1)) failed, $nskip skipped"
+	exit 1
+fi
+
+echo "run-tests: ${#order[@]} programs, $jobs at a time (-j, MNTKIT_TEST_JOBS), the longest first"
+pending=("${order[@]}")
+while [ "${#pending[@]}" -gt 0 ]; do
+	# the first pending program that can start now
+	pick=
+	if [ "${#PIDS[@]}" -lt "$jobs" ]; then
+		for k in "${!pending[@]}"; do
+			n=${NAMES[${pending[$k]}]}
+			if in_list "$n" "$ALONE"; then
+				[ "${#PIDS[@]}" -eq 0 ] && pick=$k
+				break
+			fi
+			in_list "$n" "$HEAVY" && [ "$heavy" -gt 0 ] && continue
+			pick=$k
+			break
+		done
+	fi
+	if [ -z "$pick" ]; then
+		wait_one || break
+		continue
+	fi
+	i=${pending[$pick]}
+	unset "pending[$pick]"
+	start "$i"
+	in_list "${NAMES[$i]}" "$HEAVY" && heavy=$((heavy + 1))
+	# nothing else while one of $ALONE runs
+	in_list "${NAMES[$i]}" "$ALONE" && wait_one
+done
+while [ "${#PIDS[@]}" -gt 0 ]; do wait_one || break; done
+
+# the durations of this run replace those of earlier ones
+if [ -f "$tmp/durations" ] && [ -w "$builddir/tests" ]; then
+	{
+		[ -f "$durations" ] && cat "$durations"
+		cat "$tmp/durations"
+	} | awk '{ s[$1] = $2 } END { for (n in s) print n, s[n] }' |
+		sort >"$durations.new" && mv "$durations.new" "$durations"
 fi
 
 echo "$npass passed, $nfail failed, $nskip skipped"
