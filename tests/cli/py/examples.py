@@ -9,15 +9,14 @@ import fcntl
 import glob
 import os
 import re
-import select
 import shutil
 import struct
 import subprocess
 import time
 
-from mntkit_test import (case, sh, expect, Failure, listmount, main, mount_id,
-    mountinfo, NATIVE, need_native, ns_id, skip, statmount_basic, statx_mnt_id,
-    true_root_id, UNIQUE_OFFSET)
+from mntkit_test import (case, expect, Failure, Lines, listmount, main,
+    mount_id, mountinfo, NATIVE, need_native, ns_id, sh, skip, statmount_basic,
+    statx_mnt_id, true_root_id, UNIQUE_OFFSET)
 
 EX = os.environ["EX"]
 
@@ -177,36 +176,6 @@ def stop(p):
     p.wait()
 
 
-class Lines:
-    """the stdout of a running example, a line at a time"""
-
-    def __init__(self, *cmd):
-        self.p = subprocess.Popen(list(cmd), stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
-        self.buf = b""
-
-    def line(self, timeout=10):
-        end = time.time() + timeout
-        while b"\n" not in self.buf:
-            left = end - time.time()
-            if left <= 0:
-                return None
-            if not select.select([self.p.stdout], [], [], left)[0]:
-                return None
-            chunk = os.read(self.p.stdout.fileno(), 65536)
-            if not chunk:
-                return None
-            self.buf += chunk
-        l, _, self.buf = self.buf.partition(b"\n")
-        return l.decode("utf-8", "surrogateescape")
-
-    def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-        self.p.wait()
-        return self.p.stderr.read().decode(errors="replace").strip()
-
-
 @case
 def list_mounts():
     def check(mi):
@@ -364,7 +333,7 @@ def tree_all():
 def watch():
     T = os.environ["T"]
     mi = mountinfo()
-    w = Lines(os.path.join(EX, "watch"), "60")
+    w = Lines([os.path.join(EX, "watch"), "60"])
     try:
         first = w.line()
         expect(first is not None and first.startswith("source: "),

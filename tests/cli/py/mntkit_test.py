@@ -34,6 +34,7 @@ import json
 import os
 import platform
 import re
+import select
 import shutil
 import struct
 import subprocess
@@ -279,12 +280,22 @@ def need_findmnt():
         skip("no findmnt")
 
 
-def _start(argv, env=None, cwd=None):
+def _realtime():
+    """(in a child before exec) the real-time scheduling class, where
+    this process may have it: run as soon as a CPU is free"""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except OSError:
+        pass
+
+
+def _start(argv, env=None, cwd=None, urgent=False):
     e = dict(os.environ)
     if env:
         e.update(env)
     return subprocess.Popen([os.fsencode(a) for a in argv], env=e, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_realtime if urgent else None)
 
 
 def _result(p):
@@ -298,10 +309,11 @@ def run(argv, env=None, cwd=None):
 
 
 def run_both(a, b, env=None, cwd=None):
-    """run(A) and run(B) at the same time, so that what both read of a
-    changing system (a filesystem's usage) they read as close together
-    as they can: the two results"""
-    pa, pb = _start(a, env, cwd), _start(b, env, cwd)
+    """run(A) and run(B) at the same time, ahead of the machine's other
+    work (real-time scheduling, where allowed), so that what both read of
+    a changing system (a busy disk's usage) they read as close together
+    as they can, however loaded the machine: the two results"""
+    pa, pb = _start(a, env, cwd, True), _start(b, env, cwd, True)
     return _result(pa), _result(pb)
 
 
@@ -394,6 +406,43 @@ def same(args, env=None, cwd=None, tries=4):
     expect(False, "%s: exit %d/%d, %s %s" % (
         " ".join(args), fr, lr, first_diff(fo, lo),
         le.decode(errors="replace")[:200]))
+
+
+class Lines:
+    """the stdout of a running program (argv list), a line at a time"""
+
+    def __init__(self, argv):
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        self.buf = b""
+
+    def line(self, timeout=10):
+        """the next line, or None: none within timeout s, or the end"""
+        end = time.time() + timeout
+        while b"\n" not in self.buf:
+            left = end - time.time()
+            if left <= 0:
+                return None
+            if not select.select([self.p.stdout], [], [], left)[0]:
+                return None
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, _, self.buf = self.buf.partition(b"\n")
+        return line.decode("utf-8", "surrogateescape")
+
+    def err(self):
+        """its stderr, killed first if it still runs"""
+        if self.p.poll() is None:
+            self.p.kill()
+        return self.p.stderr.read().decode(errors="replace").strip()
+
+    def kill(self):
+        """end it (killed if it still runs): its stderr"""
+        err = self.err()
+        self.p.wait()
+        return err
 
 
 def sh(*cmd):

@@ -12,42 +12,23 @@ import signal
 import subprocess
 import time
 
-from mntkit_test import (case, expect, listmount, main, mount_id, NATIVE,
-    ns_id, sh, tool)
+from mntkit_test import (case, expect, Lines, listmount, main, mount_id,
+    NATIVE, ns_id, sh, tool)
 
 EXE = os.environ["MNTWATCH"]
 
 
-class Watch:
+class Watch(Lines):
     """mntwatch ARGS --initial -p READY...: started, and ready once the
     attach of the mount at READY (made before) has been printed."""
 
     def __init__(self, ready, *args):
-        self.p = subprocess.Popen([EXE, "--initial"] + list(args),
-                                  stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
-        self.buf = b""
+        Lines.__init__(self, [EXE, "--initial"] + list(args))
         self.ready = ready
         first = self.line(5)
         if first is None:
             expect(False, "mntwatch printed nothing: %s" % self.err())
         self.initial = [first]
-
-    def line(self, timeout):
-        end = time.time() + timeout
-        while b"\n" not in self.buf:
-            left = end - time.time()
-            if left <= 0:
-                return None
-            r, _, _ = select.select([self.p.stdout], [], [], left)
-            if not r:
-                return None
-            chunk = os.read(self.p.stdout.fileno(), 65536)
-            if not chunk:
-                return None
-            self.buf += chunk
-        line, _, self.buf = self.buf.partition(b"\n")
-        return line.decode("utf-8", "surrogateescape")
 
     def lines(self, n, timeout=5):
         out = []
@@ -61,11 +42,6 @@ class Watch:
     def quiet(self, t=0.5):
         l = self.line(t)
         expect(l is None, "unexpected line: %r" % l)
-
-    def err(self):
-        if self.p.poll() is None:
-            self.p.kill()
-        return self.p.stderr.read().decode(errors="replace").strip()
 
     def stop(self):
         self.p.send_signal(signal.SIGTERM)

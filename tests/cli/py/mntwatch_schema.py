@@ -7,13 +7,12 @@ mntwatch --json's lines through schema_validate.py, their identity.
 import json
 import os
 import re
-import select
 import signal
 import subprocess
 import time
 
-from mntkit_test import (case, expect, main, sh, skip, sys_mount, sys_umount,
-    tool)
+from mntkit_test import (case, expect, Lines, main, sh, skip, sys_mount,
+    sys_umount, tool)
 
 EXE = os.environ["MNTWATCH"]
 SCHEMA = os.environ["SCHEMA"]
@@ -67,35 +66,16 @@ def check_identity(objs, rt0, rt1, mono0, mono1):
         last_seq, last_mono = o["seq"], o["monotonic_ns"]
 
 
-class Watch:
+class Watch(Lines):
     """mntwatch --initial ARGS, ready once its first line (the attach of
     the mount its -p names) is read"""
 
     def __init__(self, *args):
-        self.p = subprocess.Popen([EXE, "--initial"] + list(args),
-                                  stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
-        self.buf = b""
+        Lines.__init__(self, [EXE, "--initial"] + list(args))
         first = self.line(5)
         if first is None:
             expect(False, "mntwatch printed nothing: %s" % self.err())
         self.got = [first]
-
-    def line(self, timeout):
-        end = time.time() + timeout
-        while b"\n" not in self.buf:
-            left = end - time.time()
-            if left <= 0:
-                return None
-            r, _, _ = select.select([self.p.stdout], [], [], left)
-            if not r:
-                return None
-            chunk = os.read(self.p.stdout.fileno(), 1 << 20)
-            if not chunk:
-                return None
-            self.buf += chunk
-        line, _, self.buf = self.buf.partition(b"\n")
-        return line.decode("utf-8", "surrogateescape")
 
     def more(self, n, timeout=5):
         for _ in range(n):
@@ -114,11 +94,6 @@ class Watch:
             if pred(l):
                 return
         expect(False, "the line waited for never came; last %r" % self.got[-3:])
-
-    def err(self):
-        if self.p.poll() is None:
-            self.p.kill()
-        return self.p.stderr.read().decode(errors="replace").strip()
 
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
