@@ -57,8 +57,9 @@ FULL_ONLY="cli/qemu.sh cli/i386.sh cli/package.sh cli/abi.sh"
 # mounts, each case under a time limit (tests/harness.h's T_TIMEOUT, 60
 # s): the kernel serializes every change and read of a mount table, of
 # any namespace (namespace_sem), so that the mounts of the programs
-# beside them took them past it (2 and 3 times their time alone)
-ALONE="cli/qemu.sh test-watch emul/test-emul-churn test-churn-tree"
+# beside them took them past it (2 and 3 times their time alone); and
+# cli/i386.sh, which runs the i386 build of those (and of the others)
+ALONE="cli/qemu.sh cli/i386.sh test-watch emul/test-emul-churn test-churn-tree"
 
 # the seconds a program took where no earlier run says (the long ones; any
 # other: 5): the order of a first run
@@ -127,6 +128,8 @@ trap 'exit 130' INT TERM
 npass=0
 nfail=0
 nskip=0
+ncpu=0		# CPU seconds of the programs
+run_t0=$(date +%s)
 
 if command -v timeout >/dev/null 2>&1; then
 	have_timeout=1
@@ -199,8 +202,8 @@ done | sort -k1,1n -k2,2nr -k3,3n)
 # ---- running one ----
 
 # start I: program I in the background; its stdout in $tmp/I.out (the
-# "# " notes also shown now), stderr in $tmp/I.err, exit status, seconds
-# and time limit in $tmp/I.rc
+# "# " notes also shown now), stderr in $tmp/I.err, exit status, seconds,
+# time limit and CPU seconds in $tmp/I.rc
 start() {
 	local i=$1 name=${NAMES[$1]} limit=$timeout_s usual cmd=()
 	mapfile -t cmd <<<"${CMDS[$1]}"
@@ -233,7 +236,13 @@ start() {
 		wait "$p"
 		rc=$?
 		wait
-		echo "$rc $(($(date +%s) - t0)) $limit" >"$tmp/$i.rc"
+		# the CPU time of the program and its children (the second line
+		# of times, not in a pipe's subshell: "0m1.500s 0m0.250s")
+		times >"$tmp/$i.times"
+		cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+			printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
+			"$tmp/$i.times")
+		echo "$rc $(($(date +%s) - t0)) $limit $cpu" >"$tmp/$i.rc"
 	) &
 	PIDS[$!]=$i
 }
@@ -247,8 +256,8 @@ show() {
 
 # finish I: show program I's lines and account for them
 finish() {
-	local i=$1 name=${NAMES[$1]} status secs limit p=0 f=0 s=0 line
-	read -r status secs limit <"$tmp/$i.rc" || { status=1; secs=0; }
+	local i=$1 name=${NAMES[$1]} status secs limit cpu p=0 f=0 s=0 line
+	read -r status secs limit cpu <"$tmp/$i.rc" || { status=1; secs=0; }
 	: >"$tmp/other"
 	while IFS= read -r line || [ -n "$line" ]; do
 		case $line in
@@ -290,13 +299,15 @@ finish() {
 			show "$tmp/$i.err"
 		fi
 	fi
-	echo "run-tests: $name: $p passed, $f failed, $s skipped in $secs s"
+	echo "run-tests: $name: $p passed, $f failed, $s skipped in $secs s" \
+		"(CPU ${cpu:-?} s)"
 	# (a program killed at its limit tells nothing of its usual time)
 	[ "$status" -eq 124 ] || echo "$name $secs" >>"$tmp/durations"
 
 	npass=$((npass + p))
 	nfail=$((nfail + f))
 	nskip=$((nskip + s))
+	ncpu=$((ncpu + ${cpu:-0}))
 }
 
 # wait_one: wait for any running program to end, and finish it
@@ -360,6 +371,7 @@ if [ -f "$tmp/durations" ] && [ -w "$builddir/tests" ]; then
 		sort >"$durations.new" && mv "$durations.new" "$durations"
 fi
 
+echo "run-tests: ${#order[@]} programs ran in $(($(date +%s) - run_t0)) s (CPU $ncpu s)"
 echo "$npass passed, $nfail failed, $nskip skipped"
 if [ "$nfail" -ne 0 ]; then
 	exit 1

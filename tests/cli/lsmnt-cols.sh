@@ -97,8 +97,14 @@ new_loop() {
 	printf -v "$1" '%s' "$l"
 }
 
-UUID_A=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
-UUID_C=5e6f7a8b-1111-4222-8333-944455556666
+# the tags looked up are this run's own, so that another run of this
+# script on the machine (its loop devices) cannot make them ambiguous
+UUID_A=$(cat /proc/sys/kernel/random/uuid)
+UUID_C=$(cat /proc/sys/kernel/random/uuid)
+RUN_TAG=$(cut -c1-4 /proc/sys/kernel/random/uuid)
+LABEL_A="cols label $RUN_TAG"	# 15 bytes (ext4: 16 at most)
+LABEL_C=cols-c-$RUN_TAG
+export UUID_A UUID_C LABEL_A LABEL_C
 
 setup_cols() {
 	# ld and lc only hold their devices (new_loop sets them, LOOPS detaches)
@@ -112,11 +118,11 @@ setup_cols() {
 		mkdir "$T/a" "$T/dup" "$T/sub" "$T/p" "$T/b" "$T/bs" "$T/tl" \
 			"$T/tu" "$T/tn" "$T/empty" || return 1
 	truncate -s 16M "$img/a" &&
-		mkfs.ext4 -q -L 'cols label' -U "$UUID_A" "$img/a" &&
+		mkfs.ext4 -q -L "$LABEL_A" -U "$UUID_A" "$img/a" &&
 		cp --sparse=always "$img/a" "$img/dup" &&
 		tune2fs -L 'cols dup' "$img/dup" >/dev/null &&
 		truncate -s 8M "$img/c" &&
-		mkfs.ext4 -q -L cols-c -U "$UUID_C" "$img/c" || return 1
+		mkfs.ext4 -q -L "$LABEL_C" -U "$UUID_C" "$img/c" || return 1
 	# a tag two devices carry is ambiguous (libblkid's pick depends on
 	# its cache's history): the tags of the tag sources are unique
 	new_loop la "$img/a" && new_loop ld "$img/dup" &&
@@ -145,8 +151,8 @@ setup_cols() {
 			touch "$T/have-btrfs"
 	fi
 	# tag sources as the kernel keeps them (mount(8) would evaluate them)
-	mount_source "LABEL=cols label" "$T/tl" &&
-		mount_source UUID=5e6f7a8b-1111-4222-8333-944455556666 "$T/tu" &&
+	mount_source "LABEL=$LABEL_A" "$T/tl" &&
+		mount_source "UUID=$UUID_C" "$T/tu" &&
 		mount_source 'LABEL="cols-none"' "$T/tn" &&
 		mount_source "" "$T/empty"
 }

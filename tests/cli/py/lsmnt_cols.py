@@ -15,6 +15,9 @@ L = os.environ["LSMNT"]
 TAGS = "TARGET,SOURCE,SOURCES,UUID,LABEL,PARTUUID,PARTLABEL"
 ALL = TAGS + ",TID,FREQ,PASSNO"
 PID = str(os.getpid())
+# the tags of the test's file systems (lsmnt-cols.sh: this run's own)
+LABEL_A, LABEL_C = os.environ["LABEL_A"], os.environ["LABEL_C"]
+UUID_A, UUID_C = os.environ["UUID_A"], os.environ["UUID_C"]
 
 
 def tids(prog, args):
@@ -111,21 +114,21 @@ def ns_cols():
     # tags as -S and as the argument resolve through libblkid, as in findmnt
     # (this machine may have no /dev/disk/by-* links: no udev)
     for m in MODES:
-        for a in (["-S", "LABEL=cols label"], ["-S", "UUID=5e6f7a8b-1111-4222-8333-944455556666"],
-                  ["LABEL=cols-c"], ["-S", "LABEL=no such label"], ["-f", "LABEL=cols label"],
-                  ["-S", "LABEL=cols label", "-R"]):
+        for a in (["-S", "LABEL=" + LABEL_A], ["-S", "UUID=" + UUID_C],
+                  ["LABEL=" + LABEL_C], ["-S", "LABEL=no such label"], ["-f", "LABEL=" + LABEL_A],
+                  ["-S", "LABEL=" + LABEL_A, "-R"]):
             same(m + ["-N", PID] + a + ["-o", "TARGET,SOURCE,LABEL"])
     # the values themselves, independently
     j = json.loads(same(["-J", "-l", "-N", PID, "-M", T + "/a", "-o", ALL]))
     f = j["filesystems"][0]
-    expect(f["label"] == "cols label" and f["uuid"] == "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+    expect(f["label"] == LABEL_A and f["uuid"] == UUID_A
            and f["partuuid"] is None and f["tid"] == int(PID) and f["freq"] is None,
            "a: %r" % f)
     expect(len(f["sources"]) == 2, "a and its copy share the UUID: %r" % f["sources"])
     j = json.loads(same(["-J", "-l", "-N", PID, "-M", T + "/tl", "-o", TAGS]))
-    expect(j["filesystems"][0]["label"] == "cols label", "LABEL= source %r" % j)
+    expect(j["filesystems"][0]["label"] == LABEL_A, "LABEL= source %r" % j)
     j = json.loads(same(["-J", "-l", "-N", PID, "-M", T + "/tu", "-o", TAGS]))
-    expect(j["filesystems"][0]["label"] == "cols-c", "UUID= source %r" % j)
+    expect(j["filesystems"][0]["label"] == LABEL_C, "UUID= source %r" % j)
     j = json.loads(same(["-J", "-l", "-N", PID, "-M", T + "/empty", "-o", TAGS]))
     expect(j["filesystems"][0]["sources"] == [None], "empty source %r" % j)
 

@@ -373,15 +373,30 @@ def tables(args):
     return state
 
 
+def quiet(args, hold=0.1, limit=30):
+    """wait until what ARGS reads (tables()) has held still for HOLD s, at
+    most LIMIT s: a moment when a pair that shows a busy disk's usage can
+    read the same"""
+    end = time.monotonic() + limit
+    last, since = tables(args), time.monotonic()
+    while time.monotonic() < end:
+        time.sleep(0.01)
+        now = tables(args)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= hold:
+            return
+
+
 def same(args, env=None, cwd=None, tries=4):
     """lsmnt ARGS and findmnt ARGS: the same stdout and exit status, and
     no stderr from lsmnt when they succeed. A difference fails at once,
     unless what the pair reads changed while they ran: a mount table
     (another process mounted meanwhile), or, with a df column, a live
     filesystem's usage (which can change and change back between the two
-    runs, so a df difference is always run again; with a df column the
-    two run at the same time). Each rerun is said on stderr; at most
-    TRIES runs in all."""
+    runs, so a df difference is always run again, once the usage held
+    still a moment; with a df column the two run at the same time). Each
+    rerun is said on stderr; at most TRIES runs in all."""
     lsmnt = os.environ["LSMNT"]
     if shows_usage(args):
         tries = max(tries, 10)  # a busy disk: every run can see other usage
@@ -402,7 +417,10 @@ def same(args, env=None, cwd=None, tries=4):
                          "usage changed during the run (%s); running both "
                          "again\n"
                          % (" ".join(args), first_diff(fo, lo)))
-        time.sleep(0.05)
+        if shows_usage(args):
+            quiet(args)
+        else:
+            time.sleep(0.05)
     expect(False, "%s: exit %d/%d, %s %s" % (
         " ".join(args), fr, lr, first_diff(fo, lo),
         le.decode(errors="replace")[:200]))
