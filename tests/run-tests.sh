@@ -34,7 +34,7 @@
 # anything failed, 0 otherwise.
 #
 # Environment: MNTKIT_TEST_TIMEOUT seconds per program (default 300; a
-# long program gets four times its usual time where that is more),
+# long program gets three times its usual time where that is more),
 # MNTKIT_TEST_JOBS programs at a time.
 
 # bash (wait -n, arrays), also when started as `sh tests/run-tests.sh`
@@ -61,15 +61,17 @@ FULL_ONLY="cli/qemu.sh cli/i386.sh cli/package.sh cli/abi.sh"
 # cli/i386.sh, which runs the i386 build of those (and of the others)
 ALONE="cli/qemu.sh cli/i386.sh test-watch emul/test-emul-churn test-churn-tree"
 
-# the seconds a program took where no earlier run says (the long ones; any
-# other: 5): the order of a first run
-DEFAULT_SECONDS="cli/lsmnt.sh 220 cli/statmnt.sh 130 cli/lsmnt-df.sh 110
-	cli/lsmnt-tab.sh 90 cli/lsmnt-poll.sh 80 cli/mntwatch-schema.sh 70
-	test-watch 60 cli/mntwatch.sh 55 cli/golden.sh 50 emul/test-emul-churn 50
-	cli/examples.sh 45 cli/lsmnt-cols.sh 45 cli/seccomp.sh 30
-	cli/completion.sh 25 test-churn-tree 25 cli/mntwatch-journal.sh 15
-	cli/lsmnt-emul.sh 10 cli/layers.sh 10 cli/qemu.sh 900 cli/package.sh 120
-	cli/i386.sh 120"
+# the seconds a long program takes in a parallel run on a busy 2-CPU
+# machine (any other: at most 30): the order of a first run, and the time
+# limit of each (three times this, at least MNTKIT_TEST_TIMEOUT)
+DEFAULT_SECONDS="cli/lsmnt.sh 760 cli/lsmnt-df.sh 450 cli/lsmnt-cols.sh 400
+	cli/golden.sh 280 test-watch 260 cli/lsmnt-tab.sh 250
+	cli/mntwatch-schema.sh 220 cli/statmnt.sh 190 cli/examples.sh 150
+	cli/lsmnt-poll.sh 140 cli/mntwatch.sh 120 emul/test-emul-churn 100
+	cli/seccomp.sh 100 cli/layers.sh 65 cli/lsmnt-emul.sh 60
+	cli/install.sh 55 cli/mntwatch-journal.sh 55 cli/completion.sh 50
+	test-churn-tree 40 cli/python.sh 40 cli/qemu.sh 900 cli/package.sh 300
+	cli/i386.sh 300"
 
 usage() {
 	echo "usage: $0 [--all] [-j N] BUILDDIR [FILTER]" >&2
@@ -196,7 +198,7 @@ done < <(for i in "${!NAMES[@]}"; do
 	[ "$all" = 1 ] || ! in_list "$n" "$FULL_ONLY" || continue
 	a=1
 	in_list "$n" "$ALONE" && a=0
-	echo "$a ${SECS[$n]:-5} $i"
+	echo "$a ${SECS[$n]:-30} $i"
 done | sort -k1,1n -k2,2nr -k3,3n)
 
 # ---- running one ----
@@ -207,14 +209,12 @@ done | sort -k1,1n -k2,2nr -k3,3n)
 start() {
 	local i=$1 name=${NAMES[$1]} limit=$timeout_s usual cmd=()
 	mapfile -t cmd <<<"${CMDS[$1]}"
-	# a hang, not a slow run: a program that shares the CPUs with others
-	# on a machine that others use too gets four times the longer of its
-	# usual time ($DEFAULT_SECONDS) and its last; the qemu matrix bounds
-	# its own guests (tests/qemu/run.sh): boots under software emulation,
-	# two at a time, take longer than a program
+	# a hang, not a slow run: a long program gets three times its time
+	# in $DEFAULT_SECONDS; the qemu matrix bounds its own guests
+	# (tests/qemu/run.sh): boots under software emulation, two at a
+	# time, take longer than a program
 	usual=${USUAL[$name]:-0}
-	[ "${SECS[$name]:-0}" -gt "$usual" ] && usual=${SECS[$name]}
-	[ "$limit" -lt $((4 * usual)) ] && limit=$((4 * usual))
+	[ "$limit" -lt $((3 * usual)) ] && limit=$((3 * usual))
 	[ "$name" = cli/qemu.sh ] && [ "$limit" -lt 1800 ] && limit=1800
 	echo "run-tests: $name started"
 	(
