@@ -232,7 +232,11 @@ start() {
 		# its notes as they come (a file, not a pipe: a process the
 		# program leaves behind holds no one up)
 		tail -s 0.1 -n +1 -f --pid="$p" "$tmp/$i.out" 2>/dev/null |
-			awk -v n="$name" '/^# / { print n ": " substr($0, 3); fflush() }' &
+			while IFS= read -r line; do
+				case $line in
+				"# "*) printf '%s: %s\n' "$name" "${line#\# }" ;;
+				esac
+			done &
 		wait "$p"
 		rc=$?
 		wait
