@@ -39,6 +39,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -280,22 +281,12 @@ def need_findmnt():
         skip("no findmnt")
 
 
-def _realtime():
-    """(in a child before exec) the real-time scheduling class, where
-    this process may have it: run as soon as a CPU is free"""
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
-    except OSError:
-        pass
-
-
-def _start(argv, env=None, cwd=None, urgent=False):
+def _start(argv, env=None, cwd=None):
     e = dict(os.environ)
     if env:
         e.update(env)
     return subprocess.Popen([os.fsencode(a) for a in argv], env=e, cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_realtime if urgent else None)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _result(p):
@@ -306,15 +297,6 @@ def _result(p):
 def run(argv, env=None, cwd=None):
     """(exit status, stdout, stderr, pid) of ARGV, ENV added to ours."""
     return _result(_start(argv, env, cwd))
-
-
-def run_both(a, b, env=None, cwd=None):
-    """run(A) and run(B) at the same time, ahead of the machine's other
-    work (real-time scheduling, where allowed), so that what both read of
-    a changing system (a busy disk's usage) they read as close together
-    as they can, however loaded the machine: the two results"""
-    pa, pb = _start(a, env, cwd, True), _start(b, env, cwd, True)
-    return _result(pa), _result(pb)
 
 
 def first_diff(a, b):
@@ -331,25 +313,6 @@ def first_diff(a, b):
 DF_WORDS = ("-D", "--df", "SIZE", "AVAIL", "USED", "USE%", "ALL")
 
 
-def usage_of(table):
-    """statvfs of the mount points of mountinfo TABLE (bytes): what the df
-    columns show. Served filesystems (FUSE, network) are never asked."""
-    out = []
-    for line in table.decode(errors="surrogateescape").splitlines():
-        f = line.split(" ")
-        fstype = f[f.index("-") + 1]
-        if fstype.startswith(("fuse", "nfs", "cifs", "smb", "ceph", "9p")):
-            continue
-        point = f[4].replace("\\040", " ").replace("\\011", "\t") \
-            .replace("\\012", "\n").replace("\\134", "\\")
-        try:
-            v = os.statvfs(point)
-            out.append((point, v.f_blocks, v.f_bfree, v.f_bavail))
-        except OSError:
-            out.append((point, None))
-    return out
-
-
 def shows_usage(args):
     """Does ARGS show a df column (SIZE, AVAIL, USED, USE%)?"""
     return any(w in a for a in args for w in DF_WORDS)
@@ -357,7 +320,7 @@ def shows_usage(args):
 
 def tables(args):
     """What ARGS reads that others may change: our mount table and that of
-    -N PID, and the filesystems' usage when a df column is shown."""
+    -N PID (the filesystems' usage both read from one snapshot)."""
     paths = ["/proc/self/mountinfo"]
     if "-N" in args[:-1]:
         paths.append("/proc/%s/mountinfo" % args[args.index("-N") + 1])
@@ -368,59 +331,55 @@ def tables(args):
                 state.append(f.read())
         except OSError:
             state.append(None)
-    if shows_usage(args) and state[0]:
-        state.append(usage_of(state[0]))
     return state
 
 
-def quiet(args, hold=0.1, limit=30):
-    """wait until what ARGS reads (tables()) has held still for HOLD s, at
-    most LIMIT s: a moment when a pair that shows a busy disk's usage can
-    read the same"""
-    end = time.monotonic() + limit
-    last, since = tables(args), time.monotonic()
-    while time.monotonic() < end:
-        time.sleep(0.01)
-        now = tables(args)
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= hold:
-            return
+def usage_snapshot(env):
+    """ENV (None or a dict) with statvfs-snapshot.so (tests/statvfs-
+    snapshot.c) preloaded and a new snapshot file of its own: the programs
+    run with it show the usage the first of them read, however busy the
+    disk (a sanitized lsmnt takes the preloaded module too)"""
+    so = os.path.join(os.environ["BUILDDIR"], "tests", "statvfs-snapshot.so")
+    expect(os.path.exists(so), "no %s: build the tests" % so)
+    fd, snap = tempfile.mkstemp(prefix="statvfs-",
+                                dir=os.environ.get("CLI_TMP"))
+    os.close(fd)
+    os.unlink(snap)
+    e = dict(env or {})
+    asan = e.get("ASAN_OPTIONS", os.environ.get("ASAN_OPTIONS"))
+    e.update({"LD_PRELOAD": so, "MNTKIT_STATVFS_SNAPSHOT": snap,
+              "ASAN_OPTIONS": (asan + ":" if asan else "") +
+              "verify_asan_link_order=0"})
+    return e, snap
 
 
 def same(args, env=None, cwd=None, tries=4):
     """lsmnt ARGS and findmnt ARGS: the same stdout and exit status, and
     no stderr from lsmnt when they succeed. A difference fails at once,
     unless what the pair reads changed while they ran: a mount table
-    (another process mounted meanwhile), or, with a df column, a live
-    filesystem's usage (which can change and change back between the two
-    runs, so a df difference is always run again, once the usage held
-    still a moment; with a df column the two run at the same time). Each
-    rerun is said on stderr; at most TRIES runs in all."""
+    (another process mounted meanwhile); each rerun is said on stderr, at
+    most TRIES runs in all. With a df column both show the usage findmnt
+    read (usage_snapshot()): a live filesystem's usage changes between
+    two runs."""
     lsmnt = os.environ["LSMNT"]
-    if shows_usage(args):
-        tries = max(tries, 10)  # a busy disk: every run can see other usage
     for n in range(tries):
         before = tables(args)
-        if shows_usage(args):
-            (fr, fo, fe, _), (lr, lo, le, _) = run_both(
-                ["findmnt"] + args, [lsmnt] + args, env, cwd)
-        else:
-            fr, fo, fe, _ = run(["findmnt"] + args, env, cwd)
-            lr, lo, le, _ = run([lsmnt] + args, env, cwd)
+        e, snap = usage_snapshot(env) if shows_usage(args) else (env, None)
+        try:
+            fr, fo, fe, _ = run(["findmnt"] + args, e, cwd)
+            lr, lo, le, _ = run([lsmnt] + args, e, cwd)
+        finally:
+            if snap and os.path.exists(snap):
+                os.unlink(snap)
         if (fr, fo) == (lr, lo):
             expect(fr != 0 or le == b"", "%s: stderr %r" % (args, le[:200]))
             return lo
-        if tables(args) == before and not shows_usage(args):
+        if tables(args) == before:
             break
-        sys.stderr.write("findmntcmp: %s: a mount table or a filesystem's "
-                         "usage changed during the run (%s); running both "
-                         "again\n"
+        sys.stderr.write("findmntcmp: %s: a mount table changed during the "
+                         "run (%s); running both again\n"
                          % (" ".join(args), first_diff(fo, lo)))
-        if shows_usage(args):
-            quiet(args)
-        else:
-            time.sleep(0.05)
+        time.sleep(0.05)
     expect(False, "%s: exit %d/%d, %s %s" % (
         " ".join(args), fr, lr, first_diff(fo, lo),
         le.decode(errors="replace")[:200]))
