@@ -26,10 +26,7 @@ fi
 pass install_staged
 
 prefix=$(meson introspect --buildoptions "$BUILDDIR" |
-	python3 -c 'import json,sys
-o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
-print(o["prefix"], o["libdir"], o["bindir"], o["includedir"], o["mandir"],
-      o["b_sanitize"])')
+	mntkit_py build_options prefix libdir bindir includedir mandir b_sanitize)
 read -r PREFIX LIBDIR BINDIR INCDIR MANDIR SANITIZE <<<"$prefix"
 case $LIBDIR in /*) ;; *) LIBDIR="$PREFIX/$LIBDIR" ;; esac
 case $BINDIR in /*) ;; *) BINDIR="$PREFIX/$BINDIR" ;; esac
@@ -118,9 +115,9 @@ elif [ -z "$pymod" ] || [ ! -f "${pymod%/*}/mntkit.pyi" ]; then
 elif ! LD_LIBRARY_PATH="$S_LIB" ldd "$pymod" | grep -q "libmntkit.so.0 => $S_LIB/"; then
 	fail python_module_staged "the staged module is not linked to the staged libmntkit.so.0"
 elif ! got=$(LD_LIBRARY_PATH="$S_LIB" PYTHONPATH="${pymod%/*}" \
-	/usr/bin/python3 -c 'import mntkit; print(mntkit.__file__, len(mntkit.mounts()))' 2>&1) ||
+	/usr/bin/python3 "$SRCDIR/tests/cli/py/install_import.py" 2>&1) ||
 	[ "$got" != "$pymod $(grep -c '' /proc/self/mountinfo)" ]; then
-	fail python_module_staged "python3 -c 'import mntkit' printed: $got"
+	fail python_module_staged "the staged module's import printed: $got"
 else
 	pass python_module_staged
 fi

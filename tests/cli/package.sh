@@ -29,8 +29,7 @@ else
 fi
 
 sanitize=$(meson introspect --buildoptions "$BUILDDIR" 2>/dev/null |
-	python3 -c 'import json,sys
-print({x["name"]: x["value"] for x in json.load(sys.stdin)}["b_sanitize"])' 2>/dev/null)
+	mntkit_py build_options b_sanitize 2>/dev/null)
 if [ "${sanitize:-none}" != none ]; then
 	skip build_packages "a sanitizer build ($sanitize): the plain build's run builds the packages"
 	cli_done
@@ -106,7 +105,7 @@ if [ -z "$dup" ] && grep -q "^$want" "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/bin/lsmnt$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/share/man/man8/lsmnt.8.gz$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/share/mntkit/mntwatch-event.schema.json$' "$CLI_TMP/files" &&
-	grep -q "^python3-mntkit ./usr/lib/python3/dist-packages/mntkit$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')\$" "$CLI_TMP/files" &&
+	grep -q "^python3-mntkit ./usr/lib/python3/dist-packages/mntkit$(/usr/bin/python3-config --extension-suffix)\$" "$CLI_TMP/files" &&
 	grep -q '^python3-mntkit ./usr/lib/python3/dist-packages/mntkit.pyi$' "$CLI_TMP/files" &&
 	! grep -q '^python3-mntkit ./usr/lib/.*/libmntkit' "$CLI_TMP/files" &&
 	! grep -q '^libmntkit0 ./usr/bin/' "$CLI_TMP/files"; then
@@ -146,19 +145,7 @@ cc -o /tmp/p /tmp/p.c $(pkg-config --cflags --libs mntkit) 2>/tmp/cc.err ||
 	echo "FAILED: cc against the -dev package: $(head -n 1 /tmp/cc.err)"
 [ "$(/tmp/p)" = "$VERSION" ] || echo "FAILED: the program says $(/tmp/p)"
 # the Python module, imported by Debian's python3 from dist-packages
-python3 -c '
-import os, mntkit
-assert mntkit.__file__.startswith("/usr/lib/python3/dist-packages/mntkit."), mntkit.__file__
-assert mntkit.__version__ == os.environ["VERSION"], mntkit.__version__
-ms = mntkit.mounts()
-with open("/proc/self/mountinfo") as f:
-    assert [m.old_id for m in ms] == [int(l.split()[0]) for l in f], "mounts"
-assert mntkit.stat("/").mount_point == "/"
-assert len(mntkit.Table()) == len(ms)
-with mntkit.watch(initial=True) as w:
-    assert w.read().kind == "attach"
-print("python ok")
-' >/tmp/py.out 2>&1 || echo "FAILED: python3 -c import mntkit: $(tail -n 1 /tmp/py.out)"
+python3 /package_import.py >/tmp/py.out 2>&1 || echo "FAILED: python3 package_import.py: $(tail -n 1 /tmp/py.out)"
 dpkg -r python3-mntkit mntkit-tools libmntkit-dev libmntkit0 >/tmp/dpkg.log 2>&1 ||
 	echo "FAILED: dpkg -r: $(tail -n 1 /tmp/dpkg.log)"
 ls /usr/lib/python3/dist-packages/mntkit* >/dev/null 2>&1 &&
@@ -178,13 +165,14 @@ unshare -m --propagation private bash -c '
 	mkdir -p "$R/m/debs"
 	cp "$DEBS"/*.deb "$R/m/debs/"
 	cp "$SCRIPT" "$R/m/inroot.sh"
+	cp "$6" "$R/m/package_import.py"
 	mount -t proc proc "$R/m/proc"
 	mount --rbind /dev "$R/m/dev"
 	mount -t tmpfs tmp "$R/m/tmp"
 	chroot "$R/m" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		MA="$4" VERSION="$5" bash /inroot.sh
 ' _ "$R" "$DEBS" "$CLI_TMP/inroot.sh" "$(dpkg-architecture -qDEB_HOST_MULTIARCH)" \
-	"$version" >"$CLI_TMP/inroot.log" 2>&1
+	"$version" "$SRCDIR/tests/cli/py/package_import.py" >"$CLI_TMP/inroot.log" 2>&1
 if grep -q '^installed$' "$CLI_TMP/inroot.log" && grep -q '^done$' "$CLI_TMP/inroot.log" &&
 	! grep -q FAILED "$CLI_TMP/inroot.log"; then
 	pass install_in_fresh_root

@@ -58,6 +58,8 @@
 #	FAIL qemu-6.12/PROG/CASE: reason
 #	SKIP qemu-6.12/PROG/CASE: reason
 #
+# Progress notes, "# qemu: ..." lines (each download with its size,
+# each guest as it boots and ends), come as they happen.
 # A program that dies, exits non-zero without a FAIL line or prints no
 # result is one FAIL; a guest that panics or never finishes is one FAIL
 # with the console's tail on stderr. A kernel that cannot be fetched (no
@@ -141,6 +143,18 @@ log() {
 	echo "qemu: $*" >&2
 }
 
+# a progress note (tests/run-tests.sh shows "# " lines as they come)
+note() {
+	echo "# qemu: $*"
+}
+
+# the size of a package's download in MB: apt-cache OPTIONS show PACKAGE
+deb_mb() {
+	# shellcheck disable=SC2086 # a list of options
+	apt-cache $1 show --no-all-versions "$2" 2>/dev/null |
+		awk '/^Size:/ { printf "%d MB", ($2 + 524288) / 1048576; exit }'
+}
+
 if [ $# -ne 1 ] || [ -z "$1" ]; then
 	echo "usage: $0 BUILDDIR" >&2
 	exit 2
@@ -209,7 +223,7 @@ ensure_pkgs() {
 		skip_all "needs$missing (apt-get install needs root)"
 	fi
 	command -v apt-get >/dev/null 2>&1 || skip_all "needs$missing; no apt-get"
-	log "installing$missing"
+	note "installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
 	# shellcheck disable=SC2086 # a list of package names
 	if ! apt-get install -y -q --no-install-recommends \
@@ -363,7 +377,7 @@ fetch_kernel() {
 		bin=linux-binary-$ver
 	fi
 	tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || return 1
-	log "downloading $bin ($suite)"
+	note "downloading $bin ($suite, $(deb_mb "$opts" "$bin")) into $CACHE"
 	# shellcheck disable=SC2086
 	if ! (cd "$tmp" && apt-get $opts download -q "$bin") >>"$apt_log" 2>&1; then
 		skip_k "cannot download $bin: $(apt_reason)"
@@ -449,7 +463,7 @@ fetch_modules() {
 	esac
 	opts=$(apt_opts "$suite")
 	tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || return 0
-	log "downloading $pkg ($suite) for its modules"
+	note "downloading $pkg ($suite, $(deb_mb "$opts" "$pkg=$ver")) for its modules"
 	# shellcheck disable=SC2086 # a list of options
 	if (cd "$tmp" && apt-get $opts download -q "$pkg=$ver") >>"$apt_log" 2>&1; then
 		debs=("$tmp"/*.deb)
@@ -862,9 +876,10 @@ build_initramfs_arm64() {
 stamp=$(inputs_stamp)
 if [ -s "$OUTDIR/initramfs.cpio" ] && [ -f "$OUTDIR/stamp" ] &&
 	[ "$(cat "$OUTDIR/stamp")" = "$stamp" ]; then
-	log "initramfs up to date"
+	note "the guests' initramfs is up to date"
 else
 	rm -f "$OUTDIR/stamp"
+	note "building the guests' programs and initramfs"
 	t0=$(date +%s)
 	builder=build_initramfs
 	[ "$ARCH" = x86_64 ] || builder=build_initramfs_$ARCH
@@ -874,7 +889,7 @@ else
 		exit 1
 	fi
 	echo "$stamp" >"$OUTDIR/stamp"
-	log "built the initramfs in $(($(date +%s) - t0)) s"
+	note "built the initramfs in $(($(date +%s) - t0)) s"
 fi
 
 # the Python layer (tests/qemu/python-layer.sh): Debian's python3, the
@@ -942,6 +957,7 @@ boot() {
 		con=ttyAMA0
 	fi
 	t0=$(date +%s)
+	note "guest ${GUESTS[$1]%% *} ($2) boots"
 	timeout -k 5 "$limit" "$QEMU" "${machine[@]}" -accel tcg -cpu "$cpu" \
 		-m 512 -nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$d/console.log" "${results[@]}" \
@@ -959,6 +975,7 @@ boot() {
 			split($i, a, "m"); t += a[1] * 60 + a[2]
 		}
 		printf "%d", t }' "$d/times")" >"$d/status"
+	note "guest ${GUESTS[$1]%% *} ended after $(($(date +%s) - t0)) s (qemu exit status $qrc)"
 }
 
 t0=$(date +%s)
@@ -980,7 +997,7 @@ for i in "${order[@]}"; do
 	running=$((running + 1))
 done
 wait
-log "${#GUESTS[@]} guests ran in $(($(date +%s) - t0)) s"
+note "${#GUESTS[@]} guests ran in $(($(date +%s) - t0)) s"
 
 # ---- 5. the results ----
 
