@@ -746,8 +746,25 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 }
 
 /*
+ * The process whose mountinfo alone this thread's pinned call reads
+ * (mntkit__pin_mountinfo_of() in backend.c sets it, the end of the pin
+ * clears it); 0: none.
+ */
+static MNTKIT__TLS pid_t read_pid;
+
+void mntkit__emul_set_pid(pid_t pid)
+{
+	read_pid = pid;
+}
+
+pid_t mntkit__emul_pid(void)
+{
+	return read_pid;
+}
+
+/*
  * The namespace of process @pid whose nsfs file the caller may not open
- * (mntkit__pinned_pid()), read from its mountinfo alone: it cannot be
+ * (read_pid, set by a pinned call: mntkit__pin_mountinfo_of()), read from its mountinfo alone: it cannot be
  * named, so the cached table is taken for it while it is the same
  * process's and its change signal and age say it is current. Its root is
  * refused too: its mount points are never looked at, so each mount is
@@ -799,8 +816,8 @@ int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
 
 	if (req->mnt_ns_id && req->mnt_ns_fd)
 		return -EINVAL;
-	if (!req->mnt_ns_id && !req->mnt_ns_fd && mntkit__req_foreign(req))
-		return pid_table(mntkit__pinned_pid(), out, ids);
+	if (!req->mnt_ns_id && !req->mnt_ns_fd && read_pid > 0)
+		return pid_table(read_pid, out, ids);
 	if (!req->mnt_ns_id && !req->mnt_ns_fd)
 		return mntkit__emul_self_table(out, ids);
 	if (req->mnt_ns_fd) {

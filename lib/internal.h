@@ -107,6 +107,9 @@ void mntkit__pin_end(struct mntkit__pin *pin);
  */
 int mntkit__pin_mountinfo_of(pid_t pid);
 pid_t mntkit__pinned_pid(void);
+/* the emulation's side of it (emul-cache.c): the PID, set by backend.c */
+void mntkit__emul_set_pid(pid_t pid);
+pid_t mntkit__emul_pid(void);
 
 /* is @req about another namespace than the calling thread's? (ns.c) */
 int mntkit__req_foreign(const struct mntkit_mnt_id_req *req);
