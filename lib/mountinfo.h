@@ -97,6 +97,22 @@ static inline uint64_t mntkit__mi_propagation(const struct mntkit_mi *m)
 }
 
 /*
+ * A line's fields of statmount's MNT_BASIC group but the unique IDs (its
+ * old IDs, attributes, propagation, peer group, master): the emulation's
+ * replies and the table-file reader fill them alike
+ */
+static inline void mntkit__mi_basic(struct mntkit_statmount *sm,
+				    const struct mntkit_mi *m)
+{
+	sm->mnt_id_old = m->id;
+	sm->mnt_parent_id_old = m->parent;
+	sm->mnt_attr = m->attr;
+	sm->mnt_propagation = mntkit__mi_propagation(m);
+	sm->mnt_peer_group = m->shared;
+	sm->mnt_master = m->master;
+}
+
+/*
  * The kernel's string_unescape(UNESCAPE_OCTAL) over @len bytes at @src
  * (stopping at a NUL as the kernel does), writing to @dst (which may be
  * @src). Returns the number of bytes written.
