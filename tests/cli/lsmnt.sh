@@ -125,12 +125,27 @@ c_ns_privilege() {
 		skip ns_privilege "no setpriv to drop capabilities"
 		return
 	fi
-	local pid
+	local pid drop=(setpriv --inh-caps=-all --ambient-caps=-all
+		--bounding-set=-all --)
 	unshare -m sleep 30 &
 	pid=$!
 	sleep 0.2
-	expect_error ns_privilege "CAP_SYS_ADMIN" - setpriv --inh-caps=-all \
-		--ambient-caps=-all --bounding-set=-all -- "$LSMNT" --ns "pid:$pid"
+	# without capabilities the namespace file is refused: a namespace
+	# named by the file fails, one named by its process is read from the
+	# process's mountinfo, as findmnt -N reads it
+	expect_error ns_privilege "Permission denied" - "${drop[@]}" \
+		"$LSMNT" --ns "/proc/$pid/ns/mnt"
+	run "${drop[@]}" findmnt -N "$pid" -l -o TARGET,SOURCE,FSTYPE,OPTIONS
+	cp "$OUT" "$CLI_TMP/ns_privilege.findmnt"
+	run "${drop[@]}" "$LSMNT" --ns "pid:$pid" -l \
+		-o TARGET,SOURCE,FSTYPE,OPTIONS
+	if [ "$RC" != 0 ]; then
+		fail ns_privilege_pid "exit status $RC: $(head -n 1 "$ERR")"
+	elif ! cmp -s "$OUT" "$CLI_TMP/ns_privilege.findmnt"; then
+		fail ns_privilege_pid "not findmnt -N's: $(diff "$CLI_TMP/ns_privilege.findmnt" "$OUT" | head -n 3 | tr '\n' ' ')"
+	else
+		pass ns_privilege_pid
+	fi
 	stop_bg "$pid"
 }
 
