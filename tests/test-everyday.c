@@ -120,8 +120,7 @@ static void under_teardown(const char *backend)
 	T_EQ_I(m, n);
 	/*
 	 * unmounting in the order given succeeds for every mount (the mount
-	 * points read first: on the emulation a hidden mount's ID changes
-	 * once it is uncovered)
+	 * points read first; examples/teardown.c reads each as it goes)
 	 */
 	char **points = t_xcalloc((size_t)m, sizeof(*points));
 
