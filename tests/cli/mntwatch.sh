@@ -41,7 +41,6 @@ c_bad_args() {
 	expect_error negative_timeout "--timeout" usage "$MNTWATCH" --timeout -1
 	expect_error bad_source "--source" usage "$MNTWATCH" --source inotify
 	expect_error relative_prefix "--prefix" usage "$MNTWATCH" --prefix mnt
-	expect_error relative_prefix_short "--prefix" usage "$MNTWATCH" -p mnt
 	expect_error empty_type "-t" usage "$MNTWATCH" -t tmpfs,,ext4
 	expect_error extra_arg "extra" usage "$MNTWATCH" extra
 	expect_error ns_not_pid "pid:0" - "$MNTWATCH" --ns pid:0
