@@ -12,7 +12,6 @@ import fcntl
 import glob
 import json
 import os
-import re
 import shutil
 import struct
 import subprocess
