@@ -51,8 +51,9 @@ for f in "$S_LIB/libmntkit.so.0" "$S_LIB/libmntkit.so" "$S_LIB/libmntkit.a" \
 done
 # every example of the tree, and nothing else, as mntkit(3) says
 EXDIR="$STAGE$PREFIX/share/doc/libmntkit-dev/examples"
-if [ "$(cd "$SRCDIR/examples" && ls -- *.c)" != "$(cd "$EXDIR" 2>/dev/null && ls)" ]; then
-	missing="$missing examples: $(ls "$EXDIR" 2>&1 | tr '\n' ' ')"
+got=$(cd "$EXDIR" 2>/dev/null && echo *)
+if [ "$(cd "$SRCDIR/examples" && echo *.c)" != "$got" ]; then
+	missing="$missing examples: ${got:-none}"
 fi
 if [ -z "$missing" ]; then
 	pass installed_files
