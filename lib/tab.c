@@ -1031,10 +1031,9 @@ int mntkit_table_tab_entry(const struct mntkit_table *t, size_t idx,
 	if (!t || !e)
 		return MNTKIT__MISUSE(EINVAL, "a NULL %s", t ? "entry" : "table");
 	if (e->size < MNTKIT_TAB_ENTRY_SIZE_VER0)
-		return mntkit__misuse("struct mntkit_tab_entry", EINVAL,
-			"size %zu, below the %zu of its first version: declare "
-			"it with MNTKIT_TAB_ENTRY(), which sets the size",
-			e->size, (size_t)MNTKIT_TAB_ENTRY_SIZE_VER0);
+		return mntkit__short_size("struct mntkit_tab_entry", e->size,
+					  MNTKIT_TAB_ENTRY_SIZE_VER0,
+					  "MNTKIT_TAB_ENTRY");
 	if (!x)
 		return mntkit__fail(ENODATA);
 	if (idx >= x->n)

@@ -73,10 +73,8 @@ int mntkit_watch_read(struct mntkit_watch *w, struct mntkit_event *ev)
 	if (!w || !ev)
 		return MNTKIT__MISUSE(EINVAL, "a NULL %s", w ? "event" : "watch");
 	if (ev->size < MNTKIT_EVENT_SIZE_VER0)
-		return mntkit__misuse("struct mntkit_event", EINVAL,
-			"size %zu, below the %zu of its first version: declare "
-			"it with MNTKIT_EVENT(), which sets the size",
-			ev->size, (size_t)MNTKIT_EVENT_SIZE_VER0);
+		return mntkit__short_size("struct mntkit_event", ev->size,
+					  MNTKIT_EVENT_SIZE_VER0, "MNTKIT_EVENT");
 	if (w->all) {
 		ret = mntkit__watch_all_read(w->all, ev);
 		return ret < 0 ? mntkit__fail(-ret) : ret;
