@@ -14,17 +14,20 @@
  *   find in a table             mntkit_table_find_target(), _find_source(),
  *                               _find_containing(), _find_devno()
  *   the IDs below a mount       mntkit_list(id, flags, NULL, &ids)
+ *   every mount below a path,   mntkit_list_under(path,
+ *   in unmount order              MNTKIT_LIST_F_CHILDREN_FIRST, NULL, &ids)
  *   what changed                mntkit_diff(before, after, ...), or a watch:
  *                               mntkit_watch_new(), mntkit_watch_fd(),
  *                               mntkit_watch_read()
- *   read a reply's strings      mntkit_sm_str(sm, sm->size, field, &s)
+ *   read a reply's strings      mntkit_sm_get(sm, field)
+ *   findmnt's OPTIONS columns   mntkit_sm_options(sm, MNTKIT_OPTIONS_ALL, ...)
  *   findmnt's words for flags   mntkit_attr_str(), mntkit_propagation_str()
+ *   the mount of a findmnt ID   mntkit_id_from_old(old_id, NULL, &id)
  *   another mount namespace     struct mntkit_opts (MNTKIT_OPTS(o, .pid = N))
  *
  * For example, the mount point and type of every mount:
  *
  *	struct mntkit_table *t;
- *	const char *point, *type;
  *
  *	if (mntkit_table_new(MNTKIT_STATMOUNT_MNT_POINT |
  *			     MNTKIT_STATMOUNT_FS_TYPE, 0, NULL, &t) < 0)
@@ -32,16 +35,17 @@
  *	for (size_t i = 0; i < mntkit_table_count(t); i++) {
  *		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
  *
- *		if (!mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) &&
- *		    !mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_FS_TYPE, &type))
- *			printf("%s %s\n", point, type);
+ *		printf("%s %s\n", mntkit_sm_get(sm, MNTKIT_FIELD_MNT_POINT),
+ *		       mntkit_sm_get(sm, MNTKIT_FIELD_FS_TYPE));
  *	}
  *	mntkit_table_free(t);
  *
  * A reply is the kernel's own struct mntkit_statmount (mntkit/abi.h):
  * @mask says which groups it holds; the groups are asked for with a mask
  * of MNTKIT_STATMOUNT_* bits. mntkit(3) is the overview; each call has
- * its page (man 3 mntkit_table_new, ...); examples/ has whole programs.
+ * its page (man 3 mntkit_table_new, ...); whole programs, one per
+ * everyday job, are in /usr/share/doc/libmntkit-dev/examples/ (examples/
+ * of the source tree).
  *
  * MOUNT IDS. A mount has two IDs. @mnt_id (and @mnt_parent_id) is the
  * unique 64-bit ID (Linux 6.8+): above 2^31 (MNTKIT_MNT_UNIQUE_ID_OFFSET),

@@ -198,10 +198,10 @@ int mntkit_get_features(struct mntkit_features *features)
 	if (!features)
 		return MNTKIT__MISUSE(EINVAL, "a NULL features pointer");
 	if (features->size < MNTKIT_FEATURES_SIZE_VER0)
-		return mntkit__misuse("struct mntkit_features", EINVAL,
-			"size %zu, below the %zu of its first version: "
-			"declare it with MNTKIT_FEATURES(), which sets the "
-			"size", features->size, (size_t)MNTKIT_FEATURES_SIZE_VER0);
+		return mntkit__short_size("struct mntkit_features",
+					  features->size,
+					  MNTKIT_FEATURES_SIZE_VER0,
+					  "MNTKIT_FEATURES");
 	f.flags = mntkit__kernel_features() | mntkit__kernel_fanotify();
 	f.backend = mntkit_get_backend();
 	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/features.c) */

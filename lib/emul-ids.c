@@ -532,12 +532,13 @@ ssize_t mntkit__emul_find_key(struct table *t, uint64_t id)
  * in one load and the other way in the next: a listing and the statmounts
  * of its IDs (two loads under churn) would lose a live mount. Only what
  * the memo proves (old ID X was the mount of unique ID U, kept while X is
- * in the table on the same device): unique U asked, X hidden now; or X
- * asked, the mount of old ID X is U now. statmount's reply keeps the ID
- * asked as mnt_id (its parent is named as now); the snapshot batch names
- * the mount by its key now (the table sorts it in). A mount hidden since
- * it was made (no memo) is not found by its unique ID, nor then its old
- * ID by it: those still answer ENOENT.
+ * in the table on the same device): unique U asked, X hidden now. And
+ * old ID X asked, the mount of old ID X named by its unique ID now (its
+ * point leads to it again): X names it while it lives, memo or not. The
+ * statmount's reply keeps the ID asked as mnt_id (its parent is named as
+ * now); the snapshot batch names the mount by its key now (the table
+ * sorts it in). A mount hidden since it was made (no memo) is not found
+ * by a unique ID: that still answers ENOENT.
  */
 ssize_t mntkit__emul_renamed_entry(const struct table *t, uint64_t id)
 {
@@ -547,9 +548,13 @@ ssize_t mntkit__emul_renamed_entry(const struct table *t, uint64_t id)
 	if (!t->unique_mode)
 		return -1;
 	if (low_id(id)) {
-		mm = memo_find(t, (uint32_t)id);
+		/*
+		 * the mount of old ID X is named by its unique ID now: X
+		 * names it as long as it lives (old IDs are not shared
+		 * between live mounts), hidden since it was made or not
+		 */
 		i = mntkit__mindex_find_old(&t->ix, id);
-		return mm && i >= 0 && t->ix.key[i] == mm->unique ? i : -1;
+		return i >= 0 && t->ix.key[i] != id ? i : -1;
 	}
 	for (size_t k = 0; k < t->nmemo; k++) {
 		mm = &t->memo[k];

@@ -27,7 +27,9 @@
  * mntkit_path_id() of a path on it names it the same way. A mount that
  * moves is hidden for a moment, so one load names it by its old ID and the
  * next by its unique one: where the memo proves it the same mount (old ID
- * X was unique ID U, X still in the table on that device), statmount and
+ * X was unique ID U, X still in the table on that device), and for any
+ * old ID X whose mount is named by its unique ID now (uncovered: the
+ * order a teardown unmounts in uncovers hidden mounts), statmount and
  * the snapshot batch find it by the name it had (mntkit__emul_renamed_entry()), and a
  * snapshot asks which of the IDs it does not find is a parent above the
  * caller's root (mntkit__emul_parent_outside()). The hybrid

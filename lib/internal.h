@@ -526,6 +526,11 @@ int mntkit__sized_arg(void *out, size_t out_size, const void *in,
 		      size_t in_size, size_t ver0, const char *type,
 		      const char *macro);
 
+/* the refusal of a sized struct @type of @size below @ver0, with its
+ * reason (declare it with @macro) in the trace: -EINVAL */
+int mntkit__short_size(const char *type, size_t size, size_t ver0,
+		       const char *macro);
+
 /* return -err and set errno = err (err > 0) */
 static inline int mntkit__fail(int err)
 {

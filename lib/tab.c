@@ -296,14 +296,18 @@ static int opts_in(struct mntkit_tab_opts *o, struct tab_reader *rd)
 
 	if (!o)
 		return 0;
-	ret = mntkit__sized_in(&in, sizeof(in), o, o->size,
-			       MNTKIT_TAB_OPTS_SIZE_VER0);
+	ret = mntkit__sized_arg(&in, sizeof(in), o, o->size,
+				MNTKIT_TAB_OPTS_SIZE_VER0, "struct mntkit_tab_opts",
+				"MNTKIT_TAB_OPTS");
 	if (ret)
 		return ret;
 	if ((unsigned int)in.format > MNTKIT_TAB_UTAB)
-		return -EINVAL;
+		return mntkit__misuse("struct mntkit_tab_opts", EINVAL,
+				      "unknown format %d", (int)in.format);
 	if (in.flags & ~MNTKIT_TAB_F_SKIP_BAD)
-		return -EINVAL;
+		return mntkit__misuse("struct mntkit_tab_opts", EINVAL,
+				      "unknown flags %#x",
+				      in.flags & ~MNTKIT_TAB_F_SKIP_BAD);
 	rd->o = o;
 	rd->format = o->format;
 	rd->flags = o->flags;
@@ -392,10 +396,11 @@ int mntkit_table_read_buf(const char *buf, size_t len,
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL out pointer");
 	*out = NULL;
 	if (!buf && len)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL buffer with length %zu",
+				      len);
 	ret = opts_in(topts, &rd);
 	if (ret)
 		return mntkit__fail(-ret);
@@ -420,7 +425,8 @@ int mntkit_table_read_file(const char *path, struct mntkit_tab_opts *topts,
 	int fd, ret;
 
 	if (!out || !path)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL %s", out ? "path" :
+							       "out pointer");
 	*out = NULL;
 	ret = opts_in(topts, &rd);
 	if (ret)
@@ -451,8 +457,12 @@ int mntkit_table_tab_entry(const struct mntkit_table *t, size_t idx,
 	const struct mntkit__tab_rec *r;
 	struct mntkit_tab_entry v;
 
-	if (!t || !e || e->size < MNTKIT_TAB_ENTRY_SIZE_VER0)
-		return mntkit__fail(EINVAL);
+	if (!t || !e)
+		return MNTKIT__MISUSE(EINVAL, "a NULL %s", t ? "entry" : "table");
+	if (e->size < MNTKIT_TAB_ENTRY_SIZE_VER0)
+		return mntkit__short_size("struct mntkit_tab_entry", e->size,
+					  MNTKIT_TAB_ENTRY_SIZE_VER0,
+					  "MNTKIT_TAB_ENTRY");
 	if (!x)
 		return mntkit__fail(ENODATA);
 	if (idx >= x->n)

@@ -153,9 +153,15 @@ c_backend_mountinfo() {
 	py_case backend_mountinfo
 }
 
+# --id and --uniq-id with either kind of mount ID, on both backends
+c_ids_either_kind() {
+	py_case ids_either_kind
+	MNTKIT_BACKEND=mountinfo py_case ids_either_kind_emul ids_either_kind
+}
+
 plain_cases="c_help c_version c_host_json c_host_list c_host_raw_pairs
 	c_host_filters c_host_terminal c_new_columns c_list_columns c_errors
-	c_write_error c_ns_privilege c_backend_mountinfo"
+	c_write_error c_ns_privilege c_backend_mountinfo c_ids_either_kind"
 
 # ---- cases in a private mount namespace ----
 

@@ -385,9 +385,9 @@ struct filter {
 	 * mount(8)-compatible lookup ignores it)
 	 */
 	bool swap;
-	bool has_id;  /* --id */
+	bool has_id;  /* --id, or --uniq-id with an old ID */
 	uint32_t id;
-	bool has_uniq; /* --uniq-id */
+	bool has_uniq; /* --uniq-id, or --id with a unique ID */
 	uint64_t uniq;
 	int real;    /* 1 --real, -1 --pseudo */
 	bool df;     /* -D: no pseudo filesystems but tmpfs ones */
@@ -725,6 +725,8 @@ struct cmdline {
 	bool mtab;		 /* -m */
 	bool verify;		 /* -x */
 	bool verbose;		 /* --verbose */
+	uint64_t id_arg[2];	 /* --id, --uniq-id as given */
+	bool id_given[2];
 	bool tab_mountinfo;	 /* every table file read was mountinfo */
 	size_t nbad[8];		 /* per file: the lines passed over */
 	const char *ns_arg;   /* --ns */

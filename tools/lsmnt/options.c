@@ -78,8 +78,9 @@ static const char *const help_text[] = {
 	"  -T, --target <path>    only the mount the path is on",
 	"  -M, --mountpoint <dir> only mounts on this directory",
 	"  -R, --submounts        with the matching mounts, all below them",
-	"      --id <num>         only the mount with this (old) mount ID",
-	"      --uniq-id <num>    only the mount with this 64-bit mount ID",
+	"      --id <num>         only the mount with this mount ID: an old",
+	"                         one (mountinfo's), or a unique one",
+	"      --uniq-id <num>    the same (findmnt: only a unique 64-bit ID)",
 	"      --real             only real filesystems",
 	"      --pseudo           only pseudo filesystems",
 	"      --shadowed         only mounts another is mounted over",
@@ -97,7 +98,8 @@ static const char *const help_text[] = {
 	"  -m, --mtab             the kernel's table with utab's userspace",
 	"                         options (/run/mount/utab, $LIBMOUNT_UTAB)",
 	"  -x, --verify           check a fstab (-F, -s) as findmnt does",
-	"      --verbose          with -x: what passed the checks too",
+	"      --verbose          with -x: what passed the checks too; with",
+	"                         --id/--uniq-id: which kind of ID it took",
 	"",
 	"Namespaces:",
 	"  -N, --task <pid>       the mount namespace of a process",
@@ -556,16 +558,12 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		cl->submounts = true;
 		return 0;
 	case OPT_ID:
-		if (parse_num_opt("--id", optarg, INT32_MAX, &v) < 0)
-			return -1;
-		f->has_id = true;
-		f->id = (uint32_t)v;
-		return 0;
 	case OPT_UNIQ_ID:
-		if (parse_num_opt("--uniq-id", optarg, UINT64_MAX, &v) < 0)
+		if (parse_num_opt(opt == OPT_ID ? "--id" : "--uniq-id", optarg,
+				  UINT64_MAX, &v) < 0)
 			return -1;
-		f->has_uniq = true;
-		f->uniq = v;
+		cl->id_given[opt == OPT_UNIQ_ID] = true;
+		cl->id_arg[opt == OPT_UNIQ_ID] = v; /* see settle_ids() */
 		return 0;
 	case OPT_REAL:
 	case OPT_PSEUDO:
@@ -767,6 +765,43 @@ static int set_columns(struct cmdline *cl)
 	return 0;
 }
 
+/*
+ * --id and --uniq-id each take either kind of mount ID, told by its value
+ * (mntkit.h, MOUNT IDS): an old one (at most 2^31) matches mountinfo's
+ * ID, a unique one the 64-bit ID. --verbose says which kind each was.
+ */
+static int settle_ids(struct cmdline *cl)
+{
+	static const char *const opt[2] = { "--id", "--uniq-id" };
+	struct filter *f = &cl->f;
+
+	for (int k = 0; k < 2; k++) {
+		uint64_t v = cl->id_arg[k];
+		bool old = v <= MNTKIT_MNT_UNIQUE_ID_OFFSET;
+
+		if (!cl->id_given[k])
+			continue;
+		if (old ? f->has_id && f->id != v : f->has_uniq && f->uniq != v) {
+			cli_errmsg(opt[k], "%" PRIu64 ": %s names another %s ID "
+				   "(no mount has both)", v, opt[!k],
+				   old ? "old" : "unique");
+			return -1;
+		}
+		if (cl->verbose)
+			fprintf(stderr, "lsmnt: %s %" PRIu64 ": %s\n", opt[k], v,
+				old ? "an old mount ID (mountinfo's)" :
+				      "a unique mount ID");
+		if (old) {
+			f->has_id = true;
+			f->id = (uint32_t)v;
+		} else {
+			f->has_uniq = true;
+			f->uniq = v;
+		}
+	}
+	return 0;
+}
+
 int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 {
 	int opt, r;
@@ -788,7 +823,8 @@ int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 
 		cl->tabfiles[cl->ntabfiles++] = env && *env ? env : "/etc/fstab";
 	}
-	if (parse_args(cl, argc, argv) < 0 || check_combinations(cl) < 0 ||
+	if (settle_ids(cl) < 0 || parse_args(cl, argc, argv) < 0 ||
+	    check_combinations(cl) < 0 ||
 	    set_columns(cl) < 0 || check_backend_env() < 0)
 		return -1;
 	/* not with --poll: findmnt matches its changes as any filter does */
