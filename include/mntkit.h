@@ -86,8 +86,10 @@
  *     MNTKIT_TAB_ENTRY(), MNTKIT_EVENT(), MNTKIT_FEATURES(). The library
  *     reads and writes only the fields both it and the caller know; a
  *     size below the struct's first version (its _SIZE_VER0) is -EINVAL
- *     (a struct declared without its macro has size 0), a larger struct
- *     whose tail beyond what the library knows is not zero is -E2BIG.
+ *     (a struct declared without its macro has size 0), an input struct
+ *     whose tail beyond what the library knows is not zero is -E2BIG, and
+ *     an output struct's tail beyond what the library knows is zeroed
+ *     (a newer field an older library cannot fill reads as 0).
  *  4. Names. A call on an object is mntkit_OBJ_VERB() (mntkit_table_new(),
  *     mntkit_watch_read()); a getter of an enum or struct mntkit_X is
  *     mntkit_get_X() or mntkit_OBJ_get_X() (mntkit_get_backend(),
@@ -971,7 +973,8 @@ enum mntkit_event_kind {
 /*
  * struct mntkit_event - one event of a diff or a watch. Extensible: the
  * caller sets @size (declare it with MNTKIT_EVENT()), the library writes
- * only the fields that fit in it and never @size itself.
+ * the fields that fit in it, zeroes a newer caller's tail beyond them, and
+ * never writes @size itself.
  *
  * @size:    sizeof(struct mntkit_event) as the caller knows it; at least
  *           MNTKIT_EVENT_SIZE_VER0 (-EINVAL otherwise).
