@@ -322,11 +322,14 @@ int mntkit__emul_memo_save(struct table *t)
 		m[n].has_f_type = pr->has_f_type;
 		m[n].unique = pr->unique;
 		m[n].f_type = pr->f_type;
+		m[n].gen = t->gen;
+		m[n].anchor_ok = (uint8_t)t->clean;
 		n++;
 	}
 	free(t->memo);
 	t->memo = m;
 	t->nmemo = n;
+	t->memo_ordered = t->ordered;
 	return 0;
 }
 
@@ -465,17 +468,273 @@ int mntkit__emul_mark_served_paths(struct table *t)
 	return 0;
 }
 
+/* ---- a reload's IDs from the memo, without a look at the points ---- */
+
+/* a hash of a mount point string (never 0: a map key) */
+static uint64_t point_hash_step(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * 0x100000001b3ULL;
+}
+
+#define POINT_HASH_INIT 0xcbf29ce484222325ULL
+
+static uint64_t point_key(uint64_t h)
+{
+	return h ? h : 1;
+}
+
+/* is @a (@alen) the path @b (@blen) or a directory above it? */
+static int point_above(const char *a, size_t alen, const char *b,
+		       size_t blen)
+{
+	if (alen > blen || memcmp(a, b, alen))
+		return 0;
+	return alen == blen || (alen == 1 && a[0] == '/') || b[alen] == '/';
+}
+
+/* the mounts at each mount point string of @t: hash -> count */
+static int count_points(const struct table *t, struct mntkit__map *at)
+{
+	if (mntkit__map_reserve(at, t->mi.n + 1))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->mi.n; i++) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+		const unsigned char *s = (const unsigned char *)
+			mntkit__mi_str(&t->mi, m->point);
+		uint64_t h = POINT_HASH_INIT;
+
+		for (size_t k = 0; k < m->point.len; k++)
+			h = point_hash_step(h, s[k]);
+		(*(uint32_t *)mntkit__map_put(at, point_key(h), NULL))++;
+	}
+	return 0;
+}
+
+/* the mounts whose point is entry @i's or a directory above it */
+static size_t mounts_above(const struct table *t, const struct mntkit__map *at,
+			   size_t i)
+{
+	const struct mntkit_mi *m = &t->mi.v[i];
+	const unsigned char *s =
+		(const unsigned char *)mntkit__mi_str(&t->mi, m->point);
+	uint64_t h = POINT_HASH_INIT;
+	const uint32_t *c;
+	size_t n = 0;
+
+	for (size_t k = 0; k < m->point.len; k++) {
+		if (k && s[k] == '/' && (c = mntkit__map_get(at, point_key(h))))
+			n += *c;
+		h = point_hash_step(h, s[k]);
+		if (!k && (c = mntkit__map_get(at, point_key(h))) &&
+		    m->point.len > 1)
+			n += *c; /* "/" */
+	}
+	c = mntkit__map_get(at, point_key(h));
+	return n + (c ? *c : 0);
+}
+
+/* the longest chain of parents walked (deeper: not judged in view) */
+#define VIEW_MAX_DEPTH 64
+
+/*
+ * The entries of the chain from @i up to the table's root, when each
+ * one's point is its parent's or below it (then every one of them is
+ * counted by mounts_above()); 0 when not, or the chain is longer than
+ * VIEW_MAX_DEPTH.
+ */
+static size_t chain_len(const struct table *t, const struct mntkit__map *pos,
+			size_t i)
+{
+	size_t n = 1;
+
+	for (;;) {
+		const struct mntkit_mi *m = &t->mi.v[i];
+		const uint32_t *p = m->parent != m->id ?
+					    mntkit__map_get(pos, m->parent) :
+					    NULL;
+		const struct mntkit_mi *pm;
+
+		if (!p)
+			return n;
+		pm = &t->mi.v[*p - 1];
+		if (++n > VIEW_MAX_DEPTH ||
+		    !point_above(mntkit__mi_str(&t->mi, pm->point), pm->point.len,
+				 mntkit__mi_str(&t->mi, m->point), m->point.len))
+			return 0;
+		i = *p - 1;
+	}
+}
+
+/*
+ * Does entry @i's mount point lead to it, by the table alone? It does
+ * when the only mounts at its point or at a directory above it are its
+ * own chain of parents (each on its parent's point or below it): then
+ * nothing is stacked on it or on a directory its point passes through.
+ * A deleted point (" (deleted)") is not judged. Used where the mount of
+ * the entry is known (mntkit__emul_resolve_ids()): this only decides
+ * whether it is named by its unique ID, as a look at its point would.
+ */
+static int in_view(const struct table *t, const struct mntkit__map *at,
+		   const struct mntkit__map *pos, size_t i)
+{
+	static const char del[] = " (deleted)";
+	const struct mntkit_mi *m = &t->mi.v[i];
+	const char *s = mntkit__mi_str(&t->mi, m->point);
+	size_t chain;
+
+	if (m->point.len >= sizeof(del) - 1 &&
+	    !memcmp(s + m->point.len - (sizeof(del) - 1), del, sizeof(del) - 1))
+		return 0;
+	chain = chain_len(t, pos, i);
+	return chain && mounts_above(t, at, i) == chain;
+}
+
+/* entry index + 1 by old ID */
+static int index_old_ids(const struct table *t, struct mntkit__map *pos)
+{
+	if (mntkit__map_reserve(pos, t->mi.n + 1))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->mi.n; i++)
+		if (t->mi.v[i].id)
+			*(uint32_t *)mntkit__map_put(pos, t->mi.v[i].id, NULL) =
+				(uint32_t)(i + 1);
+	return 0;
+}
+
+/*
+ * Entry @i from the memo alone, below the anchor (see
+ * mntkit__emul_resolve_ids()): its old ID X was proved to be unique ID U
+ * by a load no older than the anchor's, U is below the anchor's, and its
+ * point is in view by the table. 1 when it is settled.
+ */
+static int infer(struct table *t, size_t i, const struct memo *anchor,
+		 const struct mntkit__map *at, const struct mntkit__map *pos,
+		 int want_statfs)
+{
+	const struct memo *mm = memo_find(t, t->mi.v[i].id);
+	struct probe *pr = &t->probe[i];
+
+	if (!mm || mm->gen < anchor->gen || mm->unique >= anchor->unique ||
+	    (want_statfs && !mm->has_f_type) || pr->no_look ||
+	    !in_view(t, at, pos, i))
+		return 0;
+	pr->ids_done = 1;
+	pr->verified = 1;
+	pr->has_unique = 1;
+	pr->unique = mm->unique;
+	if (want_statfs) {
+		pr->statfs_done = 1;
+		pr->has_f_type = 1;
+		pr->f_type = mm->f_type;
+	}
+	return 1;
+}
+
+/* entry @i looked at: its point again (memo) or in full */
+static void resolve_one(struct table *t, size_t i)
+{
+	int want_statfs = needs_statfs(t, i);
+
+	if (!probe_again(t, i, want_statfs))
+		mntkit__emul_probe_point(t, i, want_statfs);
+}
+
+/*
+ * The last entry, from the end, whose point still leads to the unique ID
+ * the memo has for it, from a load that read no change: the anchor (its
+ * memo; its entry in *@at_i). The entries after it are looked at.
+ */
+static const struct memo *find_anchor(struct table *t, size_t *at_i)
+{
+	for (size_t i = t->mi.n; i-- > 0;) {
+		const struct memo *mm = memo_find(t, t->mi.v[i].id);
+
+		resolve_one(t, i);
+		if (mm && mm->anchor_ok && t->probe[i].has_unique &&
+		    t->probe[i].unique == mm->unique) {
+			*at_i = i;
+			return mm;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The IDs of a reload. A look at each mount point costs a system call a
+ * mount; the memo and the kernel's order spare most of them. From 6.8,
+ * mountinfo lists the mounts by ascending unique ID (its lines follow
+ * the namespace's tree of mounts by that ID) and unique IDs only grow.
+ * The anchor (find_anchor()) is a mount proved alive now, U_a; it was a
+ * line of a load that read no change, so it was made before that load
+ * began. A line before it is a mount made before U_a, so alive since
+ * before that load: if its old ID X was proved to be U by that load or a
+ * later one, it was the live mount of old ID X then, which is U (two
+ * live mounts never share an old ID). So it is U, without a look; the
+ * table alone says whether its point leads to it (in_view()), else it is
+ * looked at as before. Checked: the memo's load had its unique IDs in
+ * line order, and U is below U_a.
+ */
+static int resolve_from_memo(struct table *t, size_t *upto)
+{
+	struct mntkit__map at = MNTKIT__MAP_INIT(uint32_t);
+	struct mntkit__map pos = MNTKIT__MAP_INIT(uint32_t);
+	const struct memo *anchor;
+	size_t a, inferred = 0;
+	int ret;
+
+	*upto = 0;
+	if (!t->nmemo || !t->memo_ordered)
+		return 0;
+	anchor = find_anchor(t, &a);
+	if (!anchor) {
+		*upto = t->mi.n; /* all looked at */
+		return 0;
+	}
+	ret = count_points(t, &at);
+	if (!ret)
+		ret = index_old_ids(t, &pos);
+	for (size_t i = 0; i < a && !ret; i++) {
+		if (infer(t, i, anchor, &at, &pos, needs_statfs(t, i)))
+			inferred++;
+		else
+			resolve_one(t, i);
+	}
+	*upto = ret ? 0 : t->mi.n;
+	mntkit__debug(MNTKIT_PRINT_DEBUG,
+		      "emulation: %zu of %zu mounts named from the memo, "
+		      "below line %zu", inferred, t->mi.n, a + 1);
+	mntkit__map_free(&at);
+	mntkit__map_free(&pos);
+	return ret;
+}
+
+/* do the unique keys ascend line by line (the hidden ones aside)? */
+static int keys_ordered(const struct table *t)
+{
+	uint64_t last = 0;
+
+	for (size_t i = 0; i < t->mi.n; i++) {
+		if (!t->probe[i].has_unique)
+			continue;
+		if (t->probe[i].unique <= last)
+			return 0;
+		last = t->probe[i].unique;
+	}
+	return 1;
+}
+
 /* with unique IDs, the key of every entry: its unique ID where it can be
  * read, else its old ID (a hidden mount, or one of a served_fs()) */
 int mntkit__emul_resolve_ids(struct table *t)
 {
-	int ret = 0;
+	size_t done;
+	int ret = resolve_from_memo(t, &done);
 
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < t->mi.n; i++) {
-		int want_statfs = needs_statfs(t, i);
-
-		if (!probe_again(t, i, want_statfs))
-			mntkit__emul_probe_point(t, i, want_statfs);
+		if (i >= done)
+			resolve_one(t, i);
 		if (t->probe[i].has_unique) {
 			t->keys[i] = t->probe[i].unique;
 			continue;
@@ -490,6 +749,7 @@ int mntkit__emul_resolve_ids(struct table *t)
 		if (ret)
 			break;
 	}
+	t->ordered = keys_ordered(t);
 	return ret;
 }
 

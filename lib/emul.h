@@ -160,6 +160,9 @@ struct memo {
 	uint32_t major, minor; /* the line's st_dev, when it was proved */
 	uint64_t unique;
 	uint64_t f_type;
+	uint64_t gen;         /* the load that proved it (struct table) */
+	uint8_t anchor_ok;    /* that load read no change (see
+			       * mntkit__emul_resolve_ids()) */
 };
 
 struct table {
@@ -194,6 +197,11 @@ struct table {
 	 */
 	struct memo *memo;
 	size_t nmemo;
+	int memo_ordered;     /* the memo's load had its unique IDs in
+			       * line order (the kernel's, 6.8+) */
+	uint64_t gen;         /* the loads, counted */
+	int clean;            /* this load read no change */
+	int ordered;          /* its unique keys ascend line by line */
 	long long loaded_at;  /* CLOCK_MONOTONIC ns when the read ended */
 	long long max_age;    /* re-read when older than this */
 	uint32_t *groups;     /* the peer groups of the table, sorted */
