@@ -156,11 +156,77 @@ int mntkit__emul_fd_old_id(int fd, uint64_t *id)
 }
 
 /*
+ * The O_PATH fds of the probes of one load, closed together: each run of
+ * consecutive fds (the usual case: each open takes the lowest free fd)
+ * in one close_range(2), which closes nothing but them since each fd of
+ * the run is held here. A single fd, or any where close_range is refused
+ * or missing (before 5.9), with one close(2) each.
+ */
+#define FD_BATCH 64
+
+struct fd_batch {
+	int fd[FD_BATCH];
+	size_t n;
+};
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void fd_batch_flush(struct fd_batch *b)
+{
+	size_t n = b->n, end;
+
+	b->n = 0;
+	qsort(b->fd, n, sizeof(*b->fd), cmp_int);
+	for (size_t k = 0; k < n; k = end) {
+		for (end = k + 1; end < n && b->fd[end] == b->fd[end - 1] + 1;)
+			end++;
+		if (end - k > 1 &&
+		    syscall(SYS_close_range, (unsigned int)b->fd[k],
+			    (unsigned int)b->fd[end - 1], 0U) == 0)
+			continue;
+		for (size_t j = k; j < end; j++)
+			close(b->fd[j]);
+	}
+}
+
+/* @fd done with: closed now (@b NULL) or with the batch */
+static void fd_done(struct fd_batch *b, int fd)
+{
+	if (!b) {
+		close(fd);
+		return;
+	}
+	b->fd[b->n++] = fd;
+	if (b->n == FD_BATCH)
+		fd_batch_flush(b);
+}
+
+/* the O_PATH fd of @path; with the batch's fds closed first when the
+ * process has no fd left (EMFILE) */
+static int open_point(const struct table *t, const char *path,
+		      struct fd_batch *b)
+{
+	int fd = openat(t->at, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == EMFILE && b && b->n) {
+		fd_batch_flush(b);
+		fd = openat(t->at, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	return fd;
+}
+
+/*
  * Look at the mount point of entry @i through one O_PATH fd: does it
  * resolve to this mount (STATX_MNT_ID == the old ID), its unique ID, and
- * (when @want_statfs) statfs's f_type.
+ * (when @want_statfs) statfs's f_type. The fd is closed with @b.
  */
-void mntkit__emul_probe_point(struct table *t, size_t i, int want_statfs)
+static void probe_point(struct table *t, size_t i, int want_statfs,
+			struct fd_batch *b)
 {
 	struct probe *pr = &t->probe[i];
 	char buf[POINT_PATH_MAX];
@@ -177,7 +243,7 @@ void mntkit__emul_probe_point(struct table *t, size_t i, int want_statfs)
 		return;
 	}
 	path = point_path(t, i, buf);
-	fd = path ? openat(t->at, path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+	fd = path ? open_point(t, path, b) : -1;
 	pr->ids_done = 1;
 	if (want_statfs)
 		pr->statfs_done = 1;
@@ -199,7 +265,12 @@ void mntkit__emul_probe_point(struct table *t, size_t i, int want_statfs)
 		pr->has_f_type = 1;
 		pr->f_type = (unsigned long)sfs.f_type;
 	}
-	close(fd);
+	fd_done(b, fd);
+}
+
+void mntkit__emul_probe_point(struct table *t, size_t i, int want_statfs)
+{
+	probe_point(t, i, want_statfs, NULL);
 }
 
 /* what fsmagic.c tells of the type of entry @i */
@@ -631,12 +702,12 @@ static int infer(struct table *t, size_t i, const struct memo *anchor,
 }
 
 /* entry @i looked at: its point again (memo) or in full */
-static void resolve_one(struct table *t, size_t i)
+static void resolve_one(struct table *t, size_t i, struct fd_batch *b)
 {
 	int want_statfs = needs_statfs(t, i);
 
 	if (!probe_again(t, i, want_statfs))
-		mntkit__emul_probe_point(t, i, want_statfs);
+		probe_point(t, i, want_statfs, b);
 }
 
 /*
@@ -644,12 +715,13 @@ static void resolve_one(struct table *t, size_t i)
  * the memo has for it, from a load that read no change: the anchor (its
  * memo; its entry in *@at_i). The entries after it are looked at.
  */
-static const struct memo *find_anchor(struct table *t, size_t *at_i)
+static const struct memo *find_anchor(struct table *t, size_t *at_i,
+				      struct fd_batch *b)
 {
 	for (size_t i = t->mi.n; i-- > 0;) {
 		const struct memo *mm = memo_find(t, t->mi.v[i].id);
 
-		resolve_one(t, i);
+		resolve_one(t, i, b);
 		if (mm && mm->anchor_ok && t->probe[i].has_unique &&
 		    t->probe[i].unique == mm->unique) {
 			*at_i = i;
@@ -674,7 +746,8 @@ static const struct memo *find_anchor(struct table *t, size_t *at_i)
  * looked at as before. Checked: the memo's load had its unique IDs in
  * line order, and U is below U_a.
  */
-static int resolve_from_memo(struct table *t, size_t *upto)
+static int resolve_from_memo(struct table *t, size_t *upto,
+			     struct fd_batch *b)
 {
 	struct mntkit__map at = MNTKIT__MAP_INIT(uint32_t);
 	struct mntkit__map pos = MNTKIT__MAP_INIT(uint32_t);
@@ -685,7 +758,7 @@ static int resolve_from_memo(struct table *t, size_t *upto)
 	*upto = 0;
 	if (!t->nmemo || !t->memo_ordered)
 		return 0;
-	anchor = find_anchor(t, &a);
+	anchor = find_anchor(t, &a, b);
 	if (!anchor) {
 		*upto = t->mi.n; /* all looked at */
 		return 0;
@@ -697,7 +770,7 @@ static int resolve_from_memo(struct table *t, size_t *upto)
 		if (infer(t, i, anchor, &at, &pos, needs_statfs(t, i)))
 			inferred++;
 		else
-			resolve_one(t, i);
+			resolve_one(t, i, b);
 	}
 	*upto = ret ? 0 : t->mi.n;
 	mntkit__debug(MNTKIT_PRINT_DEBUG,
@@ -727,14 +800,17 @@ static int keys_ordered(const struct table *t)
  * read, else its old ID (a hidden mount, or one of a served_fs()) */
 int mntkit__emul_resolve_ids(struct table *t)
 {
+	struct fd_batch b = { .n = 0 };
 	size_t done;
-	int ret = resolve_from_memo(t, &done);
+	int ret = resolve_from_memo(t, &done, &b);
 
-	if (ret)
+	if (ret) {
+		fd_batch_flush(&b);
 		return ret;
+	}
 	for (size_t i = 0; i < t->mi.n; i++) {
 		if (i >= done)
-			resolve_one(t, i);
+			resolve_one(t, i, &b);
 		if (t->probe[i].has_unique) {
 			t->keys[i] = t->probe[i].unique;
 			continue;
@@ -749,6 +825,7 @@ int mntkit__emul_resolve_ids(struct table *t)
 		if (ret)
 			break;
 	}
+	fd_batch_flush(&b);
 	t->ordered = keys_ordered(t);
 	return ret;
 }
