@@ -57,8 +57,15 @@
  * half a poll() when nothing happened (poll() where epoll is refused). So
  * listmount + statmount of every mount costs one parse.
  * A reload keeps what earlier loads proved (old ID X was unique ID U) and
- * re-proves it with one statx of the mount point (see probe_again()), so a
- * table that changed a little costs one lookup per mount, not four.
+ * re-proves it with one statx of the mount point (see probe_again()) for
+ * the mounts after the anchor: the last mount, from the end, still proved
+ * (its point leads to the unique ID the memo has). The mounts before it
+ * are named from the memo without a look: from 6.8 mountinfo lists mounts
+ * by ascending unique ID, so each was made before the anchor and was the
+ * mount of its old ID when the memo proved it (resolve_from_memo() says
+ * why); the table alone tells whether its point leads to it. So a table
+ * that changed a little costs a few lookups, not one a mount. A cold
+ * load's probes close their fds by runs with close_range(2).
  * Staleness: a signalled change is seen by the next call. The kernel does
  * not signal propagation type changes (make-shared/-slave/-private/
  * -unbindable) nor superblock changes made by a filesystem itself (ext4
