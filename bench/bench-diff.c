@@ -33,23 +33,6 @@
 /* a mount and an unmount per round: 2 samples */
 #define MAX_DIFF_ROUNDS (BENCH_MAX_ROUNDS / 2)
 
-/*
- * The script records the mount namespace it was started in
- * (BENCH_HOST_MNTNS, the link text of /proc/self/ns/mnt) before it
- * unshares; mounting is refused unless ours is another one.
- */
-static int in_host_ns(void)
-{
-	const char *host = getenv("BENCH_HOST_MNTNS");
-	char self[64];
-	ssize_t n = readlink("/proc/self/ns/mnt", self, sizeof(self) - 1);
-
-	if (!host || !*host || n <= 0)
-		return 1; /* cannot tell: refuse */
-	self[n] = '\0';
-	return !strcmp(self, host);
-}
-
 static double cpu_us(void)
 {
 	struct timespec ts;
@@ -103,7 +86,7 @@ int main(int argc, char **argv)
 			MAX_DIFF_ROUNDS);
 		return 2;
 	}
-	if (in_host_ns()) {
+	if (bench_in_host_ns()) {
 		fprintf(stderr, "bench-diff: not in a private mount namespace "
 				"(BENCH_HOST_MNTNS)\n");
 		return 1;

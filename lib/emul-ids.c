@@ -405,6 +405,21 @@ int mntkit__emul_memo_save(struct table *t)
 }
 
 
+/* what memo @mm proved, as the probe of its entry */
+static void probe_from_memo(struct probe *pr, const struct memo *mm,
+			    int want_statfs)
+{
+	pr->ids_done = 1;
+	pr->verified = 1;
+	pr->has_unique = 1;
+	pr->unique = mm->unique;
+	if (want_statfs) {
+		pr->statfs_done = 1;
+		pr->has_f_type = 1;
+		pr->f_type = mm->f_type;
+	}
+}
+
 /*
  * Entry @i again, when an earlier load proved its old ID X to be the mount
  * of unique ID U: if its mount point still resolves to U, the mount is U
@@ -432,15 +447,7 @@ static int probe_again(struct table *t, size_t i, int want_statfs)
 	if (ret || !(stx.stx_mask & MNTKIT_STATX_MNT_ID_UNIQUE) ||
 	    stx.stx_mnt_id != mm->unique)
 		return 0;
-	pr->ids_done = 1;
-	pr->verified = 1;
-	pr->has_unique = 1;
-	pr->unique = mm->unique;
-	if (want_statfs) {
-		pr->statfs_done = 1;
-		pr->has_f_type = 1;
-		pr->f_type = mm->f_type;
-	}
+	probe_from_memo(pr, mm, want_statfs);
 	return 1;
 }
 
@@ -689,15 +696,7 @@ static int infer(struct table *t, size_t i, const struct memo *anchor,
 	    (want_statfs && !mm->has_f_type) || pr->no_look ||
 	    !in_view(t, at, pos, i))
 		return 0;
-	pr->ids_done = 1;
-	pr->verified = 1;
-	pr->has_unique = 1;
-	pr->unique = mm->unique;
-	if (want_statfs) {
-		pr->statfs_done = 1;
-		pr->has_f_type = 1;
-		pr->f_type = mm->f_type;
-	}
+	probe_from_memo(pr, mm, want_statfs);
 	return 1;
 }
 
