@@ -548,18 +548,13 @@ int mntkit__emul_mark_served_paths(struct table *t)
 
 /* ---- a reload's IDs from the memo, without a look at the points ---- */
 
-/* a hash of a mount point string (never 0: a map key) */
+/* a hash of a mount point string, a byte at a time */
 static uint64_t point_hash_step(uint64_t h, unsigned char c)
 {
 	return (h ^ c) * 0x100000001b3ULL;
 }
 
 #define POINT_HASH_INIT 0xcbf29ce484222325ULL
-
-static uint64_t point_key(uint64_t h)
-{
-	return h ? h : 1;
-}
 
 /* is @a (@alen) the path @b (@blen) or a directory above it? */
 static int point_above(const char *a, size_t alen, const char *b,
@@ -570,12 +565,82 @@ static int point_above(const char *a, size_t alen, const char *b,
 	return alen == blen || (alen == 1 && a[0] == '/') || b[alen] == '/';
 }
 
-/* the mounts at each mount point string of @t: hash -> count */
-static int count_points(const struct table *t, struct mntkit__map *at)
+/* the longest chain of parents followed (deeper: not judged in view) */
+#define VIEW_MAX_DEPTH 64
+#define VIEW_BAD       UINT8_MAX
+
+/*
+ * What the table tells of whether each entry's mount point leads to it
+ * (in_view()): the hashes of the points and the old IDs, each sorted with
+ * its entry (looked up by binary search: no map's scattered slots);
+ * per entry, the mounts at its own point, its chain (itself and its
+ * parents up to the table's root, each on its parent's point or below it:
+ * VIEW_BAD when not, 0 not known yet) and the mounts at its point or at
+ * a directory above it.
+ */
+struct view {
+	struct mntkit_mi_pair *pairs; /* room for 4n: two arrays, two spare */
+	const struct mntkit_mi_pair *points; /* by point hash */
+	const struct mntkit_mi_pair *olds;   /* by old ID */
+	size_t n;
+	uint64_t *hash;
+	uint32_t *here;
+	uint32_t *above;
+	uint8_t *chain;
+};
+
+static void view_free(struct view *v)
 {
-	if (mntkit__map_reserve(at, t->mi.n + 1))
+	free(v->pairs);
+	free(v->hash);
+	free(v->here);
+	free(v->above);
+	free(v->chain);
+}
+
+/* the first pair of @v (@n, sorted) whose key is not below @key */
+static size_t pairs_lower(const struct mntkit_mi_pair *v, size_t n,
+			  uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* the mounts at the point hashed @h */
+static uint32_t mounts_at(const struct view *v, uint64_t h)
+{
+	size_t k = pairs_lower(v->points, v->n, h), end = k;
+
+	while (end < v->n && v->points[end].key == h)
+		end++;
+	return (uint32_t)(end - k);
+}
+
+static int view_init(struct view *v, const struct table *t)
+{
+	size_t n = t->mi.n;
+	struct mntkit_mi_pair *p, *o;
+
+	*v = (struct view){ .n = n };
+	v->pairs = malloc((4 * n + 1) * sizeof(*v->pairs));
+	v->hash = malloc((n + 1) * sizeof(*v->hash));
+	v->here = malloc((n + 1) * sizeof(*v->here));
+	v->above = malloc((n + 1) * sizeof(*v->above));
+	v->chain = calloc(n + 1, 1);
+	if (!v->pairs || !v->hash || !v->here || !v->above || !v->chain)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->mi.n; i++) {
+	p = v->pairs;
+	o = v->pairs + 2 * n;
+	for (size_t i = 0; i < n; i++) {
 		const struct mntkit_mi *m = &t->mi.v[i];
 		const unsigned char *s = (const unsigned char *)
 			mntkit__mi_str(&t->mi, m->point);
@@ -583,100 +648,125 @@ static int count_points(const struct table *t, struct mntkit__map *at)
 
 		for (size_t k = 0; k < m->point.len; k++)
 			h = point_hash_step(h, s[k]);
-		(*(uint32_t *)mntkit__map_put(at, point_key(h), NULL))++;
+		v->hash[i] = h;
+		p[i] = (struct mntkit_mi_pair){ h, (uint32_t)i };
+		o[i] = (struct mntkit_mi_pair){ m->id, (uint32_t)i };
+	}
+	v->points = mntkit__pairs_sort(p, p + n, n);
+	v->olds = mntkit__pairs_sort(o, o + n, n);
+	for (size_t k = 0, end; k < n; k = end) {
+		for (end = k + 1;
+		     end < n && v->points[end].key == v->points[k].key;)
+			end++;
+		for (size_t j = k; j < end; j++)
+			v->here[v->points[j].idx] = (uint32_t)(end - k);
 	}
 	return 0;
 }
 
-/* the mounts whose point is entry @i's or a directory above it */
-static size_t mounts_above(const struct table *t, const struct mntkit__map *at,
-			   size_t i)
+/*
+ * The mounts at the points of entry @i that are below @from bytes of its
+ * point (a directory above it, or its parent's point): at each '/' after
+ * @from, and at the whole point when it is longer than @from. @h is the
+ * hash of the first @from bytes.
+ */
+static uint32_t mounts_below(const struct table *t, const struct view *v,
+			     size_t i, size_t from, uint64_t h)
 {
 	const struct mntkit_mi *m = &t->mi.v[i];
 	const unsigned char *s =
 		(const unsigned char *)mntkit__mi_str(&t->mi, m->point);
-	uint64_t h = POINT_HASH_INIT;
-	const uint32_t *c;
-	size_t n = 0;
+	uint32_t n = 0;
 
-	for (size_t k = 0; k < m->point.len; k++) {
-		if (k && s[k] == '/' && (c = mntkit__map_get(at, point_key(h))))
-			n += *c;
+	for (size_t k = from; k < m->point.len; k++) {
+		if (k > from && s[k] == '/')
+			n += mounts_at(v, h);
 		h = point_hash_step(h, s[k]);
-		if (!k && (c = mntkit__map_get(at, point_key(h))) &&
-		    m->point.len > 1)
-			n += *c; /* "/" */
+		if (!k && m->point.len > 1)
+			n += mounts_at(v, h); /* "/" */
 	}
-	c = mntkit__map_get(at, point_key(h));
-	return n + (c ? *c : 0);
+	return m->point.len > from ? n + v->here[i] : n;
 }
 
-/* the longest chain of parents walked (deeper: not judged in view) */
-#define VIEW_MAX_DEPTH 64
-
-/*
- * The entries of the chain from @i up to the table's root, when each
- * one's point is its parent's or below it (then every one of them is
- * counted by mounts_above()); 0 when not, or the chain is longer than
- * VIEW_MAX_DEPTH.
- */
-static size_t chain_len(const struct table *t, const struct mntkit__map *pos,
-			size_t i)
+/* entry @i's parent in the table, or -1 */
+static ssize_t view_parent(const struct table *t, const struct view *v,
+			   size_t i)
 {
-	size_t n = 1;
+	const struct mntkit_mi *m = &t->mi.v[i];
+	size_t k;
 
-	for (;;) {
-		const struct mntkit_mi *m = &t->mi.v[i];
-		const uint32_t *p = m->parent != m->id ?
-					    mntkit__map_get(pos, m->parent) :
-					    NULL;
-		const struct mntkit_mi *pm;
+	if (m->parent == m->id)
+		return -1;
+	k = pairs_lower(v->olds, v->n, m->parent);
+	if (k >= v->n || v->olds[k].key != m->parent)
+		return -1;
+	return (ssize_t)v->olds[k].idx;
+}
 
-		if (!p)
-			return n;
-		pm = &t->mi.v[*p - 1];
-		if (++n > VIEW_MAX_DEPTH ||
-		    !point_above(mntkit__mi_str(&t->mi, pm->point), pm->point.len,
-				 mntkit__mi_str(&t->mi, m->point), m->point.len))
-			return 0;
-		i = *p - 1;
+/* entry @i's chain and mounts above, its parent's known (or none) */
+static void view_one(const struct table *t, struct view *v, size_t i)
+{
+	ssize_t p = view_parent(t, v, i);
+	const struct mntkit_mi *m = &t->mi.v[i], *pm;
+
+	if (p < 0) {
+		v->chain[i] = 1;
+		v->above[i] = mounts_below(t, v, i, 0, POINT_HASH_INIT);
+		return;
 	}
+	pm = &t->mi.v[p];
+	if (v->chain[p] == VIEW_BAD || v->chain[p] + 1 > VIEW_MAX_DEPTH ||
+	    !point_above(mntkit__mi_str(&t->mi, pm->point), pm->point.len,
+			 mntkit__mi_str(&t->mi, m->point), m->point.len)) {
+		v->chain[i] = VIEW_BAD;
+		return;
+	}
+	v->chain[i] = (uint8_t)(v->chain[p] + 1);
+	v->above[i] = v->above[p] +
+		      mounts_below(t, v, i, pm->point.len, v->hash[p]);
+}
+
+/* entry @i's chain, and those of its parents not known yet, parents first */
+static void view_chain(const struct table *t, struct view *v, size_t i)
+{
+	size_t up[VIEW_MAX_DEPTH + 1], n = 0;
+	ssize_t k = (ssize_t)i;
+
+	while (k >= 0 && !v->chain[k]) {
+		if (n == VIEW_MAX_DEPTH + 1) {
+			v->chain[i] = VIEW_BAD; /* too deep, or a loop */
+			return;
+		}
+		up[n++] = (size_t)k;
+		v->chain[k] = VIEW_BAD; /* until known: a loop ends here */
+		k = view_parent(t, v, (size_t)k);
+	}
+	while (n--)
+		view_one(t, v, up[n]);
 }
 
 /*
  * Does entry @i's mount point lead to it, by the table alone? It does
  * when the only mounts at its point or at a directory above it are its
- * own chain of parents (each on its parent's point or below it): then
- * nothing is stacked on it or on a directory its point passes through.
- * A deleted point (" (deleted)") is not judged. Used where the mount of
- * the entry is known (mntkit__emul_resolve_ids()): this only decides
- * whether it is named by its unique ID, as a look at its point would.
+ * own chain of parents (each on its parent's point or below it, so each
+ * is counted there): then nothing is stacked on it or on a directory its
+ * point passes through. A deleted point (" (deleted)") is not judged.
+ * Used where the mount of the entry is known (mntkit__emul_resolve_ids()):
+ * this only decides whether it is named by its unique ID, as a look at
+ * its point would.
  */
-static int in_view(const struct table *t, const struct mntkit__map *at,
-		   const struct mntkit__map *pos, size_t i)
+static int in_view(const struct table *t, struct view *v, size_t i)
 {
 	static const char del[] = " (deleted)";
 	const struct mntkit_mi *m = &t->mi.v[i];
 	const char *s = mntkit__mi_str(&t->mi, m->point);
-	size_t chain;
 
 	if (m->point.len >= sizeof(del) - 1 &&
 	    !memcmp(s + m->point.len - (sizeof(del) - 1), del, sizeof(del) - 1))
 		return 0;
-	chain = chain_len(t, pos, i);
-	return chain && mounts_above(t, at, i) == chain;
-}
-
-/* entry index + 1 by old ID */
-static int index_old_ids(const struct table *t, struct mntkit__map *pos)
-{
-	if (mntkit__map_reserve(pos, t->mi.n + 1))
-		return -ENOMEM;
-	for (size_t i = 0; i < t->mi.n; i++)
-		if (t->mi.v[i].id)
-			*(uint32_t *)mntkit__map_put(pos, t->mi.v[i].id, NULL) =
-				(uint32_t)(i + 1);
-	return 0;
+	if (!v->chain[i])
+		view_chain(t, v, i);
+	return v->chain[i] != VIEW_BAD && v->above[i] == v->chain[i];
 }
 
 /*
@@ -686,15 +776,14 @@ static int index_old_ids(const struct table *t, struct mntkit__map *pos)
  * point is in view by the table. 1 when it is settled.
  */
 static int infer(struct table *t, size_t i, const struct memo *anchor,
-		 const struct mntkit__map *at, const struct mntkit__map *pos,
-		 int want_statfs)
+		 struct view *v, int want_statfs)
 {
 	const struct memo *mm = memo_find(t, t->mi.v[i].id);
 	struct probe *pr = &t->probe[i];
 
 	if (!mm || mm->gen < anchor->gen || mm->unique >= anchor->unique ||
 	    (want_statfs && !mm->has_f_type) || pr->no_look ||
-	    !in_view(t, at, pos, i))
+	    !in_view(t, v, i))
 		return 0;
 	probe_from_memo(pr, mm, want_statfs);
 	return 1;
@@ -748,9 +837,8 @@ static const struct memo *find_anchor(struct table *t, size_t *at_i,
 static int resolve_from_memo(struct table *t, size_t *upto,
 			     struct fd_batch *b)
 {
-	struct mntkit__map at = MNTKIT__MAP_INIT(uint32_t);
-	struct mntkit__map pos = MNTKIT__MAP_INIT(uint32_t);
 	const struct memo *anchor;
+	struct view v;
 	size_t a, inferred = 0;
 	int ret;
 
@@ -762,11 +850,9 @@ static int resolve_from_memo(struct table *t, size_t *upto,
 		*upto = t->mi.n; /* all looked at */
 		return 0;
 	}
-	ret = count_points(t, &at);
-	if (!ret)
-		ret = index_old_ids(t, &pos);
+	ret = view_init(&v, t);
 	for (size_t i = 0; i < a && !ret; i++) {
-		if (infer(t, i, anchor, &at, &pos, needs_statfs(t, i)))
+		if (infer(t, i, anchor, &v, needs_statfs(t, i)))
 			inferred++;
 		else
 			resolve_one(t, i, b);
@@ -775,8 +861,7 @@ static int resolve_from_memo(struct table *t, size_t *upto,
 	mntkit__debug(MNTKIT_PRINT_DEBUG,
 		      "emulation: %zu of %zu mounts named from the memo, "
 		      "below line %zu", inferred, t->mi.n, a + 1);
-	mntkit__map_free(&at);
-	mntkit__map_free(&pos);
+	view_free(&v);
 	return ret;
 }
 
