@@ -32,7 +32,7 @@ if B:
 def once(argv, env):
     out = subprocess.run([H, "run", str(tmo)] + argv, env=env,
                          capture_output=True, text=True, check=True).stdout
-    t, m, c = out.split()
+    t, m, c = out.split()[:3]
     return float(t), int(m), c == "1"
 
 res = {name: [] for name, _, _ in variants}

@@ -312,6 +312,8 @@ static int load_once(struct table *t, int ids)
 	if (ret)
 		return ret;
 	table_drop(t);
+	t->gen++;
+	t->clean = 0;
 	mntkit__emul_table_changed(t); /* consume what happened before this read */
 	ret = mntkit__mi_read(t->fd, &t->buf, &t->cap, &t->len);
 	if (ret)
@@ -341,7 +343,8 @@ static int load_once(struct table *t, int ids)
 	if (ret)
 		return ret;
 	t->loaded = 1;
-	return mntkit__emul_table_changed(t) ? -ESTALE : 0;
+	t->clean = !mntkit__emul_table_changed(t);
+	return t->clean ? 0 : -ESTALE;
 }
 
 /* how long a load takes: the precise clock */

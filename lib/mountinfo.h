@@ -157,6 +157,20 @@ int mntkit__mindex_build(struct mntkit_mindex *ix, const struct mntkit_mi *v,
 			 size_t n, const uint64_t *key);
 void mntkit__mindex_free(struct mntkit_mindex *ix);
 
+/* (key, entry index) pairs */
+struct mntkit_mi_pair {
+	uint64_t key;
+	uint32_t idx;
+};
+
+/*
+ * Sort @n pairs (@tmp: room for as many) by key, stably, in O(n): an LSD
+ * radix sort on the bytes in which the keys differ (2 or 3 for IDs).
+ * Returns the sorted array (@p or @tmp).
+ */
+struct mntkit_mi_pair *mntkit__pairs_sort(struct mntkit_mi_pair *p,
+					  struct mntkit_mi_pair *tmp, size_t n);
+
 /* entry index of @key / of old ID @old, or -1 */
 ssize_t mntkit__mindex_find(const struct mntkit_mindex *ix, uint64_t key);
 ssize_t mntkit__mindex_find_old(const struct mntkit_mindex *ix, uint64_t old);
