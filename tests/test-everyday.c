@@ -376,7 +376,7 @@ struct mistake {
 
 static uint64_t root_id(void)
 {
-	uint64_t id;
+	uint64_t id = 0;
 
 	T_OK(mntkit_root_id(0, NULL, &id));
 	return id;
