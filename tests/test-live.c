@@ -304,7 +304,7 @@ static void churn(struct world *wd, int nops)
 /* the operations of a case (about 100,000 over the model cases) */
 static int case_ops(int share)
 {
-	return (t_slow_machine() ? 10000 : 100000) / 7 * share;
+	return (t_slow_machine() ? 10000 : 100000) / 6 * share;
 }
 
 static void log_counts(const char *what, const struct world *wd,
