@@ -17,6 +17,8 @@
  *   what changed                mntkit_diff(before, after, ...), or a watch:
  *                               mntkit_watch_new(), mntkit_watch_fd(),
  *                               mntkit_watch_read()
+ *   the table, always current   mntkit_live_new(), mntkit_live_process(),
+ *                               mntkit_live_snapshot()
  *   read a reply's strings      mntkit_sm_str(sm, sm->size, field, &s)
  *   findmnt's words for flags   mntkit_attr_str(), mntkit_propagation_str()
  *   another mount namespace     struct mntkit_opts (MNTKIT_OPTS(o, .pid = N))
@@ -112,6 +114,9 @@
  *    records an event points to live until the next mntkit_watch_read()
  *    or mntkit_watch_free() of the watch. Different watches are
  *    independent.
+ *  - struct mntkit_live: one thread at a time, as a watch; its snapshots
+ *    are tables as above, which any thread may also free while the live
+ *    table applies events.
  *  - Replies (struct mntkit_statmount) and the structs a caller passes
  *    are the caller's: the library reads them during the call only.
  *  - The print hook (mntkit_set_print()) may be called from any thread.
