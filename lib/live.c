@@ -18,9 +18,15 @@ struct kids {
 	size_t n, cap;
 };
 
+/* a mount of the state: its record, its place among its parent's children */
+struct lrec {
+	const struct mntkit_statmount *sm;
+	size_t at;
+};
+
 /* the state of one namespace */
 struct live_ns {
-	struct mntkit__map recs; /* mount ID -> shared record (a pointer) */
+	struct mntkit__map recs; /* mount ID -> struct lrec */
 	struct mntkit__map kids; /* parent ID -> struct kids */
 	struct mntkit_table *snap; /* the last snapshot, while unchanged */
 };
@@ -42,20 +48,20 @@ struct mntkit_live {
 static void ns_init(struct live_ns *ns)
 {
 	*ns = (struct live_ns){
-		.recs = MNTKIT__MAP_INIT(const struct mntkit_statmount *),
+		.recs = MNTKIT__MAP_INIT(struct lrec),
 		.kids = MNTKIT__MAP_INIT(struct kids),
 	};
 }
 
 static void ns_clear(struct live_ns *ns)
 {
-	const struct mntkit_statmount **r;
+	struct lrec *r;
 	struct kids *k;
 	size_t pos = 0;
 	uint64_t id;
 
 	while ((r = mntkit__map_next(&ns->recs, &pos, &id)))
-		mntkit__srec_put(*r);
+		mntkit__srec_put(r->sm);
 	pos = 0;
 	while ((k = mntkit__map_next(&ns->kids, &pos, &id)))
 		free(k->v);
@@ -87,28 +93,34 @@ static int kids_room(struct live_ns *ns, uint64_t parent)
 	return mntkit__vec_room(k, 1, 4);
 }
 
-/* link @id under @parent (room made by kids_room()) */
-static void kids_add(struct live_ns *ns, uint64_t parent, uint64_t id)
+/* link @id (its record @r) under @parent (room made by kids_room()) */
+static void kids_add(struct live_ns *ns, uint64_t parent, uint64_t id,
+		     struct lrec *r)
 {
 	struct kids *k;
 
 	if (!parent)
 		return;
 	k = mntkit__map_get(&ns->kids, parent);
+	r->at = k->n;
 	k->v[k->n++] = id;
 }
 
-static void kids_del(struct live_ns *ns, uint64_t parent, uint64_t id)
+/* unlink the child at @at of @parent: the last one takes its place */
+static void kids_del(struct live_ns *ns, uint64_t parent, size_t at)
 {
 	struct kids *k = parent ? mntkit__map_get(&ns->kids, parent) : NULL;
+	struct lrec *moved;
 
-	for (size_t i = 0; k && i < k->n; i++) {
-		if (k->v[i] != id)
-			continue;
-		k->v[i] = k->v[--k->n];
-		break;
+	if (!k || at >= k->n)
+		return;
+	k->v[at] = k->v[--k->n];
+	if (at < k->n) {
+		moved = mntkit__map_get(&ns->recs, k->v[at]);
+		if (moved)
+			moved->at = at;
 	}
-	if (k && !k->n) {
+	if (!k->n) {
 		free(k->v);
 		mntkit__map_del(&ns->kids, parent);
 	}
@@ -123,19 +135,25 @@ static void ns_set(struct live_ns *ns, uint64_t id,
 		   const struct mntkit_statmount *sm,
 		   const struct mntkit_statmount **old)
 {
-	const struct mntkit_statmount **slot = mntkit__map_get(&ns->recs, id);
+	struct lrec *r = mntkit__map_get(&ns->recs, id);
+	uint64_t old_parent = 0;
+	size_t old_at = 0;
 
-	*old = slot ? *slot : NULL;
+	*old = r ? r->sm : NULL;
+	if (*old) {
+		old_parent = parent_of(*old);
+		old_at = r->at;
+	}
 	/* linked first: the unlink may free the parent's children */
 	if (sm) {
-		slot = mntkit__map_put(&ns->recs, id, NULL);
-		*slot = sm;
-		kids_add(ns, parent_of(sm), id);
+		r = mntkit__map_put(&ns->recs, id, NULL);
+		r->sm = sm;
+		kids_add(ns, parent_of(sm), id, r);
 	} else if (*old) {
 		mntkit__map_del(&ns->recs, id);
 	}
 	if (*old)
-		kids_del(ns, parent_of(*old), id);
+		kids_del(ns, old_parent, old_at);
 	if (*old || sm) {
 		mntkit_table_free(ns->snap);
 		ns->snap = NULL;
@@ -429,7 +447,7 @@ static int cmp_rec(const void *a, const void *b)
 /* the namespace's snapshot, made if it changed (the live table keeps it) */
 static int ns_snapshot(struct mntkit_live *l, struct live_ns *ns)
 {
-	const struct mntkit_statmount **r;
+	const struct lrec *r;
 	size_t pos = 0;
 	uint64_t id;
 
@@ -439,7 +457,7 @@ static int ns_snapshot(struct mntkit_live *l, struct live_ns *ns)
 	if (mntkit__vec_room(&l->sorted, ns->recs.n, 64))
 		return -ENOMEM;
 	while ((r = mntkit__map_next(&ns->recs, &pos, &id)))
-		l->sorted.v[l->sorted.n++] = *r;
+		l->sorted.v[l->sorted.n++] = r->sm;
 	qsort(l->sorted.v, l->sorted.n, sizeof(*l->sorted.v), cmp_rec);
 	return mntkit__table_shared(l->sorted.v, l->sorted.n, &ns->snap);
 }
@@ -492,7 +510,7 @@ const struct mntkit_statmount *mntkit_live_get(const struct mntkit_live *l,
 					       uint64_t mnt_id)
 {
 	const struct live_ns *ns = one_ns(l);
-	const struct mntkit_statmount **r;
+	const struct lrec *r;
 
 	if (!ns)
 		return NULL;
@@ -501,7 +519,7 @@ const struct mntkit_statmount *mntkit_live_get(const struct mntkit_live *l,
 		errno = ENOENT;
 		return NULL;
 	}
-	return *r;
+	return r->sm;
 }
 
 int mntkit_live_parent(const struct mntkit_live *l, uint64_t mnt_id,

@@ -369,19 +369,45 @@ out:
 	return ret;
 }
 
-/* mntkit__view_refresh() with record @sm taken under ID @id */
+/*
+ * mntkit__view_refresh() with record @sm taken under ID @id, and naming
+ * its parent @parent (each 0: as the record has it)
+ */
 static int refresh_as(struct mntkit_watch *w, const struct mntkit_statmount *sm,
-		      uint64_t id)
+		      uint64_t id, uint64_t parent)
 {
 	struct mntkit_statmount *c = mntkit__sm_dup(sm);
 	int ret;
 
 	if (!c)
 		return -ENOMEM;
-	c->mnt_id = id;
+	if (id)
+		c->mnt_id = id;
+	if (parent)
+		c->mnt_parent_id = parent;
 	ret = mntkit__view_refresh(w, c);
 	free(c);
 	return ret;
+}
+
+/*
+ * The alias of the parent of record @i of @t (0: none): a mount taken
+ * under its view's name is its children's parent under that name too,
+ * or they would name a mount the view does not hold.
+ */
+static uint64_t parent_alias(const struct mntkit_table *t,
+			     const uint64_t *alias, size_t i)
+{
+	const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+	int saved = errno;
+	ssize_t j;
+
+	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) ||
+	    sm->mnt_parent_id == sm->mnt_id)
+		return 0;
+	j = mntkit_table_find(t, sm->mnt_parent_id);
+	errno = saved;
+	return j >= 0 ? alias[j] : 0;
 }
 
 /* the diff of the view against snapshot @t */
@@ -406,10 +432,13 @@ static int apply_table(struct mntkit_watch *w, const struct mntkit_table *t)
 		ret = find_aliases(w, t, &alias);
 	if (!ret)
 		ret = mntkit__view_detach_unseen(w);
-	for (size_t i = 0; i < n && ret >= 0; i++)
-		ret = alias && alias[i] ?
-			      refresh_as(w, mntkit_table_get(t, i), alias[i]) :
-			      mntkit__view_refresh(w, mntkit_table_get(t, i));
+	for (size_t i = 0; i < n && ret >= 0; i++) {
+		uint64_t me = alias ? alias[i] : 0;
+		uint64_t up = alias ? parent_alias(t, alias, i) : 0;
+
+		ret = me || up ? refresh_as(w, mntkit_table_get(t, i), me, up) :
+				 mntkit__view_refresh(w, mntkit_table_get(t, i));
+	}
 	free(alias);
 	return ret < 0 ? ret : 0;
 }
