@@ -21,7 +21,7 @@
 cli_init "$1"
 
 EX=$BUILDDIR/examples
-EXAMPLES="list-mounts mount-of-path namespaces ns-mounts tree watch"
+EXAMPLES="list-mounts mount-of-path namespaces ns-mounts tree watch live-prefix"
 export EX
 if [ ! -x "$EX/list-mounts" ]; then
 	skip examples "the examples are not built (meson -Dexamples=false)"
@@ -90,6 +90,10 @@ c_bad_args() {
 	expect_fail watch_suffix 2 "not a number" "$EX/watch" 1s
 	expect_fail watch_huge 2 "not a number" "$EX/watch" 99999999999
 	expect_fail watch_two_args 2 "usage: " "$EX/watch" 1 2
+	expect_fail live_prefix_no_arg 2 "usage: .* PREFIX" "$EX/live-prefix"
+	expect_fail live_prefix_word 2 "usage: " "$EX/live-prefix" / x
+	expect_fail live_prefix_negative 2 "usage: " "$EX/live-prefix" / -1
+	expect_fail live_prefix_three_args 2 "usage: " "$EX/live-prefix" / 1 2
 }
 
 # list-mounts: exactly the mounts of mountinfo, with their types and sources
@@ -167,6 +171,12 @@ c_watch() {
 	py_case watch
 }
 
+# live-prefix: the mounts under a prefix, then those that come and go
+# there, and nothing of those elsewhere
+c_live_prefix() {
+	py_case live_prefix
+}
+
 # ns-mounts PID, tree PID and namespaces on namespaces of other processes
 c_ns_mounts_other() {
 	py_case ns_mounts_other
@@ -181,7 +191,7 @@ c_namespaces() {
 }
 
 ns_cases="c_list_mounts_ns c_mount_of_path_ns c_tree_ns c_tree_all c_watch
-	c_ns_mounts_other c_tree_other c_namespaces"
+	c_live_prefix c_ns_mounts_other c_tree_other c_namespaces"
 
 # ---- main ----
 
