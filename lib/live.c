@@ -219,26 +219,17 @@ static void let_go_held(struct mntkit_live *l)
 
 /*
  * The event of a mount that is not in the table (reported gone before it
- * could be stat'ed): its records, copied for the caller (held).
+ * could be stat'ed): its records (the watch's), held for the caller.
  */
-static int gone_only(struct mntkit_live *l, const struct mntkit_event *ev,
-		     struct mntkit_event *ev_out)
+static void gone_only(struct mntkit_live *l, const struct mntkit_event *ev,
+		      struct mntkit_event *ev_out)
 {
-	const struct mntkit_statmount *b = NULL, *a = NULL;
-
 	if (!ev_out)
-		return 0;
-	if (ev->before && !(b = mntkit__srec_new(ev->before)))
-		return -ENOMEM;
-	if (ev->after && !(a = mntkit__srec_new(ev->after))) {
-		mntkit__srec_put(b);
-		return -ENOMEM;
-	}
-	hold(l, b, false);
-	hold(l, a, false);
-	ev_out->before = b;
-	ev_out->after = a;
-	return 0;
+		return;
+	hold(l, ev->before, true);
+	hold(l, ev->after, true);
+	ev_out->before = ev->before;
+	ev_out->after = ev->after;
 }
 
 /*
@@ -255,15 +246,17 @@ static int apply_mount(struct mntkit_live *l, struct live_ns *ns,
 	bool put = ev->kind != MNTKIT_EVENT_DETACH &&
 		   !(ev->flags & MNTKIT_EVENT_F_GONE) && ev->after;
 
-	if (!put && !mntkit__map_has(&ns->recs, ev->mnt_id))
-		return gone_only(l, ev, ev_out);
+	if (!put && !mntkit__map_has(&ns->recs, ev->mnt_id)) {
+		gone_only(l, ev, ev_out);
+		return 0;
+	}
 	if (put) {
 		if (mntkit__map_reserve(&ns->recs, 1) ||
 		    kids_room(ns, parent_of(ev->after)))
 			return -ENOMEM;
-		sm = mntkit__srec_new(ev->after);
-		if (!sm)
-			return -ENOMEM;
+		/* the watch's record (watch-view.c): one more owner */
+		sm = ev->after;
+		mntkit__srec_get(sm);
 	}
 	ns_set(ns, ev->mnt_id, sm, &old);
 	if (!ev_out) {

@@ -3,7 +3,9 @@
  * watch-view.c - a watch's view (what it has told the caller: one record
  * per mount ID) and the queue of the events that changed it, each queued
  * in the step that changes the view; the diff of the view against a
- * snapshot.
+ * snapshot. The records are shared (mntkit__srec_new(), counted owners):
+ * the view's record of a mount is its last event's, and a live table's
+ * (live.c) without a copy.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +48,8 @@ static void q_push(struct mntkit__watch_queue *q, enum mntkit_event_kind kind,
 
 void mntkit__watch_qev_free(struct mntkit__qev *e)
 {
-	free(e->own[0]);
-	free(e->own[1]);
+	mntkit__srec_put(e->own[0]);
+	mntkit__srec_put(e->own[1]);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -77,7 +79,7 @@ void mntkit__view_free(struct mntkit__watch_view *v)
 	uint64_t id;
 
 	while ((r = mntkit__map_next(&v->recs, &pos, &id)))
-		free(r->sm);
+		mntkit__srec_put(r->sm);
 	mntkit__map_free(&v->recs);
 	mntkit__map_free(&v->kids);
 }
@@ -142,13 +144,15 @@ static void view_note(struct mntkit_watch *w,
 /* the record of a mount gone before it could be stat'ed: its ID only */
 static struct mntkit_statmount *sm_stub(uint64_t id)
 {
-	struct mntkit_statmount *c = calloc(1, MNTKIT_STATMOUNT_FIXED_SIZE);
+	union {
+		struct mntkit_statmount sm;
+		char fixed[MNTKIT_STATMOUNT_FIXED_SIZE];
+	} stub;
 
-	if (c) {
-		c->size = MNTKIT_STATMOUNT_FIXED_SIZE;
-		c->mnt_id = id;
-	}
-	return c;
+	memset(&stub, 0, sizeof(stub));
+	stub.sm.size = MNTKIT_STATMOUNT_FIXED_SIZE;
+	stub.sm.mnt_id = id;
+	return mntkit__srec_new(&stub.sm);
 }
 
 /*
@@ -182,13 +186,12 @@ int mntkit__view_refresh(struct mntkit_watch *w,
 		if (!kind)
 			return 0;
 	}
-	c1 = mntkit__sm_dup(sm);
-	c2 = mntkit__sm_dup(sm);
-	if (!c1 || !c2) {
-		free(c1);
-		free(c2);
+	/* one record, the view's and the event's (a live table's too) */
+	c1 = mntkit__srec_new(sm);
+	if (!c1)
 		return -ENOMEM;
-	}
+	mntkit__srec_get(c1);
+	c2 = c1;
 	if (!r) {
 		r = mntkit__map_put(&w->view.recs, sm->mnt_id, NULL);
 		r->sm = c1;
@@ -280,13 +283,12 @@ void mntkit__view_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 	if (!(mask & MNTKIT_FAN_MNT_ATTACH))
 		return; /* never seen: detached before our first snapshot */
 	c1 = sm_stub(id);
-	c2 = sm_stub(id);
-	if (!c1 || !c2) {
-		free(c1);
-		free(c2);
+	if (!c1) {
 		w->need_resync = true;
 		return;
 	}
+	mntkit__srec_get(c1);
+	c2 = c1;
 	r = mntkit__map_put(&w->view.recs, id, NULL);
 	r->sm = c1;
 	q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, MNTKIT_EVENT_F_GONE, id, NULL,
