@@ -14,7 +14,7 @@
  * native backend with fanotify and with the poll source, and on the
  * mountinfo backend; the all-namespace case churns in namespaces that
  * come and go (in a PID namespace of its own, whose /proc shows only
- * them). About 100,000 operations in all (a tenth with
+ * them: t_in_own_pidns()). About 100,000 operations in all (a tenth with
  * MNTKIT_TEST_SLOW=1).
  */
 #include <poll.h>
@@ -513,37 +513,14 @@ static void allns_body(int mountinfo)
 	mntkit_live_free(live);
 }
 
-/*
- * As PID 1 of a PID namespace with its own /proc, in a private mount
- * namespace: the watch sees the case's namespaces only.
- */
-static void in_own_pidns(void (*body)(int), int arg)
-{
-	pid_t pid;
-
-	t_private_ns();
-	if (unshare(CLONE_NEWPID))
-		t_skip("unshare(CLONE_NEWPID): %s", strerror(errno));
-	pid = fork();
-	T_OK(pid);
-	if (pid == 0) {
-		if (mount("proc", "/proc", "proc",
-			  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
-			t_fail("mount proc: %s", strerror(errno));
-		body(arg);
-		_exit(0);
-	}
-	t_wait_child(pid, "the case in its PID namespace");
-}
-
 T_CASE(model_all_ns_native)
 {
-	in_own_pidns(allns_body, 0);
+	t_in_own_pidns(allns_body, 0);
 }
 
 T_CASE(model_all_ns_mountinfo)
 {
-	in_own_pidns(allns_body, 1);
+	t_in_own_pidns(allns_body, 1);
 }
 
 /* ---- snapshots: shared, cached, immutable, freed from any thread ---- */
