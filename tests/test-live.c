@@ -635,6 +635,36 @@ T_CASE(events_and_lookups)
 	mntkit_live_free(live);
 }
 
+/* MNTKIT_WATCH_F_INITIAL: the state starts empty, the events bring it */
+T_CASE(initial_events)
+{
+	struct mntkit_live *live = live_open(MNTKIT_WATCH_AUTO,
+					     MNTKIT_WATCH_F_INITIAL);
+	struct mntkit_table *s, *t;
+	struct mntkit_event ev[4];
+	size_t attach = 0;
+	ssize_t n;
+
+	T_OK(mntkit_live_snapshot(live, &s));
+	T_EQ_U(mntkit_table_count(s), 0);
+	mntkit_table_free(s);
+	ev[0].size = sizeof(ev[0]);
+	while ((n = mntkit_live_process(live, ev, 4)) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			attach += ev[i].kind == MNTKIT_EVENT_ATTACH;
+	T_EQ_I(n, 0);
+	T_OK(mntkit_table_new(MASK, 0, NULL, &t));
+	T_OK(mntkit_live_snapshot(live, &s));
+	T_EQ_U(attach, mntkit_table_count(t));
+	if (mntkit_get_backend() == MNTKIT_BACKEND_MOUNTINFO)
+		same_table_by_old(s, t);
+	else
+		same_table(s, t);
+	mntkit_table_free(s);
+	mntkit_table_free(t);
+	mntkit_live_free(live);
+}
+
 /* snapshots read and freed in other threads while the writer applies */
 #define READERS 3
 struct reader_arg {
