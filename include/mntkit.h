@@ -1267,8 +1267,11 @@ int mntkit_live_fd(const struct mntkit_live *live);
  * state is right once the events up to its @resync_end are applied).
  * Returns the number of events applied, 0 when none is pending, or a
  * negative errno: -EINVAL (NULL @live, NULL @events with @max > 0, an
- * @events[0].size below MNTKIT_EVENT_SIZE_VER0), -ENOMEM (the events
- * not applied stay pending), mntkit_watch_read()'s.
+ * @events[0].size below MNTKIT_EVENT_SIZE_VER0), -ENOMEM,
+ * mntkit_watch_read()'s. A failure after some events were applied is
+ * not returned: the call returns their number. An event read but not applied for want of
+ * memory leaves the state behind the kernel for good: every later call
+ * fails with -ENOMEM (make a new live table).
  */
 ssize_t mntkit_live_process(struct mntkit_live *live,
 			    struct mntkit_event *events, size_t max);
