@@ -44,7 +44,7 @@
 
 static char base[] = "/tmp/bench-live.XXXXXX";
 
-static void die(const char *what, int err)
+__attribute__((noreturn)) static void die(const char *what, int err)
 {
 	fprintf(stderr, "bench-live: %s: %s\n", what, strerror(err));
 	exit(1);
