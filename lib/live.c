@@ -451,7 +451,8 @@ static int ns_snapshot(struct mntkit_live *l, struct live_ns *ns)
 		return -ENOMEM;
 	while ((r = mntkit__map_next(&ns->recs, &pos, &id)))
 		l->sorted.v[l->sorted.n++] = r->sm;
-	qsort(l->sorted.v, l->sorted.n, sizeof(*l->sorted.v), cmp_rec);
+	if (l->sorted.n) /* an empty state (MNTKIT_WATCH_F_INITIAL) has none */
+		qsort(l->sorted.v, l->sorted.n, sizeof(*l->sorted.v), cmp_rec);
 	return mntkit__table_shared(l->sorted.v, l->sorted.n, &ns->snap);
 }
 

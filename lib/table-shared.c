@@ -67,7 +67,8 @@ int mntkit__table_shared(const struct mntkit_statmount *const *recs,
 		free(t);
 		return -ENOMEM;
 	}
-	memcpy(t->shared, recs, n * sizeof(*recs));
+	if (n)
+		memcpy(t->shared, recs, n * sizeof(*recs));
 	t->n = n;
 	t->owners = 1;
 	ret = mntkit__table_link(t);
