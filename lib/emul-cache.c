@@ -369,6 +369,21 @@ static int table_aged(const struct table *t)
 	return age_now_ns() - t->loaded_at > t->max_age;
 }
 
+/*
+ * May @t serve a load as it is? In a snapshot window only when it was
+ * read in this window: the window's first load reads mountinfo, so that
+ * a change the kernel signals to no one (propagation set with mount(2),
+ * a superblock's options changed from another namespace) is in a
+ * watch's rescan. Else when nothing says it changed and it is not too
+ * old.
+ */
+static int table_current(struct table *t)
+{
+	if (snap_cur)
+		return t->snap == snap_cur;
+	return !t->stale && !mntkit__emul_table_changed(t) && !table_aged(t);
+}
+
 static int table_load(struct table *t, int ids)
 {
 	long long start = now_ns();
@@ -456,8 +471,7 @@ int mntkit__emul_self_table(struct table **out, int ids)
 	same_root = t->fd >= 0 && rdev == t->root_dev && rino == t->root_ino &&
 		    rmnt == t->root_mnt;
 	if (same_root && rmnt && t->loaded && ids_ok(t, ids) &&
-	    ((snap_cur && t->snap == snap_cur) ||
-	     (!t->stale && !mntkit__emul_table_changed(t) && !table_aged(t)))) {
+	    table_current(t)) {
 		*out = t;
 		return 0;
 	}
@@ -471,8 +485,7 @@ int mntkit__emul_self_table(struct table **out, int ids)
 		ret = table_open(t, 0);
 		if (ret)
 			return ret;
-	} else if (!rmnt && t->loaded && !t->stale && ids_ok(t, ids) &&
-		   !mntkit__emul_table_changed(t) && !table_aged(t)) {
+	} else if (!rmnt && t->loaded && ids_ok(t, ids) && table_current(t)) {
 		*out = t;
 		return 0;
 	}
@@ -706,9 +719,7 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 	int ret;
 
 	if (other_matches(w)) {
-		if (!ids_ok(t, ids) ||
-		    ((!snap_cur || t->snap != snap_cur) &&
-		     (t->stale || mntkit__emul_table_changed(t) || table_aged(t)))) {
+		if (!ids_ok(t, ids) || !table_current(t)) {
 			ret = table_load(t, ids);
 			if (ret)
 				return ret;
@@ -779,9 +790,7 @@ static int pid_table(pid_t pid, struct table **out, int ids)
 	int ret;
 
 	if (t->fd >= 0 && t->loaded && t->pid_only && t->pid == pid &&
-	    ids_ok(t, ids) &&
-	    ((snap_cur && t->snap == snap_cur) ||
-	     !(t->stale || mntkit__emul_table_changed(t) || table_aged(t)))) {
+	    ids_ok(t, ids) && table_current(t)) {
 		*out = t;
 		return 0;
 	}

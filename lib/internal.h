@@ -463,6 +463,25 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 			uint64_t mask, struct mntkit_table **out);
 
 /*
+ * Shared records (lib/table-shared.c): a reply with a reference count
+ * before it, held by a live table (lib/live.c) and by every snapshot
+ * made of it, freed by the last owner, from any thread.
+ * mntkit__srec_new: a copy of @sm, one reference (NULL: -ENOMEM).
+ * mntkit__srec_get / _put: one reference more, one less (NULL is fine).
+ * mntkit__table_shared: a snapshot of @n shared records, sorted by
+ * ascending mnt_id, each ID once, linked as mntkit_table_new() links
+ * them; it takes a reference to each (and none on failure). A table
+ * made so has a count of owners: mntkit__table_hold() adds one, and
+ * mntkit_table_free() frees it when the last lets go. 0 or -ENOMEM.
+ */
+struct mntkit_statmount *mntkit__srec_new(const struct mntkit_statmount *sm);
+void mntkit__srec_get(const struct mntkit_statmount *sm);
+void mntkit__srec_put(const struct mntkit_statmount *sm);
+int mntkit__table_shared(const struct mntkit_statmount *const *recs,
+			 size_t n, struct mntkit_table **out);
+void mntkit__table_hold(struct mntkit_table *t);
+
+/*
  * mntkit_list()'s MNTKIT_LIST_F_CHILDREN and MNTKIT_LIST_F_TREE listings of
  * @mnt_id (@flags) into @iv, over a snapshot; 0 or -errno
  */

@@ -22,7 +22,7 @@ cli_init "$1"
 
 EX=$BUILDDIR/examples
 EXAMPLES="list-mounts mount-of-path teardown snapshot-diff watch ns-mounts emulated
-	namespaces"
+	namespaces live-prefix"
 export EX
 if [ ! -x "$EX/list-mounts" ]; then
 	skip examples "the examples are not built (meson -Dexamples=false)"
@@ -95,6 +95,10 @@ c_bad_args() {
 	expect_fail watch_empty 2 "usage: " "$EX/watch" ""
 	expect_fail watch_huge 2 "usage: " "$EX/watch" 99999999999
 	expect_fail watch_two_args 2 "usage: " "$EX/watch" 1 2
+	expect_fail live_prefix_no_arg 2 "usage: .* PREFIX" "$EX/live-prefix"
+	expect_fail live_prefix_word 2 "usage: " "$EX/live-prefix" / x
+	expect_fail live_prefix_negative 2 "usage: " "$EX/live-prefix" / -1
+	expect_fail live_prefix_three_args 2 "usage: " "$EX/live-prefix" / 1 2
 }
 
 # both CASE [PYCASE]: the Python case on the native backend (where the
@@ -180,6 +184,12 @@ c_watch() {
 	both watch
 }
 
+# live-prefix: the mounts under a prefix, then those that come and go
+# there, and nothing of those elsewhere
+c_live_prefix() {
+	py_case live_prefix
+}
+
 # ns-mounts PID, emulated PID and namespaces on namespaces of other
 # processes
 c_ns_mounts_other() {
@@ -195,7 +205,7 @@ c_namespaces() {
 }
 
 ns_cases="c_list_mounts_ns c_mount_of_path_ns c_teardown c_snapshot_diff
-	c_watch c_ns_mounts_other c_emulated_other c_namespaces"
+	c_watch c_live_prefix c_ns_mounts_other c_emulated_other c_namespaces"
 
 # ---- main ----
 

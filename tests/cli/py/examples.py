@@ -442,6 +442,37 @@ def namespaces_self():
 
 
 @case
+def live_prefix():
+    T = os.environ["T"]
+    w = T + "/w"
+    sh("mount", "-t", "tmpfs", "ex-live", w)
+    os.mkdir(w + "/x")
+    wid = mount_id(w)
+    lp = Lines([os.path.join(EX, "live-prefix"), w, "60"])
+    try:
+        # the mounts there are: $T/w alone (not $T, not $T/whatever)
+        l = lp.line()
+        expect(l == "= %d %s" % (wid, w), "first line %r" % l)
+        sh("mount", "-t", "tmpfs", "ex-mine", T + "/mine")  # elsewhere
+        sh("mount", "-t", "tmpfs", "ex-live-x", w + "/x")
+        xid = mount_id(w + "/x")
+        l = lp.line()
+        expect(l == "+ %d %s/x" % (xid, w), "after mount: %r" % l)
+        sh("umount", w + "/x")
+        l = lp.line()
+        expect(l == "- %d %s/x" % (xid, w), "after umount: %r" % l)
+        sh("umount", T + "/mine")
+        sh("umount", w)
+        l = lp.line()
+        expect(l == "- %d %s" % (wid, w), "after umount of the prefix: %r"
+               % l)
+        expect(lp.p.poll() is None, "live-prefix 60 exited early")
+    finally:
+        err = lp.kill()
+    expect(err == "", "stderr: %s" % err)
+
+
+@case
 def namespaces():
     mine = mountinfo()
     p1, mi1 = start_ns("ex-one")
