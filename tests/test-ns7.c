@@ -60,12 +60,12 @@ struct rep {
 	int root_on_top;   /* the holder's root is the namespace's root */
 };
 
-enum kind { K_OPEN_TREE, K_FSMOUNT, K_EMPTY, K_PRIVATE };
+enum kind { K_OPEN_TREE, K_FSMOUNT, K_EMPTY, K_PRIVATE, K_EMPTY_BARE };
 
 static const char *const kind_name[] = {"OPEN_TREE_NAMESPACE",
 					"FSMOUNT_NAMESPACE",
 					"UNSHARE_EMPTY_MNTNS",
-					"CLONE_NEWNS"};
+					"CLONE_NEWNS", "UNSHARE_EMPTY_MNTNS"};
 
 /* an O_PATH fd of /proc, opened before the holder leaves it behind */
 static int proc_fd = -1;
@@ -565,16 +565,21 @@ static void build_fsmount(struct rep *r)
 	(void)r;
 }
 
-static void build_empty(struct rep *r)
+static void unshare_empty(void)
 {
-	int top, m;
-
 	if (unshare(NS7_UNSHARE_EMPTY_MNTNS)) {
 		if (errno == EINVAL)
 			t_skip("the kernel has no unshare(UNSHARE_EMPTY_MNTNS) "
 			       "(7.1+)");
 		t_fail("unshare(UNSHARE_EMPTY_MNTNS): %s", strerror(errno));
 	}
+}
+
+static void build_empty(struct rep *r)
+{
+	int top, m;
+
+	unshare_empty();
 	/* a tmpfs on the nullfs root, two below it; the holder stays on
 	 * the nullfs root (its own listing has the root, a foreign one
 	 * starts at the tmpfs) */
@@ -623,13 +628,26 @@ static void holder_fill(void *p)
 	case K_EMPTY:
 		build_empty(r);
 		break;
+	case K_EMPTY_BARE:
+		unshare_empty();
+		r->root_on_top = 1;
+		break;
 	default:
 		break; /* the holder's private namespace */
 	}
 	if (pivot_now)
 		pivot();
 	r->ns_id = own_ns_id();
-	root_ids(r);
+	if (kind_now == K_EMPTY_BARE) {
+		/* the listing is the root alone, its own parent */
+		uint64_t *ids;
+
+		T_EQ_I(t_lm_raw_ns(T_LSMT_ROOT, 0, 0, 0, &ids), 1);
+		r->root_id = r->first_id = ids[0];
+		free(ids);
+	} else {
+		root_ids(r);
+	}
 	inside_checks();
 }
 
@@ -1008,6 +1026,51 @@ T_CASE(empty_namespace)
 	T_ASSERT(r.root_on_top);
 	outside_checks(&c, &r);
 	all_ns_checks(&c, &r);
+	t_ns_child_stop(&c);
+}
+
+/*
+ * An empty namespace with nothing on its nullfs root: inside, the listing
+ * is the root alone; from outside the kernel finds no mount on the root
+ * to start from (listmount and statmount: ENOENT), and both backends
+ * answer that.
+ */
+T_CASE(empty_namespace_bare)
+{
+	struct t_ns_child c;
+	struct rep r;
+
+	t_private_ns();
+	holder_start(&c, &r, K_EMPTY_BARE);
+	for (int b = 0; b < 2; b++) {
+		pid_t pid = fork();
+
+		T_ASSERT(pid >= 0);
+		if (pid == 0) {
+			MNTKIT_OPTS(op, .pid = c.pid);
+			MNTKIT_OPTS(oi, .mnt_ns_id = r.ns_id);
+			const struct mntkit_opts *os[] = {&op, &oi};
+			struct mntkit_statmount *sm = NULL;
+			uint64_t *ids;
+			int klm, ksm;
+
+			klm = t_lm_raw_ns(T_LSMT_ROOT, 0, r.ns_id, 0, &ids) < 0 ?
+				      errno : 0;
+			ksm = t_sm_raw_ns(r.root_id, T_STATMOUNT_MNT_BASIC,
+					  r.ns_id, 0) ? 0 : errno;
+			T_EQ_I(klm, ENOENT);
+			T_EQ_I(ksm, ENOENT);
+			use_backend(b);
+			for (int i = 0; i < 2; i++) {
+				T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, os[i], &ids),
+				      klm);
+				T_NEG(mntkit_stat(r.root_id, T_STATMOUNT_MNT_BASIC,
+						  os[i], &sm), ksm);
+			}
+			_exit(0);
+		}
+		t_wait_child(pid, "the checks outside");
+	}
 	t_ns_child_stop(&c);
 }
 
