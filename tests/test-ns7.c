@@ -39,6 +39,7 @@
 #define NS7_FSMOUNT_NAMESPACE	0x2U
 #define NS7_FSCONFIG_CMD_CREATE 6U
 #define NS7_UNSHARE_EMPTY_MNTNS 0x00100000
+#define NS7_CLONE_EMPTY_MNTNS	(1ULL << 37) /* clone3(2) only */
 
 #ifdef __NR_fsopen
 #define NS7_NR_fsopen	__NR_fsopen
@@ -1029,11 +1030,46 @@ T_CASE(empty_namespace)
 	t_ns_child_stop(&c);
 }
 
+
+/*
+ * An empty namespace with nothing on its root, seen from outside: the
+ * kernel finds no mount on the root to start from (listmount and
+ * statmount: ENOENT), and both backends, by PID and by ID, answer that.
+ */
+static void check_bare_outside(pid_t holder, uint64_t ns_id, uint64_t root)
+{
+	for (int b = 0; b < 2; b++) {
+		pid_t pid = fork();
+
+		T_ASSERT(pid >= 0);
+		if (pid == 0) {
+			MNTKIT_OPTS(op, .pid = holder);
+			MNTKIT_OPTS(oi, .mnt_ns_id = ns_id);
+			const struct mntkit_opts *os[] = {&op, &oi};
+			struct mntkit_statmount *sm = NULL;
+			uint64_t *ids;
+
+			T_ASSERT(t_lm_raw_ns(T_LSMT_ROOT, 0, ns_id, 0, &ids) < 0);
+			T_EQ_I(errno, ENOENT);
+			T_ASSERT(!t_sm_raw_ns(root, T_STATMOUNT_MNT_BASIC, ns_id,
+					      0));
+			T_EQ_I(errno, ENOENT);
+			use_backend(b);
+			for (int i = 0; i < 2; i++) {
+				T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, os[i], &ids),
+				      ENOENT);
+				T_NEG(mntkit_stat(root, T_STATMOUNT_MNT_BASIC,
+						  os[i], &sm), ENOENT);
+			}
+			_exit(0);
+		}
+		t_wait_child(pid, "the checks outside");
+	}
+}
+
 /*
  * An empty namespace with nothing on its nullfs root: inside, the listing
- * is the root alone; from outside the kernel finds no mount on the root
- * to start from (listmount and statmount: ENOENT), and both backends
- * answer that.
+ * is the root alone (both backends, inside_checks()); from outside, ENOENT.
  */
 T_CASE(empty_namespace_bare)
 {
@@ -1042,36 +1078,72 @@ T_CASE(empty_namespace_bare)
 
 	t_private_ns();
 	holder_start(&c, &r, K_EMPTY_BARE);
-	for (int b = 0; b < 2; b++) {
-		pid_t pid = fork();
-
-		T_ASSERT(pid >= 0);
-		if (pid == 0) {
-			MNTKIT_OPTS(op, .pid = c.pid);
-			MNTKIT_OPTS(oi, .mnt_ns_id = r.ns_id);
-			const struct mntkit_opts *os[] = {&op, &oi};
-			struct mntkit_statmount *sm = NULL;
-			uint64_t *ids;
-			int klm, ksm;
-
-			klm = t_lm_raw_ns(T_LSMT_ROOT, 0, r.ns_id, 0, &ids) < 0 ?
-				      errno : 0;
-			ksm = t_sm_raw_ns(r.root_id, T_STATMOUNT_MNT_BASIC,
-					  r.ns_id, 0) ? 0 : errno;
-			T_EQ_I(klm, ENOENT);
-			T_EQ_I(ksm, ENOENT);
-			use_backend(b);
-			for (int i = 0; i < 2; i++) {
-				T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, os[i], &ids),
-				      klm);
-				T_NEG(mntkit_stat(r.root_id, T_STATMOUNT_MNT_BASIC,
-						  os[i], &sm), ksm);
-			}
-			_exit(0);
-		}
-		t_wait_child(pid, "the checks outside");
-	}
+	check_bare_outside(c.pid, r.ns_id, r.root_id);
 	t_ns_child_stop(&c);
+}
+
+/* clone3(2)'s struct clone_args, its first version (64 bytes) */
+struct ns7_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
+		stack_size, tls;
+};
+
+/*
+ * clone3(CLONE_EMPTY_MNTNS) (7.1+): the child starts in an empty
+ * namespace, on its nullfs root. Inside, both backends list that root
+ * alone, its own parent (the kernel's own listing, mountinfo); from
+ * outside, ENOENT (check_bare_outside()).
+ */
+T_CASE(clone3_empty_mntns)
+{
+	struct ns7_clone_args ca = {.flags = NS7_CLONE_EMPTY_MNTNS,
+				    .exit_signal = SIGCHLD};
+	int go[2], ready[2];
+	uint64_t ns_id = 0, root = 0;
+	char x = 0;
+	pid_t pid;
+
+	t_require_statmount();
+	t_private_ns();
+	T_OK(mntkit_init(0));
+	proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	T_ASSERT(proc_fd >= 0);
+	T_OK(pipe(go));
+	T_OK(pipe(ready));
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid < 0 && (errno == EINVAL || errno == ENOSYS))
+		t_skip("the kernel has no clone3(CLONE_EMPTY_MNTNS) (7.1+): %s",
+		       strerror(errno));
+	T_ASSERTF(pid >= 0, "clone3(CLONE_EMPTY_MNTNS): %s", strerror(errno));
+	if (pid == 0) {
+		uint64_t *ids;
+		struct t_sm_head *sm;
+
+		close(go[1]);
+		close(ready[0]);
+		T_EQ_I(t_lm_raw_ns(T_LSMT_ROOT, 0, 0, 0, &ids), 1);
+		sm = t_sm_raw_ns(ids[0], T_STATMOUNT_MNT_BASIC | 0x20, 0, 0);
+		T_ASSERT(sm);
+		T_EQ_U(sm->mnt_parent_id, ids[0]);
+		T_EQ_STR(t_sm_s(sm, sm->fs_type), "nullfs");
+		free(sm);
+		ns_id = own_ns_id();
+		root = ids[0];
+		inside_checks();
+		t_write_full(ready[1], &ns_id, sizeof(ns_id));
+		t_write_full(ready[1], &root, sizeof(root));
+		(void)!read(go[0], &x, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	close(ready[1]);
+	if (read(ready[0], &ns_id, sizeof(ns_id)) != sizeof(ns_id) ||
+	    read(ready[0], &root, sizeof(root)) != sizeof(root))
+		t_wait_child(pid, "the child in the empty namespace");
+	T_EQ_U(t_ns_id(pid), ns_id);
+	check_bare_outside(pid, ns_id, root);
+	close(go[1]);
+	t_wait_child(pid, "the child in the empty namespace");
 }
 
 /*
