@@ -726,19 +726,16 @@ static char *run_tool(const char *backend, const char *const *argv)
  * below its parent and the listing's root on top; statmnt -r lists the
  * subtree depth first as mntkit_list(TREE) does.
  */
-static void check_tools(const struct kview *k, const struct lview *l,
-			pid_t holder, const char *backend)
+static void check_lsmnt_list(const struct kview *k, const struct lview *l,
+			     const char *ns, const char *backend)
 {
-	char *ns = t_path("pid:%d", (int)holder), *out, *p;
-	const char *lsmnt = tool_path("lsmnt"), *statmnt = tool_path("statmnt");
-	const char *list[] = {lsmnt, "--ns", ns, "-l", "-n", "-o", "ID,PARENT",
-			      NULL};
-	const char *json[] = {lsmnt, "--ns", ns, "-J", "-o", "ID,TARGET", NULL};
-	const char *rec[] = {statmnt, "-r", "--ns", ns, NULL};
-	uint64_t stack[MAXN], last = 0, id, parent;
-	size_t i = 0, depth = 0;
+	const char *list[] = {tool_path("lsmnt"), "--ns", ns, "-l", "-n", "-o",
+			      "ID,PARENT", NULL};
+	char *out = run_tool(backend, list), *p;
+	uint64_t id, parent;
+	size_t i = 0;
 
-	out = run_tool(backend, list);
+
 	for (p = out; sscanf(p, "%" SCNu64 " %" SCNu64, &id, &parent) == 2;
 	     i++) {
 		ssize_t j = kview_by_old(k, id);
@@ -755,6 +752,22 @@ static void check_tools(const struct kview *k, const struct lview *l,
 	T_ASSERTF(i + (p == NULL) == l->n, "lsmnt -l (%s): %zu lines", backend,
 		  i);
 	free(out);
+}
+
+static void check_tools(const struct kview *k, const struct lview *l,
+			pid_t holder, uint64_t ns_id, const char *backend)
+{
+	char *ns = t_path("pid:%d", (int)holder), *out, *p;
+	const char *lsmnt = tool_path("lsmnt"), *statmnt = tool_path("statmnt");
+	const char *json[] = {lsmnt, "--ns", ns, "-J", "-o", "ID,TARGET", NULL};
+	const char *rec[] = {statmnt, "-r", "--ns", ns, NULL};
+	uint64_t stack[MAXN], last = 0, id;
+	size_t i = 0, depth = 0;
+
+	/* the namespace by PID, by ID and by its nsfs file */
+	check_lsmnt_list(k, l, ns, backend);
+	check_lsmnt_list(k, l, t_path("%" PRIu64, ns_id), backend);
+	check_lsmnt_list(k, l, t_path("/proc/%d/ns/mnt", (int)holder), backend);
 
 	out = run_tool(backend, json);
 	i = 0;
@@ -966,7 +979,8 @@ static void outside_checks(struct t_ns_child *c, const struct rep *r)
 							 "native, opts.fd");
 			check_view(&k, &mi, &oi, &l, b ? "mountinfo, opts.id" :
 							 "native, opts.id");
-			check_tools(&k, &l, c->pid, b ? "mountinfo" : "native");
+			check_tools(&k, &l, c->pid, r->ns_id,
+				    b ? "mountinfo" : "native");
 			check_watch(c, r, &k, b ? "/w1" : "/w0");
 			_exit(0);
 		}
