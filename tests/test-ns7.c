@@ -8,10 +8,13 @@
  *   fsmount(FSMOUNT_NAMESPACE)       (7.1) a namespace whose root is a
  *                                    nullfs mount, the new mount on it
  *   unshare(UNSHARE_EMPTY_MNTNS)     (7.1) a namespace with nothing but a
- *                                    nullfs root (the caller stays on it)
+ *   clone3(CLONE_EMPTY_MNTNS)              nullfs root (the caller stays on it)
  *
- * and, in such a namespace, a root mount whose unique ID is larger than
- * its children's (the kernel makes the root after the mounts it holds).
+ * and a namespace whose top mount (the listing's root) has a larger
+ * unique ID than the mounts below it, after pivot_root(2): 7.2 makes the
+ * root of an OPEN_TREE_NAMESPACE or FSMOUNT_NAMESPACE namespace just
+ * before the mounts it holds (one ID below the first), so only a move
+ * puts a larger ID on top.
  *
  * A holder process lives in each namespace (tests/harness.h's namespace
  * child). From outside, by the holder's PID, its namespace fd and the
@@ -26,7 +29,6 @@
  * it.
  */
 #include <mntkit.h>
-#include <grp.h>
 #include <poll.h>
 
 #include "harness.h"
@@ -884,7 +886,7 @@ static void check_watch_all(struct t_ns_child *c, const struct rep *r,
 	int native = mntkit_get_backend() == MNTKIT_BACKEND_NATIVE;
 	struct mntkit_watch *w = NULL;
 	MNTKIT_EVENT(ev);
-	uint32_t seen[MAXN];
+	uint8_t seen[MAXN] = {0};
 	size_t nseen = 0;
 
 	T_ASSERTF(mntkit_watch_new(&wa, NULL, &w) == 0,
@@ -901,11 +903,13 @@ static void check_watch_all(struct t_ns_child *c, const struct rep *r,
 		T_EQ_U(ev.after->mnt_parent_id_old, k->old_parent[j]);
 		if (native)
 			T_EQ_U(ev.mnt_id, k->id[j]);
-		seen[nseen++] = ev.after->mnt_id_old;
+		T_ASSERTF(!seen[j], "all namespaces: two ATTACH of old %u",
+			  ev.after->mnt_id_old);
+		seen[j] = 1;
+		nseen++;
 	}
 	T_ASSERTF(nseen == k->n, "all namespaces: %zu ATTACH, the kernel "
 		  "lists %zu", nseen, k->n);
-	(void)seen;
 	/* nothing more of it than the kernel's mounts */
 	while (mntkit_watch_read(w, &ev) > 0)
 		T_ASSERTF(ev.mnt_ns_id != r->ns_id ||
