@@ -298,6 +298,104 @@ static int collect_groups(struct table *t)
 	return 0;
 }
 
+/* ---- a foreign namespace's view ---- */
+
+struct id_at {
+	uint32_t id;
+	uint32_t at;
+};
+
+static int cmp_id_at(const void *a, const void *b)
+{
+	const struct id_at *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* the entry of old ID @id (the first of a reused one), or -1 */
+static ssize_t id_find(const struct id_at *v, size_t n, uint32_t id)
+{
+	struct id_at key = { .id = id };
+	const struct id_at *f = bsearch(&key, v, n, sizeof(*v), cmp_id_at);
+
+	return f ? (ssize_t)f->at : -1;
+}
+
+/* the mount on @root first in the file (the kernel's ID order), or -1 */
+static ssize_t first_on(const struct mntkit_mi_table *mi, size_t root)
+{
+	for (size_t i = 0; i < mi->n; i++)
+		if (i != root && mi->v[i].parent == mi->v[root].id)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* keep what is below entry @top (marked in @keep), in passes */
+static void keep_below(const struct mntkit_mi_table *mi, const struct id_at *v,
+		       uint8_t *keep, size_t top)
+{
+	int more = 1;
+
+	keep[top] = 1;
+	while (more) {
+		more = 0;
+		for (size_t i = 0; i < mi->n; i++) {
+			ssize_t p;
+
+			if (keep[i] || i == top)
+				continue;
+			p = id_find(v, mi->n, mi->v[i].parent);
+			if (p >= 0 && keep[p] && (size_t)p != i)
+				more = keep[i] = 1;
+		}
+	}
+}
+
+/*
+ * A foreign namespace read through a process that sits on the
+ * namespace's root mount (one of UNSHARE_EMPTY_MNTNS on its nullfs, an
+ * initramfs on rootfs): its mountinfo has that root, its own parent. The
+ * kernel lists a foreign namespace from the first mount on its root
+ * (grab_requested_root(): the lowest ID whose parent is the root; the
+ * file's order is the kernel's ID order) and only what is below that
+ * one: the rest is dropped here. -ENOENT when nothing is on the root, as
+ * the kernel answers then.
+ */
+static int foreign_view(struct mntkit_mi_table *mi)
+{
+	struct id_at *v;
+	uint8_t *keep;
+	ssize_t root = -1, top;
+	size_t n = 0;
+
+	for (size_t i = 0; i < mi->n && root < 0; i++)
+		if (mi->v[i].parent == mi->v[i].id)
+			root = (ssize_t)i;
+	if (root < 0)
+		return 0;
+	top = first_on(mi, (size_t)root);
+	if (top < 0)
+		return -ENOENT;
+	v = malloc(mi->n * sizeof(*v));
+	keep = calloc(mi->n, 1);
+	if (!v || !keep) {
+		free(v);
+		free(keep);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < mi->n; i++)
+		v[i] = (struct id_at){ .id = mi->v[i].id, .at = (uint32_t)i };
+	qsort(v, mi->n, sizeof(*v), cmp_id_at);
+	keep_below(mi, v, keep, (size_t)top);
+	for (size_t i = 0; i < mi->n; i++)
+		if (keep[i])
+			mi->v[n++] = mi->v[i];
+	mi->n = n;
+	free(v);
+	free(keep);
+	return 0;
+}
+
 /*
  * One read, parse, ID resolution and index. -EAGAIN: the read was torn
  * (it does not parse or index) and must be redone; -ESTALE: the table is
@@ -321,6 +419,11 @@ static int load_once(struct table *t, int ids)
 	ret = mntkit__mi_parse(&t->mi, t->buf, t->len, &err);
 	if (ret)
 		return ret == -EBADMSG ? -EAGAIN : ret;
+	if (t != &self_tab) {
+		ret = foreign_view(&t->mi);
+		if (ret)
+			return ret;
+	}
 	t->unique_mode = ids == IDS_BACKEND && mntkit__emul_have_unique;
 	t->probe = calloc(t->mi.n + 1, sizeof(*t->probe));
 	if (t->unique_mode)
