@@ -394,8 +394,7 @@ T_CASE(unprivileged_userns)
 			t_fail("setuid: %s", strerror(errno));
 		prctl(PR_SET_DUMPABLE, 1);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
-			t_skip("unshare(CLONE_NEWUSER|CLONE_NEWNS): %s",
-			       strerror(errno));
+			t_skip_userns(errno, "unshare(CLONE_NEWUSER|CLONE_NEWNS)");
 		fd = open("/proc/self/setgroups", O_WRONLY);
 		if (fd >= 0) {
 			if (write(fd, "deny", 4) < 0)
@@ -473,6 +472,7 @@ T_CASE(foreign_namespace)
 		t_mkdir(d);
 		if (mount("foreign", d, "tmpfs", MS_NODEV, "size=2m"))
 			_exit(1);
+		t_ns_root_take(); /* as in a container */
 		if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) < 0)
 			_exit(1);
 		_exit(0);

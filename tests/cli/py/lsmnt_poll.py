@@ -373,19 +373,21 @@ def write_error():
 @case
 def other_ns():
     need_findmnt()
-    T, pid = os.environ["T"], os.environ["OTHER_PID"]
+    # OT: T as the other namespace names it (from its root: nsenter -m
+    # goes there)
+    T, OT, pid = os.environ["T"], os.environ["OTHER_T"], os.environ["OTHER_PID"]
     os.makedirs(T + "/mine", exist_ok=True)
     c = Case(["-N", pid, "-r", "-o", "ACTION,TARGET,SOURCE"])
     for m in c.mons:
         m.ready()
     sh("mount", "-t", "tmpfs", "mine", T + "/mine")          # ours: not theirs
-    sh("nsenter", "-t", pid, "-m", "mkdir", "-p", T + "/o/in")
-    sh("nsenter", "-t", pid, "-m", "mount", "-t", "tmpfs", "theirs", T + "/o/in")
+    sh("nsenter", "-t", pid, "-m", "mkdir", "-p", OT + "/o/in")
+    sh("nsenter", "-t", pid, "-m", "mount", "-t", "tmpfs", "theirs", OT + "/o/in")
     c.step([("mount", "tmpfs", False)])
     for m in c.mons:
         m.wait_lines(c.lines)
     out = check_same(c)
-    expect(out.decode() == "ACTION TARGET SOURCE\nmount %s/o/in theirs\n" % T, "got %r" % out)
+    expect(out.decode() == "ACTION TARGET SOURCE\nmount %s/o/in theirs\n" % OT, "got %r" % out)
     sh("umount", T + "/mine")
 
 
@@ -411,7 +413,9 @@ def all_namespaces():
 
 
     def in_ns(p, *cmd):
-        sh("nsenter", "-t", str(p.pid), "-m", *cmd)
+        """cmd in p's namespace and root (setns alone moves to the
+    namespace's root, which in a chroot is not p's)"""
+        sh("nsenter", "-t", str(p.pid), "-m", "-r", *cmd)
 
 
     A = kid('mount -t tmpfs allns-a "$1/o" && exec sleep 120')
