@@ -1127,6 +1127,44 @@ static inline void t_ns_root_take(void)
 /* ---- private mount namespace and mounts ---- */
 
 /*
+ * Set the propagation @type (e.g. MS_REC | MS_PRIVATE) of "/" in the
+ * caller's (new) namespace, or, in a chroot whose root directory is no
+ * mount point (a plain directory made by debootstrap), where that is
+ * EINVAL, of the namespace's root (t_ns_root_enter()), and come back into
+ * the chroot and the working directory. 0, or -1 with errno.
+ */
+static inline int t_root_propagation(unsigned long type)
+{
+	int root, cwd, r, e;
+
+	if (!mount(NULL, "/", NULL, type, NULL))
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0 || cwd < 0)
+		t_fail("open / and .: %s", strerror(errno));
+	if (t_ns_root_enter())
+		t_fail("setns into its own mount namespace: %s",
+		       strerror(errno));
+	r = mount(NULL, "/", NULL, type, NULL);
+	e = errno;
+	if (fchdir(root) || chroot(".") || fchdir(cwd))
+		t_fail("back into the chroot: %s", strerror(errno));
+	close(root);
+	close(cwd);
+	errno = e;
+	return r;
+}
+
+/* every mount of the caller's namespace private */
+static inline int t_make_rprivate(void)
+{
+	return t_root_propagation(MS_REC | MS_PRIVATE);
+}
+
+/*
  * Move the current process into a private mount namespace (skips when not
  * root or when unshare is refused) and mount a tmpfs on the scratch
  * directory, so that every file a case makes lives in that tmpfs.
@@ -1139,7 +1177,7 @@ static inline void t_private_ns(void)
 			t_skip("unshare(CLONE_NEWNS): %s", strerror(errno));
 		t_fail("unshare(CLONE_NEWNS): %s", strerror(errno));
 	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (t_make_rprivate())
 		t_fail("make / rprivate: %s", strerror(errno));
 	t_private = 1;
 	if (t_base[0] && mount("mntkit-test", t_base, "tmpfs", 0, "mode=755"))

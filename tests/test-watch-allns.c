@@ -227,7 +227,7 @@ static void kid_loop(const char *dir, int idx, int go, int ready)
 	char path[PATH_MAX], src[32];
 
 	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	    t_make_rprivate())
 		_exit(1);
 	/* at the namespace's root, as a container's process */
 	dir = t_ns_path(dir);

@@ -1066,7 +1066,7 @@ static void holder_start(struct ns_holder *h, const char *mount_on)
 	T_OK(h->pid);
 	if (h->pid == 0) {
 		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		    t_make_rprivate())
 			_exit(1);
 		t_ns_root_take();
 		t_write_full(ready[1], "r", 1);

@@ -174,7 +174,8 @@ T_CASE(propagate_from_slave_ns)
 	if (unshare(CLONE_NEWNS))
 		t_fail("unshare: %s", strerror(errno));
 	done("slave_ns_copy");
-	t_mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
+	if (t_root_propagation(MS_REC | MS_SLAVE))
+		t_fail("make / rslave: %s", strerror(errno));
 	/* propagation changes are not signalled: the emulation's cache
 	 * sees them by age (<= 250 ms) */
 	usleep(300000);
@@ -412,7 +413,7 @@ T_CASE(unprivileged_userns)
 			t_fail("gid_map: %s", strerror(errno));
 		close(fd);
 		t_private = 1;
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		if (t_make_rprivate())
 			t_fail("rprivate: %s", strerror(errno));
 		t_tmpfs(t_path("%s/u", d), 0, "size=1m,mode=755");
 		t_bind(t_path("%s/u", d), t_path("%s/ub", d), 0);
