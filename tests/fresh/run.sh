@@ -1,7 +1,7 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# tests/fresh/run.sh WORKDIR [MODE...] - the README's two commands on a
+# bash tests/fresh/run.sh WORKDIR [MODE...] - the README's two commands on a
 # fresh Debian 12, as a new user runs them.
 #
 # Builds a minimal Debian 12 root with debootstrap (--variant=minbase, plus
@@ -29,7 +29,7 @@
 set -u
 
 if [ $# -lt 1 ] || [ "$(id -u)" != 0 ]; then
-	echo "usage: sudo sh tests/fresh/run.sh WORKDIR [pivot] [chroot]" >&2
+	echo "usage: sudo bash tests/fresh/run.sh WORKDIR [pivot] [chroot]" >&2
 	exit 2
 fi
 W=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
@@ -83,7 +83,7 @@ make_base() {
 
 # the copy of the base for MODE, with the tree in /src
 make_root() {
-	local r=$W/$1
+	local r="$W/$1"
 	rm -rf "$r"
 	cp -a "$W/base" "$r" || return 1
 	cp /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null
@@ -93,12 +93,14 @@ make_root() {
 
 # the two commands, in /src of the root the caller entered; their ends
 # are marked for check_log
+# shellcheck disable=SC2016 # expanded by the shell in the root
 INNER='cd /src || exit 1
 t0=$(date +%s)
 make run; echo "fresh-mark: make run exit $? in $(($(date +%s) - t0)) s"
 t0=$(date +%s)
 make check; echo "fresh-mark: make check exit $? in $(($(date +%s) - t0)) s"'
 
+# shellcheck disable=SC2016,SC2317 # called as run_$mode; inner shell's $1
 run_pivot() {
 	unshare -m --propagation private sh -c '
 		r=$1
@@ -110,6 +112,7 @@ run_pivot() {
 		exec sh -c "$2"' sh "$W/pivot" "$INNER"
 }
 
+# shellcheck disable=SC2016,SC2317 # called as run_$mode; inner shell's $1
 run_chroot() {
 	unshare -m --propagation private sh -c '
 		r=$1

@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from mntkit_test import (case, expect, Lines, listmount, main, mount_id,
-    NATIVE, ns_id, sh, tool)
+    NATIVE, ns_id, sh, skip, tool)
 
 EXE = os.environ["MNTWATCH"]
 
