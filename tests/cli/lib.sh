@@ -319,12 +319,11 @@ mount_tree() {
 # namespace's root names it: empty where the two are the same (a host, a
 # container), /srv/jail in a chroot at /srv/jail. setns(2) into a mount
 # namespace (nsenter --mount) moves a process's root to the namespace's
-# root: from there, the caller's root is a path. Needs root; returns 1
-# when it cannot tell.
+# root: from there, the old root (nsenter's --wd, opened before) is a
+# path. Needs root; returns 1 when it cannot tell.
 ns_root_prefix() {
 	local r
-	r=$(nsenter --mount=/proc/self/ns/mnt readlink "/proc/$$/root") ||
-		return 1
+	r=$(nsenter --mount=/proc/self/ns/mnt --wd=/ pwd -P) || return 1
 	[ "$r" = / ] || printf '%s' "$r"
 }
 

@@ -168,11 +168,11 @@ def ns_root_prefix():
     """The caller's root directory as a process at its mount namespace's
     root names it: "" where the two are the same (a host, a container),
     "/srv/jail" in a chroot at /srv/jail. setns(2) into the namespace
-    (nsenter --mount) moves a process's root there; from there, the
-    caller's root is a path. None when that is refused (not root)."""
-    p = subprocess.run(["nsenter", "--mount=/proc/self/ns/mnt", "readlink",
-                        "/proc/%d/root" % os.getpid()],
-                       capture_output=True, text=True)
+    (nsenter --mount) moves a process's root there; from there, the old
+    root (nsenter's --wd, opened before) is a path. None when that is
+    refused (not root)."""
+    p = subprocess.run(["nsenter", "--mount=/proc/self/ns/mnt", "--wd=/",
+                        "pwd", "-P"], capture_output=True, text=True)
     if p.returncode != 0:
         return None
     r = p.stdout.strip()
