@@ -226,8 +226,7 @@ static void kid_loop(const char *dir, int idx, int go, int ready)
 	unsigned char cmd[2];
 	char path[PATH_MAX], src[32];
 
-	if (unshare(CLONE_NEWNS) ||
-	    t_make_rprivate())
+	if (unshare(CLONE_NEWNS) || t_make_rprivate())
 		_exit(1);
 	/* at the namespace's root, as a container's process */
 	dir = t_ns_path(dir);

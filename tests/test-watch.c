@@ -1065,8 +1065,7 @@ static void holder_start(struct ns_holder *h, const char *mount_on)
 	h->pid = fork();
 	T_OK(h->pid);
 	if (h->pid == 0) {
-		if (unshare(CLONE_NEWNS) ||
-		    t_make_rprivate())
+		if (unshare(CLONE_NEWNS) || t_make_rprivate())
 			_exit(1);
 		t_ns_root_take();
 		t_write_full(ready[1], "r", 1);
