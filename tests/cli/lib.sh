@@ -403,8 +403,14 @@ cli_main() {
 		*) cli_inner=ran cli_failed=1 ;;
 		esac
 	else
+		local why="needs root and a private mount namespace (unshare -m)"
+		# root, but refused: unshare's own words (a chroot whose root
+		# is no mount point: "cannot change root filesystem
+		# propagation")
+		is_root && have_cmd unshare && why="$why: $(unshare -m \
+			--propagation private true 2>&1 | tail -n 1)"
 		for cli_c in $ns_cases; do
-			skip "${cli_c#c_}" "needs root and a private mount namespace (unshare -m)"
+			skip "${cli_c#c_}" "$why"
 		done
 	fi
 	cli_done
