@@ -73,6 +73,7 @@ static char *t_reason;	      /* shared page: reason of the current case */
 static const char *t_cur;     /* name of the current case */
 static char t_base[PATH_MAX]; /* per-program scratch directory */
 static int t_private;	      /* in a private mount namespace */
+static char t_exe[PATH_MAX];  /* this program, read before any case */
 
 static inline void t_register(const char *name, void (*fn)(void), int line)
 {
@@ -956,7 +957,212 @@ static inline int t_has_word(const char *list, const char *w)
 	return 0;
 }
 
+/*
+ * A file of the build this program is in: @rel (e.g. "tools/statmnt")
+ * below the build directory, @up directories above the program (2 for
+ * build/tests/test-x). The program's path is read once before any case:
+ * after unshare(CLONE_NEWNS) in a chroot, /proc/self/exe names it from
+ * the old namespace's root (the chroot's path in front).
+ */
+static inline char *t_build_file(int up, const char *rel)
+{
+	char dir[PATH_MAX], *slash;
+
+	if (!t_exe[0])
+		t_fail("harness: the program's path is unknown");
+	snprintf(dir, sizeof(dir), "%s", t_exe);
+	for (int i = 0; i < up; i++) {
+		slash = strrchr(dir, '/');
+		if (!slash)
+			t_fail("harness: %s has no %d directories", t_exe, up);
+		*slash = '\0';
+	}
+	return t_path("%s/%s", dir, rel);
+}
+
+/* ---- the caller's root and its namespace's root ---- */
+
+/*
+ * In a chroot(2) the caller's root directory is not its mount namespace's
+ * root: the kernel lists a foreign namespace from that namespace's root
+ * (and names its mount points from there), a process's mountinfo shows
+ * only what its own root reaches, and setns(2) into a mount namespace
+ * (nsenter -m) moves the root to the namespace's root. In a container
+ * (pivot_root) and on a host the two are the same.
+ */
+
+/* setns(2) into the caller's own mount namespace: its root (and cwd)
+ * become the namespace's root; 0, or -1 with errno */
+static inline int t_ns_root_enter(void)
+{
+	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), r, e;
+
+	if (fd < 0)
+		return -1;
+	r = setns(fd, CLONE_NEWNS);
+	e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+/*
+ * The caller's root directory as a process at its mount namespace's root
+ * names it: "" where the two are the same, "/srv/jail" in a chroot at
+ * /srv/jail. A child enters its own namespace (t_ns_root_enter()) and
+ * asks getcwd() where the old root is. t_ns_root_prefix_try() returns 0
+ * or the errno where that is refused (it needs CAP_SYS_ADMIN and
+ * CAP_SYS_CHROOT) or /proc is missing; t_ns_root_prefix() skips the case
+ * then.
+ */
+static char t_nsroot_prefix[PATH_MAX];
+static pid_t t_nsroot_known; /* the process t_nsroot_prefix is of */
+
+static inline int t_ns_root_prefix_try(const char **out)
+{
+	char *prefix = t_nsroot_prefix;
+	char buf[PATH_MAX + sizeof(int)];
+	int pfd[2], st;
+	ssize_t r;
+	pid_t pid;
+
+	*out = prefix;
+	if (t_nsroot_known == getpid())
+		return 0;
+	if (pipe(pfd))
+		t_fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = 0;
+
+		memset(buf, 0, sizeof(buf));
+		if (fd < 0 || t_ns_root_enter() || fchdir(fd) ||
+		    !getcwd(buf + sizeof(int), PATH_MAX))
+			e = errno ? errno : EIO;
+		memcpy(buf, &e, sizeof(int));
+		_exit(write(pfd[1], buf, sizeof(buf)) == (ssize_t)sizeof(buf)
+			      ? 0 : 1);
+	}
+	close(pfd[1]);
+	r = read(pfd[0], buf, sizeof(buf));
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (r != (ssize_t)sizeof(buf))
+		t_fail("where is / in its namespace: no answer");
+	memcpy(&st, buf, sizeof(int));
+	if (st)
+		return st;
+	buf[sizeof(buf) - 1] = 0;
+	snprintf(prefix, sizeof(t_nsroot_prefix), "%s",
+		 strcmp(buf + sizeof(int), "/") ? buf + sizeof(int) : "");
+	t_nsroot_known = getpid();
+	return 0;
+}
+
+static inline const char *t_ns_root_prefix(void)
+{
+	const char *p;
+	int e = t_ns_root_prefix_try(&p);
+
+	if (e)
+		t_skip("cannot tell where / is in its mount namespace "
+		       "(setns into it: %s)", strerror(e));
+	return p;
+}
+
+/*
+ * Skip the case: @what (a user namespace) failed with @e. The kernel
+ * refuses one (EPERM) to a process whose root is not its mount
+ * namespace's: said so in a chroot.
+ */
+__attribute__((noreturn)) static inline void t_skip_userns(int e,
+							   const char *what)
+{
+	const char *pre;
+
+	if (e == EPERM && !t_ns_root_prefix_try(&pre) && *pre)
+		t_skip("%s: %s (the kernel refuses one in a chroot, here at %s)",
+		       what, strerror(e), pre);
+	t_skip("%s: %s", what, strerror(e));
+}
+
+/* is the caller's root its mount namespace's root (not in a chroot)? */
+static inline int t_root_is_ns_root(void)
+{
+	return !t_ns_root_prefix()[0];
+}
+
+/* @path (of the caller's root) as a process at the namespace's root
+ * names it (malloc'd) */
+static inline char *t_ns_path(const char *path)
+{
+	return t_path("%s%s", t_ns_root_prefix(), path);
+}
+
+/*
+ * For a child of the case in a mount namespace of its own: move its root
+ * to the namespace's root, where a container's processes have it, so
+ * that the namespace looks the same to a caller outside (the kernel) and
+ * to the child's own mountinfo (the emulation). t_base is renamed to
+ * match (the same directory).
+ */
+static inline void t_ns_root_take(void)
+{
+	char *base;
+
+	if (t_root_is_ns_root())
+		return;
+	base = t_ns_path(t_base);
+	if (t_ns_root_enter())
+		t_fail("setns into its own mount namespace: %s",
+		       strerror(errno));
+	t_nsroot_prefix[0] = '\0'; /* the root is the namespace's now */
+	snprintf(t_base, sizeof(t_base), "%s", base);
+	free(base);
+}
+
 /* ---- private mount namespace and mounts ---- */
+
+/*
+ * Set the propagation @type (e.g. MS_REC | MS_PRIVATE) of "/" in the
+ * caller's (new) namespace, or, in a chroot whose root directory is no
+ * mount point (a plain directory made by debootstrap), where that is
+ * EINVAL, of the namespace's root (t_ns_root_enter()), and come back into
+ * the chroot and the working directory. 0, or -1 with errno.
+ */
+static inline int t_root_propagation(unsigned long type)
+{
+	int root, cwd, r, e;
+
+	if (!mount(NULL, "/", NULL, type, NULL))
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0 || cwd < 0)
+		t_fail("open / and .: %s", strerror(errno));
+	if (t_ns_root_enter())
+		t_fail("setns into its own mount namespace: %s",
+		       strerror(errno));
+	r = mount(NULL, "/", NULL, type, NULL);
+	e = errno;
+	if (fchdir(root) || chroot(".") || fchdir(cwd))
+		t_fail("back into the chroot: %s", strerror(errno));
+	close(root);
+	close(cwd);
+	errno = e;
+	return r;
+}
+
+/* every mount of the caller's namespace private */
+static inline int t_make_rprivate(void)
+{
+	return t_root_propagation(MS_REC | MS_PRIVATE);
+}
 
 /*
  * Move the current process into a private mount namespace (skips when not
@@ -971,7 +1177,7 @@ static inline void t_private_ns(void)
 			t_skip("unshare(CLONE_NEWNS): %s", strerror(errno));
 		t_fail("unshare(CLONE_NEWNS): %s", strerror(errno));
 	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (t_make_rprivate())
 		t_fail("make / rprivate: %s", strerror(errno));
 	t_private = 1;
 	if (t_base[0] && mount("mntkit-test", t_base, "tmpfs", 0, "mode=755"))
@@ -1049,7 +1255,8 @@ static inline void t_umount(const char *path)
 
 /*
  * An fd of a new user namespace whose uid_map and gid_map are @map (e.g.
- * "0 100000 65536"), or -1 when user namespaces are not available.
+ * "0 100000 65536"), or -1 with errno (unshare's) when user namespaces
+ * are not available.
  */
 static inline int t_userns_fd_try(const char *map)
 {
@@ -1065,7 +1272,7 @@ static inline int t_userns_fd_try(const char *map)
 	if (pid == 0) {
 		close(go[1]);
 		close(ready[0]);
-		c = unshare(CLONE_NEWUSER) ? 1 : 0;
+		c = unshare(CLONE_NEWUSER) ? (char)(errno ? errno : EIO) : 0;
 		if (write(ready[1], &c, 1) != 1)
 			_exit(2);
 		if (read(go[0], &c, 1) < 0)
@@ -1078,6 +1285,7 @@ static inline int t_userns_fd_try(const char *map)
 		close(ready[0]);
 		close(go[1]);
 		waitpid(pid, &st, 0);
+		errno = c ? c : EIO;
 		return -1;
 	}
 	close(ready[0]);
@@ -1106,7 +1314,7 @@ static inline int t_userns_fd(const char *map)
 	int fd = t_userns_fd_try(map);
 
 	if (fd < 0)
-		t_skip("cannot create a user namespace");
+		t_skip_userns(errno, "cannot create a user namespace");
 	return fd;
 }
 
@@ -1258,7 +1466,9 @@ struct t_ns_child {
 
 /*
  * Fork the child: it moves into a private mount namespace (t_private_ns()),
- * runs @fill on a zeroed @rep of @size bytes there and sends it back into
+ * at its root (t_ns_root_take(): where the case runs in a chroot, the
+ * child's paths are t_ns_path() of the case's), runs @fill on a zeroed
+ * @rep of @size bytes there and sends it back into
  * the case's @rep. A child that fails or skips before it sent its report
  * ends the case with its own reason.
  */
@@ -1280,6 +1490,7 @@ static inline void t_ns_child_start(struct t_ns_child *c,
 		close(pfd[0]);
 		close(done[1]);
 		t_private_ns();
+		t_ns_root_take();
 		memset(rep, 0, size);
 		fill(rep);
 		t_write_full(pfd[1], rep, size);
@@ -1587,6 +1798,11 @@ static inline int t_run(int argc, char **argv)
 	if (t_reason == MAP_FAILED) {
 		printf("FAIL harness: mmap: %s\n", strerror(errno));
 		return 1;
+	}
+	{
+		ssize_t n = readlink("/proc/self/exe", t_exe, sizeof(t_exe) - 1);
+
+		t_exe[n > 0 ? n : 0] = '\0';
 	}
 	snprintf(t_base, sizeof(t_base), "/tmp/mntkit-test.XXXXXX");
 	if (!mkdtemp(t_base)) {

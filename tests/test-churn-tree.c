@@ -606,22 +606,12 @@ T_CASE(churn_list_oldids_mountinfo)
 /* build/tools/NAME, next to this program's build/tests/ */
 static char *tool_path(const char *name)
 {
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char *path = t_build_file(2, t_path("tools/%s", name));
 
-	T_ASSERT(len > 0);
-	exe[len] = '\0';
-	for (int i = 0; i < 2; i++) {
-		slash = strrchr(exe, '/');
-		T_ASSERT(slash);
-		*slash = '\0';
-	}
-	slash = t_path("%s/tools/%s", exe, name);
 	/* the build makes both; a copy of this program alone has neither */
-	if (access(slash, X_OK))
-		t_skip("%s: %s", slash, strerror(errno));
-	return slash;
+	if (access(path, X_OK))
+		t_skip("%s: %s", path, strerror(errno));
+	return path;
 }
 
 /* run a tool with the case's backend; its stdout, NUL-terminated */

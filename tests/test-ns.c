@@ -496,9 +496,11 @@ static void watch_ns_file_refused(const char *backend)
 	struct t_ns_tree c;
 	int ready[2];
 	pid_t watcher, mounter;
-	char ch = 0;
+	char ch = 0, *there;
 
 	start_child(&c);
+	/* the child's name of our scratch directory (t_ns_root_take()) */
+	there = t_ns_path(t_base);
 	T_OK(pipe(ready));
 	watcher = fork();
 	T_ASSERT(watcher >= 0);
@@ -530,9 +532,9 @@ static void watch_ns_file_refused(const char *backend)
 				       ev.after &&
 				       !strcmp(mntkit_sm_get(ev.after,
 					       MNTKIT_FIELD_MNT_POINT) ?: "",
-					       t_base);
+					       there);
 		}
-		T_ASSERTF(seen, "no ATTACH of the mount on %s", t_base);
+		T_ASSERTF(seen, "no ATTACH of the mount on %s", there);
 		mntkit_watch_free(w);
 		_exit(0);
 	}
@@ -541,11 +543,12 @@ static void watch_ns_file_refused(const char *backend)
 	T_ASSERT(mounter >= 0);
 	if (mounter == 0) {
 		/* in the child's namespace (private: no case mounts
-		 * outside one), over its scratch tmpfs */
+		 * outside one), over its scratch tmpfs; setns moves the
+		 * root to the namespace's, where the child is */
 		if (setns(c.ch.ns_fd, CLONE_NEWNS))
 			t_fail("setns: %s", strerror(errno));
 		t_private = 1;
-		t_mount("watched", t_base, "tmpfs", 0, NULL);
+		t_mount("watched", there, "tmpfs", 0, NULL);
 		_exit(0);
 	}
 	t_wait_child(mounter, "the mount in the child's namespace");

@@ -226,9 +226,11 @@ static void kid_loop(const char *dir, int idx, int go, int ready)
 	unsigned char cmd[2];
 	char path[PATH_MAX], src[32];
 
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (unshare(CLONE_NEWNS) || t_make_rprivate())
 		_exit(1);
+	/* at the namespace's root, as a container's process */
+	dir = t_ns_path(dir);
+	t_ns_root_take();
 	snprintf(src, sizeof(src), "allns-k%d", idx);
 	t_write_full(ready, "r", 1);
 	for (;;) {
@@ -1052,7 +1054,7 @@ static void own_userns(int max_groups, int max_marks)
 
 	t_require_root();
 	if (unshare(CLONE_NEWUSER))
-		t_skip("unshare(CLONE_NEWUSER): %s", strerror(errno));
+		t_skip_userns(errno, "unshare(CLONE_NEWUSER)");
 	write_file("/proc/self/uid_map", "0 0 1");
 	write_file("/proc/self/setgroups", "deny"); /* before a gid_map */
 	write_file("/proc/self/gid_map", "0 0 1");

@@ -1043,10 +1043,12 @@ T_CASE(chroot_scope_poll)
 }
 
 /*
- * A child in a private mount namespace of its own, driven by the case
- * through two pipes: it answers on h->ready when it is in it; then, at
- * each byte the case writes to h->go, it mounts a tmpfs on @mount_on (when
- * not NULL) and answers, or, the last time, exits.
+ * A child in a private mount namespace of its own, at its root (as a
+ * container's process: t_ns_root_take()), driven by the case through two
+ * pipes: it answers on h->ready when it is in it; then, at each byte the
+ * case writes to h->go, it mounts a tmpfs on @mount_on (when not NULL; a
+ * path of the case's, which the child names t_ns_path(@mount_on)) and
+ * answers, or, the last time, exits.
  */
 struct ns_holder {
 	pid_t pid;
@@ -1056,26 +1058,27 @@ struct ns_holder {
 static void holder_start(struct ns_holder *h, const char *mount_on)
 {
 	int go[2], ready[2];
-	char c = 0;
+	char c = 0, *on = mount_on ? t_ns_path(mount_on) : NULL;
 
 	T_OK(pipe(go));
 	T_OK(pipe(ready));
 	h->pid = fork();
 	T_OK(h->pid);
 	if (h->pid == 0) {
-		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		if (unshare(CLONE_NEWNS) || t_make_rprivate())
 			_exit(1);
+		t_ns_root_take();
 		t_write_full(ready[1], "r", 1);
 		t_read_full(go[0], &c, 1);
-		if (mount_on) {
-			if (mount("other", mount_on, "tmpfs", 0, NULL))
+		if (on) {
+			if (mount("other", on, "tmpfs", 0, NULL))
 				_exit(1);
 			t_write_full(ready[1], "m", 1);
 			t_read_full(go[0], &c, 1);
 		}
 		_exit(0);
 	}
+	free(on);
 	h->go = go[1];
 	h->ready = ready[0];
 	t_read_full(h->ready, &c, 1);
@@ -1127,7 +1130,8 @@ static void other_ns(int by_fd)
 
 		next_event(w, &ev);
 		T_EQ_U(ev.kind, MNTKIT_EVENT_ATTACH);
-		T_EQ_STR(point_of(ev.after), d);
+		/* named from the namespace's root */
+		T_EQ_STR(point_of(ev.after), t_ns_path(d));
 	}
 	holder_step(&h, 1);
 	mntkit_watch_free(w);
@@ -1158,7 +1162,7 @@ static void ns_without_process(enum mntkit_watch_source src)
 	struct ns_holder h;
 	uint64_t id = 0;
 	int nsfd, r;
-	char *d;
+	char *d, *there;
 
 	T_EQ_I(mntkit_get_features(&f), 0);
 	if (!(f.flags & MNTKIT_FEAT_NS_ITER))
@@ -1185,8 +1189,10 @@ static void ns_without_process(enum mntkit_watch_source src)
 	t_tmpfs(t_path("%s/mine", d), 0, NULL);
 	usleep(100000);
 	expect_none(w);
+	/* setns moves our root to the namespace's: d is named from there */
+	there = t_ns_path(d);
 	T_OK(setns(nsfd, CLONE_NEWNS));
-	t_mount("ghost", d, "tmpfs", 0, NULL);
+	t_mount("ghost", there, "tmpfs", 0, NULL);
 	next_event(w, &ev);
 	/* with the hybrid (6.8 - 6.14) the emulated groups of a namespace
 	 * no process is in have no mountinfo to come from; once this
@@ -1199,7 +1205,7 @@ static void ns_without_process(enum mntkit_watch_source src)
 		  "got %s %#" PRIx64 " changed %#x (%s)",
 		  mntkit_event_kind_name(ev.kind), ev.mnt_id, ev.changed,
 		  point_of(ev.after ? ev.after : ev.before));
-	T_EQ_STR(point_of(ev.after), d);
+	T_EQ_STR(point_of(ev.after), there);
 	mntkit_watch_free(w);
 	close(nsfd);
 }

@@ -47,7 +47,9 @@
 #                          the test mount tree of statmnt's and lsmnt's
 #                          namespace cases, in $T (exported)
 #   start_other_ns SOURCE  a second mount namespace with a tmpfs SOURCE on
-#                          $T/o; sets and exports OTHER_PID
+#                          $T/o; sets and exports OTHER_PID and OTHER_T
+#   ns_root_prefix         the caller's root as a process at its mount
+#                          namespace's root names it ("" unless a chroot)
 #   stop_bg PID            kills and reaps a background process
 #   cli_main SETUP WHY "${2:-}"
 #                          the main part of a tool's script: runs the cases
@@ -318,22 +320,46 @@ mount_tree() {
 		mount --make-unbindable "$T/u"
 }
 
+# ns_root_prefix: the caller's root directory as a process at its mount
+# namespace's root names it: empty where the two are the same (a host, a
+# container), /srv/jail in a chroot at /srv/jail. setns(2) into a mount
+# namespace (nsenter --mount) moves a process's root to the namespace's
+# root: from there, the old root (nsenter's --wd, opened before) is a
+# path. Needs root; returns 1 when it cannot tell.
+ns_root_prefix() {
+	local r
+	r=$(nsenter --mount=/proc/self/ns/mnt --wd=/ pwd -P) || return 1
+	[ "$r" = / ] || printf '%s' "$r"
+}
+
 # start_other_ns SOURCE: in the background, a process in a new private
 # mount namespace that mounts a tmpfs named SOURCE on $T/o (which must
-# exist) and sleeps. Sets and exports OTHER_PID, its PID (end it with
-# stop_bg), and waits up to 5 s for the mount to show in its mountinfo;
-# returns non-zero if it does not.
+# exist) and sleeps at the namespace's root, as a container's process
+# (in a chroot, the kernel names a foreign namespace's mounts from its
+# root, and the process's mountinfo shows them so too). Sets and exports
+# OTHER_PID, its PID (end it with stop_bg), and OTHER_T, $T as that
+# process names it ($T but in a chroot); waits up to 5 s for the mount
+# to show in its mountinfo; returns non-zero if it does not.
 start_other_ns() {
+	OTHER_T=$(ns_root_prefix)$T || return 1
+	export OTHER_T
 	# shellcheck disable=SC2016 # $T and $1 are expanded by the inner shell
 	unshare -m --propagation private sh -c \
-		'mount -t tmpfs "$1" "$T/o" && exec sleep 120' sh "$1" &
+		'mount -t tmpfs "$1" "$T/o" &&
+		exec nsenter --mount=/proc/self/ns/mnt sleep 120' sh "$1" &
 	OTHER_PID=$!
 	export OTHER_PID
 	for _ in $(seq 100); do
-		grep -q -- "$1" "/proc/$OTHER_PID/mountinfo" 2>/dev/null && break
+		other_ns_ready "$1" && break
 		sleep 0.05
 	done
-	grep -q -- "$1" "/proc/$OTHER_PID/mountinfo" 2>/dev/null
+	other_ns_ready "$1"
+}
+
+# other_ns_ready SOURCE: start_other_ns's process sleeps, its mount shown
+other_ns_ready() {
+	[ "$(cat "/proc/$OTHER_PID/comm" 2>/dev/null)" = sleep ] &&
+		grep -q -- "$1" "/proc/$OTHER_PID/mountinfo" 2>/dev/null
 }
 
 # stop_bg PID: end a background process the test started, and reap it
@@ -382,8 +408,14 @@ cli_main() {
 		*) cli_inner=ran cli_failed=1 ;;
 		esac
 	else
+		local why="needs root and a private mount namespace (unshare -m)"
+		# root, but refused: unshare's own words (a chroot whose root
+		# is no mount point: "cannot change root filesystem
+		# propagation")
+		is_root && have_cmd unshare && why="$why: $(unshare -m \
+			--propagation private true 2>&1 | tail -n 1)"
 		for cli_c in $ns_cases; do
-			skip "${cli_c#c_}" "needs root and a private mount namespace (unshare -m)"
+			skip "${cli_c#c_}" "$why"
 		done
 	fi
 	cli_done

@@ -351,6 +351,7 @@ T_CASE(namespace_by_fd_and_id)
 			_exit(1);
 		if (mount("x", t_base, "tmpfs", 0, NULL))
 			_exit(1);
+		t_ns_root_take(); /* as in a container */
 		if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) < 0)
 			_exit(1);
 		_exit(0);

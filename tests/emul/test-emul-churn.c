@@ -260,8 +260,7 @@ T_CASE(untouched_ids_stable_other_ns)
 	if (pid < 0)
 		t_fail("fork: %s", strerror(errno));
 	if (pid == 0) {
-		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		if (unshare(CLONE_NEWNS) || t_make_rprivate())
 			_exit(1);
 		populate(&src, &dir);
 		if (write(ready[1], keep, sizeof(keep)) != sizeof(keep))

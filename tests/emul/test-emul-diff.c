@@ -174,7 +174,8 @@ T_CASE(propagate_from_slave_ns)
 	if (unshare(CLONE_NEWNS))
 		t_fail("unshare: %s", strerror(errno));
 	done("slave_ns_copy");
-	t_mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
+	if (t_root_propagation(MS_REC | MS_SLAVE))
+		t_fail("make / rslave: %s", strerror(errno));
 	/* propagation changes are not signalled: the emulation's cache
 	 * sees them by age (<= 250 ms) */
 	usleep(300000);
@@ -431,8 +432,7 @@ T_CASE(unprivileged_userns)
 			t_fail("setuid: %s", strerror(errno));
 		prctl(PR_SET_DUMPABLE, 1);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
-			t_skip("unshare(CLONE_NEWUSER|CLONE_NEWNS): %s",
-			       strerror(errno));
+			t_skip_userns(errno, "unshare(CLONE_NEWUSER|CLONE_NEWNS)");
 		fd = open("/proc/self/setgroups", O_WRONLY);
 		if (fd >= 0) {
 			if (write(fd, "deny", 4) < 0)
@@ -450,7 +450,7 @@ T_CASE(unprivileged_userns)
 			t_fail("gid_map: %s", strerror(errno));
 		close(fd);
 		t_private = 1;
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		if (t_make_rprivate())
 			t_fail("rprivate: %s", strerror(errno));
 		t_tmpfs(t_path("%s/u", d), 0, "size=1m,mode=755");
 		t_bind(t_path("%s/u", d), t_path("%s/ub", d), 0);
@@ -510,6 +510,7 @@ T_CASE(foreign_namespace)
 		t_mkdir(d);
 		if (mount("foreign", d, "tmpfs", MS_NODEV, "size=2m"))
 			_exit(1);
+		t_ns_root_take(); /* as in a container */
 		if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) < 0)
 			_exit(1);
 		_exit(0);

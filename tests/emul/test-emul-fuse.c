@@ -33,7 +33,6 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <linux/fuse.h>
 #include <poll.h>
 #include <signal.h>
@@ -208,18 +207,12 @@ static int lookup_blocks(void)
 
 static void setup(void)
 {
-	char opts[128], exe[PATH_MAX], *x;
-	ssize_t n;
+	char opts[128], *x;
 	int fd;
 
 	t_private_ns();
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		t_fail("readlink /proc/self/exe: %s", strerror(errno));
-	exe[n] = '\0';
 	/* BUILD/tests/emul/test-emul-fuse -> BUILD */
-	snprintf(z.tools, sizeof(z.tools), "%s",
-		 dirname(dirname(dirname(exe))));
+	snprintf(z.tools, sizeof(z.tools), "%s", t_build_file(3, "."));
 	z.f = t_path("%s/f", t_tmpdir());
 	x = t_path("%s/x", z.f);
 	t_mkdir(z.f);

@@ -487,6 +487,7 @@ T_CASE(foreign_namespace)
 		t_mkdir(d);
 		if (mount("foreign", d, "tmpfs", MS_NODEV, "size=2m,mode=750"))
 			_exit(1);
+		t_ns_root_take(); /* as in a container */
 		if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) < 0)
 			_exit(1);
 		_exit(0);

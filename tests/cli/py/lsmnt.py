@@ -11,7 +11,8 @@ import subprocess
 import time
 
 from mntkit_test import (case, expect, listmount, main, mountinfo, NATIVE,
-    need_findmnt, need_native, ns_id, sh, skip, statmount_basic, tool_ok)
+    need_findmnt, need_native, need_userns, ns_id, sh, skip, statmount_basic,
+    tool_ok)
 
 L = os.environ["LSMNT"]
 def run(argv, env=None):
@@ -381,6 +382,7 @@ def ns_columns():
 @case
 def ns_idmap():
     need_native()
+    need_userns()
     T = os.environ["T"]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long

@@ -14,7 +14,7 @@ import subprocess
 import time
 
 from mntkit_test import (case, sh, expect, first_diff, main, need_findmnt, ns_id,
-    skip, tool)
+    ns_root_prefix, skip, tool)
 
 L = os.environ["LSMNT"]
 POLL_WCHAN = ("poll", "select")
@@ -373,19 +373,21 @@ def write_error():
 @case
 def other_ns():
     need_findmnt()
-    T, pid = os.environ["T"], os.environ["OTHER_PID"]
+    # OT: T as the other namespace names it (from its root: nsenter -m
+    # goes there)
+    T, OT, pid = os.environ["T"], os.environ["OTHER_T"], os.environ["OTHER_PID"]
     os.makedirs(T + "/mine", exist_ok=True)
     c = Case(["-N", pid, "-r", "-o", "ACTION,TARGET,SOURCE"])
     for m in c.mons:
         m.ready()
     sh("mount", "-t", "tmpfs", "mine", T + "/mine")          # ours: not theirs
-    sh("nsenter", "-t", pid, "-m", "mkdir", "-p", T + "/o/in")
-    sh("nsenter", "-t", pid, "-m", "mount", "-t", "tmpfs", "theirs", T + "/o/in")
+    sh("nsenter", "-t", pid, "-m", "mkdir", "-p", OT + "/o/in")
+    sh("nsenter", "-t", pid, "-m", "mount", "-t", "tmpfs", "theirs", OT + "/o/in")
     c.step([("mount", "tmpfs", False)])
     for m in c.mons:
         m.wait_lines(c.lines)
     out = check_same(c)
-    expect(out.decode() == "ACTION TARGET SOURCE\nmount %s/o/in theirs\n" % T, "got %r" % out)
+    expect(out.decode() == "ACTION TARGET SOURCE\nmount %s/o/in theirs\n" % OT, "got %r" % out)
     sh("umount", T + "/mine")
 
 
@@ -400,21 +402,34 @@ def all_namespaces():
     D = T + "/" + name
     for d in ("o", "m", "m2", "b", "b/r", "e"):
         os.makedirs(D + "/" + d)
+    # D as the kids name it: from their namespace's root
+    pre = ns_root_prefix()
+    if pre is None:
+        skip("cannot tell where / is in its mount namespace")
 
 
-    def kid(*script):
-        """a process in a new private mount namespace (sh -c SCRIPT D)"""
+    def kid(script):
+        """a process in a new private mount namespace (sh -c SCRIPT D)
+    that then sleeps at its namespace's root, as a container's process"""
         p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh",
-                              "-c", *script, "sh", D])
+                              "-c", script + "exec nsenter "
+                              "--mount=/proc/self/ns/mnt sleep 120", "sh", D])
         STARTED.append(p)
+        for _ in range(100):
+            with open("/proc/%d/comm" % p.pid) as f:
+                if f.read() == "sleep\n":
+                    break
+            time.sleep(0.05)
         return p
 
 
     def in_ns(p, *cmd):
-        sh("nsenter", "-t", str(p.pid), "-m", *cmd)
+        """cmd in p's namespace, where p names D pre + D"""
+        sh("nsenter", "-t", str(p.pid), "-m",
+           *[pre + a if a.startswith(D) else a for a in cmd])
 
 
-    A = kid('mount -t tmpfs allns-a "$1/o" && exec sleep 120')
+    A = kid('mount -t tmpfs allns-a "$1/o" && ')
     for _ in range(100):
         with open("/proc/%d/mountinfo" % A.pid) as f:
             if " allns-a " in f.read():
@@ -463,7 +478,7 @@ def all_namespaces():
     # B: made now; each monitor finds it at a scan of /proc of its own (about
     # a second apart): a probe mounted before that is part of its first view,
     # so mount the next one until -r and -J both printed one
-    B = kid("exec sleep 120")
+    B = kid("")
     time.sleep(0.2)
     NS_B = ns_id("/proc/%d/ns/mnt" % B.pid)
 

@@ -19,6 +19,8 @@ The kernel, directly:
   NATIVE, need_native()             the native backend is in use (else
                                     IDs are the old ones of mountinfo)
   mount_id(path)                    the ID statmnt should show for path
+  ns_root_prefix()                  where / is from its namespace's root
+  need_userns()                     skip without user namespaces
   mountinfo(path), mi_by_point()    /proc/.../mountinfo, unescaped
   sys_mount(src, target, fstype)    mount(2) as given (no mount(8))
 The tools:
@@ -160,6 +162,34 @@ NATIVE = (_kernel_has_listmount() and
 def need_native():
     if not NATIVE:
         skip("needs the native backend (statmount/listmount in the kernel)")
+
+
+def ns_root_prefix():
+    """The caller's root directory as a process at its mount namespace's
+    root names it: "" where the two are the same (a host, a container),
+    "/srv/jail" in a chroot at /srv/jail. setns(2) into the namespace
+    (nsenter --mount) moves a process's root there; from there, the old
+    root (nsenter's --wd, opened before) is a path. None when that is
+    refused (not root)."""
+    p = subprocess.run(["nsenter", "--mount=/proc/self/ns/mnt", "--wd=/",
+                        "pwd", "-P"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return None
+    r = p.stdout.strip()
+    return "" if r == "/" else r
+
+
+def need_userns():
+    """Skip unless a user namespace can be made (unshare -U): the kernel
+    refuses one in a chroot, and a sysctl or a seccomp filter may."""
+    p = subprocess.run(["unshare", "-U", "true"], capture_output=True, text=True)
+    if p.returncode == 0:
+        return
+    why = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
+    pre = ns_root_prefix()
+    if pre:
+        skip("no user namespace in a chroot (at %s): %s" % (pre, why))
+    skip("no user namespace: %s" % why)
 
 
 def mount_id(path):

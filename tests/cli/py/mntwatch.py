@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from mntkit_test import (case, expect, Lines, listmount, main, mount_id,
-    NATIVE, ns_id, sh, tool)
+    NATIVE, ns_id, sh, skip, tool)
 
 EXE = os.environ["MNTWATCH"]
 
@@ -257,23 +257,28 @@ def change_json():
 
 @case
 def ns_other():
-    T, pid = os.environ["T"], os.environ["OTHER_PID"]
-    w = Watch(T + "/o", "--ns", "pid:" + pid, "--prefix", T + "/o")
-    expect(w.initial[0].split(" ")[2] == T + "/o", "first %r" % w.initial[0])
+    # OT: T as the other namespace names it (from its root: nsenter -m
+    # goes there)
+    T, OT, pid = os.environ["T"], os.environ["OTHER_T"], os.environ["OTHER_PID"]
+    w = Watch(OT + "/o", "--ns", "pid:" + pid, "--prefix", OT + "/o")
+    expect(w.initial[0].split(" ")[2] == OT + "/o", "first %r" % w.initial[0])
     os.makedirs(T + "/o2", exist_ok=True)
     sh("mount", "-t", "tmpfs", "mine", T + "/o2")       # ours: not reported
-    sh("nsenter", "-t", pid, "-m", "mkdir", "-p", T + "/o/in")
-    sh("nsenter", "-t", pid, "-m", "mount", "-t", "tmpfs", "theirs", T + "/o/in")
+    sh("nsenter", "-t", pid, "-m", "mkdir", "-p", OT + "/o/in")
+    sh("nsenter", "-t", pid, "-m", "mount", "-t", "tmpfs", "theirs", OT + "/o/in")
     l = w.lines(1)
     w.stop()
     expect(len(l) == 1 and l[0].split(" ")[0] == "attach" and
-           l[0].split(" ")[2] == T + "/o/in" and l[0].split(" ")[4] == "theirs",
+           l[0].split(" ")[2] == OT + "/o/in" and l[0].split(" ")[4] == "theirs",
            "got %r" % l)
 
 
 @case
 def all_namespaces():
-    T, pid = os.environ["T"], int(os.environ["OTHER_PID"])
+    T, OT, pid = os.environ["T"], os.environ["OTHER_T"], int(os.environ["OTHER_PID"])
+    if OT != T:
+        skip("in a chroot, one -p cannot hold both namespaces' mounts: the "
+             "other's are named from its root (%s), ours from ours (%s)" % (OT, T))
     other, own = ns_id("/proc/%d/ns/mnt" % pid), ns_id()
     p = subprocess.run([EXE, "--all-namespaces", "-c", "1"], capture_output=True,
                        text=True, timeout=20)

@@ -11,8 +11,8 @@ import signal
 import subprocess
 import time
 
-from mntkit_test import (case, expect, Lines, main, sh, skip, sys_mount,
-    sys_umount, tool)
+from mntkit_test import (case, expect, Lines, main, ns_root_prefix, sh, skip,
+    sys_mount, sys_umount, tool)
 
 EXE = os.environ["MNTWATCH"]
 SCHEMA = os.environ["SCHEMA"]
@@ -232,14 +232,20 @@ def all_namespaces():
     need_validator()
     T = os.environ["T"]
     os.makedirs(T + "/allns", exist_ok=True)
+    # the child mounts from its namespace's root (as a container's
+    # process), where $T/allns is pre + $T/allns
+    pre = ns_root_prefix()
+    if pre is None:
+        skip("cannot tell where / is in its mount namespace")
     script = ('"$0" --all-namespaces --json --timeout 6 & '
               'sleep 0.5; '
-              'unshare -m --propagation private sh -c '
+              'unshare -m --propagation private '
+              'nsenter --mount=/proc/self/ns/mnt sh -c '
               '\'mount -t tmpfs allns-probe "$1" && sleep 2.5\' sh "$1"; '
               'wait')
     rt0, mono0 = time.time_ns(), time.monotonic_ns()
     p = subprocess.run(["unshare", "-p", "-f", "--mount-proc", "sh", "-c", script,
-                        EXE, T + "/allns"], capture_output=True, text=True,
+                        EXE, pre + T + "/allns"], capture_output=True, text=True,
                        errors="surrogateescape")
     rt1, mono1 = time.time_ns(), time.monotonic_ns()
     expect(p.returncode == 0 and p.stderr == "",
@@ -252,7 +258,7 @@ def all_namespaces():
     for o in objs:
         if "mnt_ns_id" in o:
             expect(o["mnt_ns_id"] == o["mnt_ns"], "record of another namespace: %r" % o)
-    probe = [o for o in objs if o.get("mnt_point") == T + "/allns"]
+    probe = [o for o in objs if o.get("mnt_point") == pre + T + "/allns"]
     expect(len(probe) == 1 and probe[0]["event"] == "attach",
            "the child's mount: %r" % probe)
     ns = probe[0]["mnt_ns"]

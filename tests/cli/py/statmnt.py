@@ -532,11 +532,12 @@ def list_mask():
 
 @case
 def ns_other():
-    T, pid = os.environ["T"], os.environ["OTHER_PID"]
+    # OT: T as the other namespace's process, at its root, names it
+    T, OT, pid = os.environ["T"], os.environ["OTHER_T"], os.environ["OTHER_PID"]
     mi = mountinfo("/proc/%s/mountinfo" % pid)
     want_old = sorted(e["id"] for e in mi)
-    o = mi_by_point(mi, T + "/o")
-    ouniq = mount_id("/proc/%s/root%s/o" % (pid, T))
+    o = mi_by_point(mi, OT + "/o")
+    ouniq = mount_id("/proc/%s/root%s/o" % (pid, OT))
     try:
         nsid = ns_id("/proc/%s/ns/mnt" % pid)
     except OSError as e:
@@ -549,9 +550,9 @@ def ns_other():
     for ns in ("pid:" + pid, "/proc/%s/ns/mnt" % pid, str(nsid), hex(nsid)):
         d = json.loads(tool_ok("statmnt", "--ns", ns, "--json", str(ouniq)))
         expect(d["mnt_id_old"] == o["id"] and d["sb_source"] == "mntkit-other" and
-               d["mnt_ns_id"] == nsid and d["mnt_point"] == T + "/o", "--ns %s: %r" % (ns, d))
+               d["mnt_ns_id"] == nsid and d["mnt_point"] == OT + "/o", "--ns %s: %r" % (ns, d))
     # a path with --ns pid: is resolved in that process's root and namespace
-    d = json.loads(tool_ok("statmnt", "--ns", "pid:" + pid, "--json", T + "/o"))
+    d = json.loads(tool_ok("statmnt", "--ns", "pid:" + pid, "--json", OT + "/o"))
     expect(d["mnt_id"] == ouniq, "--ns pid: path resolved in the wrong namespace")
     # here, T/o is no mount point and the other mount is not ours
     d = json.loads(tool_ok("statmnt", "--json", T + "/o"))
