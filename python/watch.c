@@ -193,8 +193,8 @@ PyTypeObject mkpy_event_type = {
 	.tp_name = "mntkit.Event",
 	.tp_basicsize = sizeof(struct mkpy_event),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "What happened to a mount: an event of a watch or of "
-		  "Table.diff(). Immutable.",
+	.tp_doc = "What happened to a mount: an event of a watch, of "
+		  "LiveTable.process() or of Table.diff(). Immutable.",
 	.tp_dealloc = event_dealloc,
 	.tp_repr = event_repr,
 	.tp_members = event_members,
