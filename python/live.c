@@ -46,26 +46,15 @@ static void live_end(struct mkpy_live *lv)
 static PyObject *live_new(PyTypeObject *type, PyObject *args,
 			  PyObject *kwargs)
 {
-	static char *kwlist[] = {"ns", "all_namespaces", "initial", NULL};
 	MNTKIT_WATCH_OPTS(wo);
 	const struct mntkit_opts *use;
 	struct mntkit_live *l = NULL;
-	int all_ns = 0, initial = 0, r;
 	struct mkpy_live *lv;
-	PyObject *ns = Py_None;
 	MNTKIT_OPTS(o);
+	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$pp:LiveTable",
-					 kwlist, &ns, &all_ns, &initial) ||
-	    mkpy_ns_opts(ns, &o, &use) < 0)
+	if (mkpy_watch_args(args, kwargs, "LiveTable", &wo, &o, &use) < 0)
 		return NULL;
-	if (all_ns && use) {
-		PyErr_SetString(PyExc_ValueError,
-				"LiveTable: all_namespaces=True takes no ns");
-		return NULL;
-	}
-	wo.flags = (all_ns ? MNTKIT_WATCH_F_ALL_NS : 0) |
-		   (initial ? MNTKIT_WATCH_F_INITIAL : 0);
 	wo.mask = MKPY_MASK;
 	MKPY_CALL(r = mntkit_live_new(&wo, use, &l));
 	if (r < 0)
@@ -77,7 +66,7 @@ static PyObject *live_new(PyTypeObject *type, PyObject *args,
 	}
 	lv->l = l;
 	lv->fd = mntkit_live_fd(l);
-	lv->all_ns = all_ns;
+	lv->all_ns = (wo.flags & MNTKIT_WATCH_F_ALL_NS) != 0;
 	lv->lexical = use != NULL;
 	return (PyObject *)lv;
 }

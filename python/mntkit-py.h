@@ -128,6 +128,15 @@ int mkpy_watch_ready(void);
 PyObject *mkpy_event_new(const struct mntkit_event *ev,
 			 PyObject *before_owner, PyObject *after_owner);
 PyObject *mkpy_watch_func(PyObject *self, PyObject *args, PyObject *kwargs);
+/*
+ * mkpy_watch_args - the arguments (ns=None, *, all_namespaces=False,
+ * initial=False) of the call @name (watch, LiveTable) into @wo's flags
+ * and *@use (NULL, or @o: as mkpy_ns_opts()). 0, or -1 with TypeError or
+ * ValueError set.
+ */
+int mkpy_watch_args(PyObject *args, PyObject *kwargs, const char *name,
+		    struct mntkit_watch_opts *wo, struct mntkit_opts *o,
+		    const struct mntkit_opts **use);
 
 /* ---- live.c ---- */
 
