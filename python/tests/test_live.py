@@ -6,6 +6,7 @@ input, close()."""
 import asyncio
 import os
 import select
+import threading
 import time
 
 import pytest
@@ -87,6 +88,39 @@ def test_follows_the_mounts(ws):
         with pytest.raises(KeyError):
             live.children(m.id)
         assert live.process() == []
+
+
+def test_snapshots_read_in_other_threads(ws):
+    with mntkit.LiveTable() as live:
+        snaps = [live.snapshot()]
+        seen = {}
+        stop = threading.Event()
+
+        def reader():
+            # what each snapshot said when first read here (the last
+            # pass comes after the last snapshot)
+            while True:
+                done = stop.is_set()
+                for s in list(snaps):
+                    seen.setdefault(id(s), rows(s))
+                if done:
+                    return
+
+        t = threading.Thread(target=reader)
+        t.start()
+        try:
+            for i in range(5):
+                sh("mount", "-t", "tmpfs", "lv-t%d" % i, ws.path("t%d" % i))
+                catch_up(live)
+                snaps.append(live.snapshot())
+        finally:
+            stop.set()
+            t.join()
+        # each snapshot stays as it was taken: one more mount each
+        assert [len(s) for s in snaps] == \
+            [len(snaps[0]) + i for i in range(6)]
+        assert all(seen[id(s)] == rows(s) for s in snaps)
+        assert rows(snaps[-1]) == rows(mntkit.Table())
 
 
 def test_initial_brings_every_mount():
