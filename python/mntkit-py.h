@@ -9,6 +9,7 @@
  *   mount.c    Mount: one reply, read-only
  *   table.c    Table: a snapshot
  *   watch.c    Watch, Event, and the asyncio form of a watch
+ *   live.c     LiveTable: a table kept current by a watch's events
  *
  * The module is written over the library's public API only (mntkit.h).
  * Every call that may make a system call runs with the GIL released,
@@ -110,6 +111,10 @@ int mkpy_mount_ready(void);
 
 extern PyTypeObject mkpy_table_type;
 int mkpy_table_ready(void);
+/* a Table of @t, which it takes over (freed on failure: NULL with the
+ * error set); @lexical: @t is another namespace's (paths taken
+ * lexically) */
+PyObject *mkpy_table_wrap(struct mntkit_table *t, int lexical);
 
 /* ---- watch.c ---- */
 
@@ -123,5 +128,18 @@ int mkpy_watch_ready(void);
 PyObject *mkpy_event_new(const struct mntkit_event *ev,
 			 PyObject *before_owner, PyObject *after_owner);
 PyObject *mkpy_watch_func(PyObject *self, PyObject *args, PyObject *kwargs);
+/*
+ * mkpy_watch_args - the arguments (ns=None, *, all_namespaces=False,
+ * initial=False) of the call @name (watch, LiveTable) into @wo's flags
+ * and *@use (NULL, or @o: as mkpy_ns_opts()). 0, or -1 with TypeError or
+ * ValueError set.
+ */
+int mkpy_watch_args(PyObject *args, PyObject *kwargs, const char *name,
+		    struct mntkit_watch_opts *wo, struct mntkit_opts *o,
+		    const struct mntkit_opts **use);
+
+/* ---- live.c ---- */
+
+extern PyTypeObject mkpy_live_type;
 
 #endif /* MNTKIT_PY_H */

@@ -338,7 +338,8 @@ static struct PyModuleDef module_def = {
 	.m_doc = "The mounts of Linux: listmount(2) and statmount(2) on every "
 		 "kernel, through libmntkit.\n\n"
 		 "mounts(), stat(), Table (a snapshot: tree, lookups, "
-		 "diff), watch() (events, also with asyncio), namespaces(), "
+		 "diff), watch() (events, also with asyncio), LiveTable (a "
+		 "table kept current by the events), namespaces(), "
 		 "backend(), features(). Errors are mntkit.Error, an "
 		 "OSError.",
 	.m_size = -1,
@@ -352,7 +353,8 @@ PyMODINIT_FUNC PyInit_mntkit(void)
 	PyObject *m;
 
 	if (mkpy_mount_ready() < 0 || mkpy_table_ready() < 0 ||
-	    mkpy_watch_ready() < 0 || PyType_Ready(&mkpy_namespace_type) < 0)
+	    mkpy_watch_ready() < 0 || PyType_Ready(&mkpy_live_type) < 0 ||
+	    PyType_Ready(&mkpy_namespace_type) < 0)
 		return NULL;
 	m = PyModule_Create(&module_def);
 	if (!m)
@@ -362,6 +364,7 @@ PyMODINIT_FUNC PyInit_mntkit(void)
 	    PyModule_AddType(m, &mkpy_table_type) < 0 ||
 	    PyModule_AddType(m, &mkpy_watch_type) < 0 ||
 	    PyModule_AddType(m, &mkpy_event_type) < 0 ||
+	    PyModule_AddType(m, &mkpy_live_type) < 0 ||
 	    PyModule_AddType(m, &mkpy_namespace_type) < 0 ||
 	    PyModule_AddStringConstant(m, "__version__", mntkit_version()) < 0) {
 		Py_DECREF(m);

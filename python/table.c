@@ -64,15 +64,45 @@ static void tree_order(const struct mntkit_table *t, size_t *order)
 	}
 }
 
+/* a Table of @t (taken over: freed on failure); @lexical: its paths are
+ * another namespace's */
+static PyObject *table_wrap(PyTypeObject *type, struct mntkit_table *t,
+			    int lexical)
+{
+	struct mkpy_table *tb;
+	size_t *order;
+
+	order = malloc((mntkit_table_count(t) + 1) * sizeof(*order));
+	if (!order) {
+		mntkit_table_free(t);
+		return PyErr_NoMemory();
+	}
+	tree_order(t, order);
+	tb = (struct mkpy_table *)type->tp_alloc(type, 0);
+	if (!tb) {
+		mntkit_table_free(t);
+		free(order);
+		return NULL;
+	}
+	tb->t = t;
+	tb->n = mntkit_table_count(t);
+	tb->order = order;
+	tb->lexical = lexical;
+	return (PyObject *)tb;
+}
+
+PyObject *mkpy_table_wrap(struct mntkit_table *t, int lexical)
+{
+	return table_wrap(&mkpy_table_type, t, lexical);
+}
+
 static PyObject *table_new(PyTypeObject *type, PyObject *args,
 			   PyObject *kwargs)
 {
 	static char *kwlist[] = {"ns", NULL};
 	const struct mntkit_opts *use;
 	struct mntkit_table *t = NULL;
-	struct mkpy_table *tb;
 	PyObject *ns = Py_None;
-	size_t *order = NULL;
 	MNTKIT_OPTS(o);
 	int r;
 
@@ -80,28 +110,10 @@ static PyObject *table_new(PyTypeObject *type, PyObject *args,
 					 &ns) ||
 	    mkpy_ns_opts(ns, &o, &use) < 0)
 		return NULL;
-	MKPY_CALL({
-		r = mntkit_table_new(MKPY_MASK, 0, use, &t);
-		if (r >= 0) {
-			order = malloc((mntkit_table_count(t) + 1) *
-				       sizeof(*order));
-			if (order)
-				tree_order(t, order);
-			else
-				r = -ENOMEM;
-		}
-	});
-	tb = r < 0 ? NULL : (struct mkpy_table *)type->tp_alloc(type, 0);
-	if (!tb) {
-		mntkit_table_free(t);
-		free(order);
-		return r < 0 ? mkpy_raise(r, NULL) : NULL;
-	}
-	tb->t = t;
-	tb->n = mntkit_table_count(t);
-	tb->order = order;
-	tb->lexical = use != NULL;
-	return (PyObject *)tb;
+	MKPY_CALL(r = mntkit_table_new(MKPY_MASK, 0, use, &t));
+	if (r < 0)
+		return mkpy_raise(r, NULL);
+	return table_wrap(type, t, use != NULL);
 }
 
 static void table_dealloc(PyObject *self)

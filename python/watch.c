@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -193,8 +194,8 @@ PyTypeObject mkpy_event_type = {
 	.tp_name = "mntkit.Event",
 	.tp_basicsize = sizeof(struct mkpy_event),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "What happened to a mount: an event of a watch or of "
-		  "Table.diff(). Immutable.",
+	.tp_doc = "What happened to a mount: an event of a watch, of "
+		  "LiveTable.process() or of Table.diff(). Immutable.",
 	.tp_dealloc = event_dealloc,
 	.tp_repr = event_repr,
 	.tp_members = event_members,
@@ -240,29 +241,42 @@ static void watch_end(struct mkpy_watch *wt)
 	wt->closing = 0;
 }
 
+int mkpy_watch_args(PyObject *args, PyObject *kwargs, const char *name,
+		    struct mntkit_watch_opts *wo, struct mntkit_opts *o,
+		    const struct mntkit_opts **use)
+{
+	static char *kwlist[] = {"ns", "all_namespaces", "initial", NULL};
+	int all_ns = 0, initial = 0;
+	PyObject *ns = Py_None;
+	char fmt[64];
+
+	snprintf(fmt, sizeof(fmt), "|O$pp:%s", name);
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kwlist, &ns,
+					 &all_ns, &initial) ||
+	    mkpy_ns_opts(ns, o, use) < 0)
+		return -1;
+	if (all_ns && *use) {
+		PyErr_Format(PyExc_ValueError,
+			     "%s: all_namespaces=True takes no ns", name);
+		return -1;
+	}
+	wo->flags = (all_ns ? MNTKIT_WATCH_F_ALL_NS : 0) |
+		    (initial ? MNTKIT_WATCH_F_INITIAL : 0);
+	return 0;
+}
+
 static PyObject *watch_new(PyTypeObject *type, PyObject *args,
 			   PyObject *kwargs)
 {
-	static char *kwlist[] = {"ns", "all_namespaces", "initial", NULL};
 	MNTKIT_WATCH_OPTS(wo);
 	const struct mntkit_opts *use;
 	struct mntkit_watch *w = NULL;
-	int all_ns = 0, initial = 0, r;
 	struct mkpy_watch *wt;
-	PyObject *ns = Py_None;
 	MNTKIT_OPTS(o);
+	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$pp:watch", kwlist,
-					 &ns, &all_ns, &initial) ||
-	    mkpy_ns_opts(ns, &o, &use) < 0)
+	if (mkpy_watch_args(args, kwargs, "watch", &wo, &o, &use) < 0)
 		return NULL;
-	if (all_ns && use) {
-		PyErr_SetString(PyExc_ValueError,
-				"watch: all_namespaces=True takes no ns");
-		return NULL;
-	}
-	wo.flags = (all_ns ? MNTKIT_WATCH_F_ALL_NS : 0) |
-		   (initial ? MNTKIT_WATCH_F_INITIAL : 0);
 	wt = (struct mkpy_watch *)type->tp_alloc(type, 0);
 	if (!wt)
 		return NULL;

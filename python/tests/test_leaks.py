@@ -61,6 +61,10 @@ def round_():
     t.roots(); t.diff(t)
     w = mntkit.watch()
     w.read(); w.close()
+    lv = mntkit.LiveTable()
+    lv.process(); lv[root_id]; lv.get(1 << 62); lv.parent(root_id)
+    lv.children(root_id); lv.find_target(path); lv.find_source("proc")
+    len(lv); lv.snapshot(); lv.close()
     errors()
     mntkit.features(); mntkit.backend()
 

@@ -156,6 +156,9 @@ def test_gil_released_while_waiting():
 
 INTERRUPT = """
 import json, os, signal, threading, mntkit
+# Python's own handler: a child started in the background by a shell
+# without job control (tests/cli/python.sh) inherits SIGINT ignored
+signal.signal(signal.SIGINT, signal.default_int_handler)
 threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
 w = mntkit.watch()
 try:
