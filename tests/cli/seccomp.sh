@@ -238,7 +238,7 @@ c_without_proc() {
 	# (the output file exists before the loop counts its lines)
 	run noproc sh -c '
 		: >"$3"
-		"$1" -p "$2" -c 3 --timeout 10 >"$3" &
+		"$1" --prefix "$2" -c 3 --timeout 10 >"$3" &
 		w=$!
 		for i in $(seq 100); do
 			mount -t tmpfs mntkit-noproc "$2" && umount "$2"

@@ -458,7 +458,7 @@ def json_c1_controls():
         j = json.loads(raw)
         expect(j["mnt_point"] == P and j["sb_source"] == "c1\u009bsrc", "round trip %r" % j)
         p = subprocess.run([os.path.join(os.environ["BUILDDIR"], "tools", "mntwatch"),
-                            "--json", "--initial", "--count", "1", "-p", P],
+                            "--json", "--initial", "--count", "1", "--prefix", P],
                            capture_output=True, timeout=30)
         raw = p.stdout.decode("utf-8", "surrogateescape")
         expect(p.returncode == 0, "mntwatch exit %d: %r" % (p.returncode, p.stderr[:200]))
