@@ -382,7 +382,7 @@ static void devtags_get(struct devlookup *dl, const char *src,
 		out->sources = lookup_sources(dl, src, evaluate);
 }
 
-static void devtags_free(struct devtags *t)
+void devtags_release(struct devtags *t)
 {
 	for (int i = 0; i < NR_TAGS; i++)
 		free(t->tag[i]);
@@ -417,32 +417,50 @@ static int cmp_row_source(const void *a, const void *b)
 	return strcmp(sx, sy);
 }
 
+unsigned int tags_of_col(int col)
+{
+	switch (col) {
+	case COL_LABEL:
+		return WANT_TAG(TAG_LABEL);
+	case COL_UUID:
+		return WANT_TAG(TAG_UUID);
+	case COL_PARTUUID:
+		return WANT_TAG(TAG_PARTUUID);
+	case COL_PARTLABEL:
+		return WANT_TAG(TAG_PARTLABEL);
+	case COL_SOURCES:
+		return WANT_SOURCES;
+	default:
+		return 0;
+	}
+}
+
 unsigned int tags_wanted(const struct cmdline *cl)
 {
 	unsigned int want = 0;
 
-	for (size_t c = 0; c < cl->ncols; c++) {
-		switch (cl->cols[c]) {
-		case COL_LABEL:
-			want |= WANT_TAG(TAG_LABEL);
-			break;
-		case COL_UUID:
-			want |= WANT_TAG(TAG_UUID);
-			break;
-		case COL_PARTUUID:
-			want |= WANT_TAG(TAG_PARTUUID);
-			break;
-		case COL_PARTLABEL:
-			want |= WANT_TAG(TAG_PARTLABEL);
-			break;
-		case COL_SOURCES:
-			want |= WANT_SOURCES;
-			break;
-		default:
-			break;
-		}
-	}
+	for (size_t c = 0; c < cl->pr.ncols; c++)
+		want |= tags_of_col(cl->pr.cols[c]);
 	return want;
+}
+
+struct devlookup *devlookup_new(void)
+{
+	return calloc(1, sizeof(struct devlookup));
+}
+
+void devlookup_free(struct devlookup *dl)
+{
+	if (!dl)
+		return;
+	devlookup_end(dl);
+	free(dl);
+}
+
+void devtags_lookup(struct devlookup *dl, const char *src, unsigned int want,
+		    bool evaluate, struct devtags *out)
+{
+	devtags_get(dl, src, want, evaluate, out);
 }
 
 int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
@@ -488,6 +506,6 @@ int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
 void free_tags(struct devtags *tags, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		devtags_free(&tags[i]);
+		devtags_release(&tags[i]);
 	free(tags);
 }

@@ -250,9 +250,10 @@ static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 
 	if (f->source_only)
 		return f->source ? match_source(m, sm) : match_target(f, sm);
-	if (f->has_id && sm->mnt_id_old != f->id)
+	if (f->has_id && (int64_t)sm->mnt_id_old != f->id)
 		return false;
-	if (f->has_uniq && sm->mnt_id != f->uniq)
+	/* findmnt: unique IDs in its listmount(2) table only */
+	if (f->has_uniq && (!f->listmount || sm->mnt_id != f->uniq))
 		return false;
 	if (f->types) {
 		s = cell_fstype(sm, &m->s1);
@@ -260,7 +261,7 @@ static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 			return false;
 	}
 	if (f->options) {
-		s = cell_options(sm, &m->s2);
+		s = cell_options(sm, f->listmount, &m->s2);
 		if (!s || !match_options(s, f->options))
 			return false;
 	}

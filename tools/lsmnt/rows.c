@@ -412,27 +412,50 @@ static int frame(struct build *b, const struct mntkit_table *t, size_t sp,
 	return 0;
 }
 
+/* what a row of mount @i of @t has besides its record: TID, -U's moves */
+static int row_extra(const struct build *b, const struct mntkit_table *t,
+		     size_t i, struct row *r)
+{
+	r->tid = b->tid;
+	if (b->u && b->u->moved_from[i] >= 0) {
+		/* libmount gives it the topmost dropped mount's parent */
+		const struct mntkit_statmount *from =
+			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
+
+		if (!from)
+			return -ENOMEM;
+		r->moved = true;
+		r->parent_old = from->mnt_parent_id_old;
+		r->parent_uniq = from->mnt_parent_id;
+	}
+	return 0;
+}
+
 /* add mount @i of @t under the node @parent, with what -U changed */
 static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
 			ssize_t parent)
 {
 	ssize_t me = forest_add(b->fo, t, i, parent);
 
-	if (me >= 0)
-		b->fo->v[me].tid = b->tid;
-	if (me >= 0 && b->u && b->u->moved_from[i] >= 0) {
-		/* libmount gives it the topmost dropped mount's parent */
-		const struct mntkit_statmount *from =
-			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
-		struct row *node = &b->fo->v[me];
-
-		if (!from)
-			return -ENOMEM;
-		node->moved = true;
-		node->parent_old = from->mnt_parent_id_old;
-		node->parent_uniq = from->mnt_parent_id;
-	}
+	if (me >= 0 && row_extra(b, t, i, &b->fo->v[me]) < 0)
+		return -ENOMEM;
 	return me;
+}
+
+/*
+ * -Q on mount @i of @t, whose record is @sm: 1 it is printed, 0 not,
+ * QUERY_FAILED (told) or -ENOMEM
+ */
+static int query_pass(struct build *b, const struct mntkit_table *t, size_t i,
+		      const struct mntkit_statmount *sm)
+{
+	struct row r = {.sm = sm, .t = t, .idx = i};
+
+	if (!b->m->q)
+		return 1;
+	if (row_extra(b, t, i, &r) < 0)
+		return -ENOMEM;
+	return query_match(b->m->q, &r);
 }
 
 /*
@@ -454,6 +477,7 @@ static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 			      size_t i, ssize_t above)
 {
 	const struct mntkit_statmount *sm;
+	int r;
 
 	if (b->every)
 		return add_node(b, t, i, above);
@@ -462,6 +486,10 @@ static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 		return -ENOMEM;
 	if (!matches(b->m, sm))
 		return above;
+	/* findmnt: a row -Q drops leaves its children to the row above */
+	r = query_pass(b, t, i, sm);
+	if (r <= 0)
+		return r < 0 ? r : above;
 	return add_node(b, t, i, above);
 }
 
@@ -570,7 +598,11 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 		ssize_t me = visit_filtered(b, t, (size_t)root, -1);
 		size_t sp = 1;
 
-		if (me < -1 || frame(b, t, 0, (size_t)root, me) < 0) {
+		if (me < -1) {
+			r = (int)me;
+			break;
+		}
+		if (frame(b, t, 0, (size_t)root, me) < 0) {
 			r = -ENOMEM;
 			break;
 		}
@@ -583,7 +615,9 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 				continue;
 			}
 			me = visit_filtered(b, t, (size_t)c, b->anc[f]);
-			if (me < -1 || frame(b, t, sp++, (size_t)c, me) < 0)
+			if (me < -1)
+				r = (int)me;
+			else if (frame(b, t, sp++, (size_t)c, me) < 0)
 				r = -ENOMEM;
 		}
 	}
@@ -591,25 +625,38 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 	return r;
 }
 
-/* the matching mounts in table (ID) order, flat */
+/*
+ * The matching mounts in table (ID) order, flat. -f stops at the first
+ * that -Q keeps but with a source only (findmnt's mount(8)-like lookup),
+ * where the first match is the one (findmnt 2.42 looks it up again and
+ * again when -Q drops it, forever).
+ */
 int build_list(struct build *b, const struct mntkit_table *t)
 {
 	size_t n = mntkit_table_count(t);
 
 	for (size_t k = 0; k < n; k++) {
 		size_t i = nth(b, n, k);
-
-		const struct mntkit_statmount *sm;
+		const struct mntkit_statmount *sm = NULL;
+		int r;
 
 		if (b->u && b->u->gone[i])
 			continue;
-		if (!b->all) {
+		if (!b->all || b->m->q) {
 			sm = filter_rec(b, t, i);
 			if (!sm)
 				return -ENOMEM;
-			if (!matches(b->m, sm))
-				continue;
 		}
+		if (!b->all && !matches(b->m, sm))
+			continue;
+		b->fo->matched++;
+		r = query_pass(b, t, i, sm);
+		if (r < 0)
+			return r;
+		if (!r && b->m->f->source_only)
+			break;
+		if (!r)
+			continue;
 		if (add_node(b, t, i, -1) < 0)
 			return -ENOMEM;
 		if (b->first)
@@ -626,11 +673,25 @@ int build_list(struct build *b, const struct mntkit_table *t)
 static int add_one(struct build *b, const struct mntkit_table *t, size_t i,
 		   ssize_t parent)
 {
-	ssize_t me = add_node(b, t, i, b->tree ? parent : -1);
+	const struct mntkit_statmount *sm = NULL;
+	ssize_t me;
+	int r = 1;
 
+	if (b->m->q) {
+		sm = filter_rec(b, t, i);
+		r = sm ? query_pass(b, t, i, sm) : -ENOMEM;
+	}
+	if (r < 0)
+		return r;
+	b->done[i] = 1;
+	if (!r) {
+		/* -Q drops it: its children hang under its parent's row */
+		b->node_of[i] = parent;
+		return 0;
+	}
+	me = add_node(b, t, i, b->tree ? parent : -1);
 	if (me < 0)
 		return (int)me;
-	b->done[i] = 1;
 	b->node_of[i] = me;
 	return 0;
 }
@@ -685,6 +746,7 @@ int build_submounts(struct build *b, const struct mntkit_table *t)
 		}
 		if (!matches(b->m, sm))
 			continue;
+		b->fo->matched++;
 		r = add_subtree(b, t, i);
 		if (b->first)
 			break;
