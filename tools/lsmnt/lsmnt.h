@@ -838,6 +838,12 @@ struct cmdline {
 
 extern const char usage_line[];
 
+/*
+ * findmnt's message "lsmnt: TEXT", the user's words in it byte for byte
+ * as findmnt writes them (an expression's newline too)
+ */
+void fm_errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 int parse_cmdline(struct cmdline *cl, int argc, char *argv[]);
 /*
  * the output's columns as findmnt's table has them (a --poll column

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,19 @@ static const char *const help_text[] = {
 	"Finding nothing exits with status 1, as findmnt does. See lsmnt(8).",
 };
 
+/* ---- findmnt's messages ---- */
+
+void fm_errmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 /* ---- -H ---- */
 
 /* findmnt 2.42's -H type of a column */
@@ -220,7 +234,7 @@ static int add_columns(struct cmdline *cl, const char *list)
 		}
 		id = col_by_name(p, n);
 		if (id < 0) {
-			cli_errmsg(NULL, "unknown column: %s", p);
+			fm_errmsg("unknown column: %s", p);
 			return -1;
 		}
 		cl->cols[cl->ncols++] = id;

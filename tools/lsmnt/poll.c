@@ -84,7 +84,7 @@ int poll_parse_actions(const char *opt, const char *list,
 				break;
 		}
 		if (a == NR_ACTS) {
-			cli_errmsg(NULL, "unknown action: %s", p);
+			fm_errmsg("unknown action: %s", p);
 			return -1;
 		}
 		*actions |= ACT_BIT(a);

@@ -15,17 +15,18 @@
 /*
  * libsmartcols' width of a column on a non-terminal, as findmnt 2.42
  * has it: the widest cell, at least the header (unless -n, when the
- * column has no header, and one with no text at all takes no room), or
- * the width hint when that is wider than both. A strict-width column
- * (ACTION) is not widened to its header first, so its hint applies even
- * when the header is wider than the cells.
+ * column has no header, and one with no text at all takes no room);
+ * wider than the header, the cells take the width hint when that is
+ * wider still. A strict-width column (ACTION) is not widened to its
+ * header first, so its hint applies even when the header is wider than
+ * the cells.
  */
 size_t col_width(const struct printer *pr, const struct colinfo *ci,
 		 size_t widest)
 {
 	size_t min = pr->noheadings ? 1 : strlen(ci->name), w = widest;
 
-	if (w < min && !(ci->flags & CF_STRICT))
+	if (w <= min && !(ci->flags & CF_STRICT))
 		w = min;
 	else if (ci->whint >= 1 && w < (size_t)ci->whint &&
 		 min < (size_t)ci->whint)

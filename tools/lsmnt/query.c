@@ -57,8 +57,7 @@ int query_parse(struct cmdline *cl, const char *text)
 	if (len)
 		fwrite(echo, 1, len, stdout);
 	if (expr_error(e)) {
-		cli_errmsg(NULL, "failed to parse \"%s\": %s", text,
-			   expr_error(e));
+		fm_errmsg("failed to parse \"%s\": %s", text, expr_error(e));
 		expr_free(e);
 		return -1;
 	}
@@ -136,7 +135,7 @@ int query_bind(struct cmdline *cl)
 		int id = col_by_name(name, strlen(name)), k;
 
 		if (id < 0) {
-			cli_errmsg(NULL, "unknown column: %s", name);
+			fm_errmsg("unknown column: %s", name);
 			bad++;
 			continue;
 		}
