@@ -1,9 +1,14 @@
 # mntkit - a thin wrapper over meson/ninja.
 #
-#   make run      install what is missing, build, run the main job (lsmnt)
-#   make check    install what is missing, build, run the whole test suite
-#                 (with the i386 build, $(BUILD)-i386, and the qemu kernel
-#                 matrix: tests/cli/i386.sh, tests/cli/qemu.sh)
+#   make run      install what building and running lsmnt needs, build,
+#                 run the main job (lsmnt)
+#   make check    install what the tests need, build, run the host's test
+#                 suite (tests/run-tests.sh: the C test programs, the CLI
+#                 scripts, golden; several programs at a time; minutes)
+#   make check-all  make check's suite, and the sanitizers, the qemu kernel
+#                 matrix, i386, the Debian packages, the ABI guard, fuzzing
+#                 and the compile-only builds (tests/check-all.sh); one
+#                 closing line for all of it (what CI runs: .ci/run)
 #   make check-sanitize   the suite under AddressSanitizer + UBSan
 #   make install  PREFIX=/usr/local DESTDIR=
 #   make abi-baseline  abi/libmntkit.abi anew (an intended ABI change)
@@ -16,6 +21,9 @@
 #                 replays the corpus when libFuzzer is not available);
 #                 FUZZ_TARGET=fuzz-tab for the table-file reader,
 #                 FUZZ_TARGET=fuzz-expr for lsmnt's filter expressions
+#
+# MNTKIT_TEST_JOBS=N: the test programs run N at a time (default: the
+# number of CPUs plus one).
 
 PREFIX  ?= /usr/local
 BUILD   ?= build
@@ -33,27 +41,53 @@ NINJA   ?= ninja
 # compiler's new warning never makes the package unbuildable.
 WERROR  ?= -Dwerror=true
 
-# Debian packages the build and the tests need (apt-get, when missing);
-# e2fsprogs, fdisk and btrfs-progs make the test file systems of lsmnt's
-# LABEL/UUID/SOURCES cases (which SKIP without them); gcc-multilib the
-# i386 build of tests/cli/i386.sh (tests/qemu/run.sh installs qemu itself);
-# python3-jsonschema validates mntwatch --json against its schema
-# (tests/cli/mntwatch-schema.sh); systemd brings the systemd-journald and
-# journalctl that tests/cli/mntwatch-journal.sh runs privately.
-DEB_PKGS = meson ninja-build gcc g++ pkg-config libc6-dev libsmartcols-dev \
-	   libblkid-dev util-linux mount python3 e2fsprogs fdisk btrfs-progs \
-	   gcc-multilib python3-jsonschema systemd
+# The Debian packages each command needs; scripts/deps.sh installs those
+# that are missing (apt-get; root) and says which, why and how big.
+#
+# make run: the build (the tools dlopen libsmartcols and libblkid; their
+# -dev packages give the headers and pkg-config files)
+RUN_PKGS = meson ninja-build gcc pkg-config libc6-dev libsmartcols-dev \
+	   libblkid-dev
+# make check: what the suite's programs run, so that no case skips for
+# want of a package: g++ and clang (tests/cli/header.sh compiles the
+# header as C and C++ with both), strace (lsmnt-cols.sh, lsmnt-df.sh:
+# which calls lsmnt makes), e2fsprogs, fdisk and btrfs-progs (the file
+# systems of lsmnt's LABEL/UUID/SOURCES cases), python3 with jsonschema
+# (mntwatch-schema.sh), pyflakes (py-lint.sh), python3-dev and pytest
+# (the Python module and its tests: python.sh), systemd
+# (systemd-journald and journalctl: mntwatch-journal.sh), bash-completion
+# (completion.sh), binutils (nm, objdump: layers.sh, install.sh);
+# findmnt, unshare, nsenter, setpriv, script, losetup and the rest come
+# with util-linux, mount and bsdutils, which every Debian has
+CHECK_PKGS = g++ clang strace e2fsprogs fdisk btrfs-progs python3 \
+	     python3-jsonschema python3-pyflakes python3-dev python3-pytest \
+	     systemd bash-completion binutils
+# make check-all: build-essential, debhelper, dpkg-dev and lintian (the
+# Debian packages: tests/cli/package.sh), qemu-system-x86, qemu-system-arm,
+# cpio, xz-utils and zstd (the kernel matrix, x86 and arm64 guests:
+# tests/qemu/run.sh, which unpacks arm64's cross compiler itself), gcc-multilib (i386:
+# tests/cli/i386.sh), abigail-tools (tests/cli/abi.sh), clang's runtime
+# (make fuzz's libFuzzer)
+CHECK_ALL_PKGS = build-essential debhelper dpkg-dev lintian qemu-system-x86 \
+		 qemu-system-arm cpio xz-utils zstd gcc-multilib abigail-tools libclang-rt-dev
 # ... and what "make fuzz" needs for libFuzzer (clang and its runtime);
 # without them it replays the corpus instead
 FUZZ_DEB_PKGS = clang libclang-rt-dev
 
-.PHONY: all deps build run check check-sanitize check-builds install bench fuzz \
-	abi-baseline clean
+.PHONY: all deps deps-check deps-check-all build run check check-all \
+	sanitize-build check-sanitize check-builds install bench fuzz abi-baseline \
+	clean
 
 all: build
 
 deps:
-	@sh scripts/deps.sh $(DEB_PKGS)
+	@sh scripts/deps.sh --why "to build and run lsmnt" $(RUN_PKGS)
+
+deps-check: deps
+	@sh scripts/deps.sh --why "for make check: the suite's compilers, tracers, file systems, Python modules, journald" $(CHECK_PKGS)
+
+deps-check-all: deps-check
+	@sh scripts/deps.sh --why "for make check-all: the Debian packages, the qemu kernels, i386, the ABI guard, fuzzing" $(CHECK_ALL_PKGS)
 
 $(BUILD)/build.ninja:
 	$(MESON) setup $(BUILD) --prefix=$(PREFIX) $(WERROR)
@@ -64,18 +98,25 @@ build: deps $(BUILD)/build.ninja
 run: build
 	@$(BUILD)/tools/lsmnt
 
-check: build
-	@sh tests/run-tests.sh $(BUILD)
+check: deps-check build
+	@bash tests/run-tests.sh $(BUILD)
+
+check-all: deps-check-all build
+	@MAKE="$(MAKE)" NINJA="$(NINJA)" BUILD=$(BUILD) SANBUILD=$(SANBUILD) \
+		RELBUILD=$(RELBUILD) LIBBUILD=$(LIBBUILD) CLANGBUILD=$(CLANGBUILD) \
+		bash tests/check-all.sh
 
 $(SANBUILD)/build.ninja:
 	$(MESON) setup $(SANBUILD) $(WERROR) -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dbuildtype=debug
 
-check-sanitize: deps $(SANBUILD)/build.ninja
+sanitize-build: deps-check $(SANBUILD)/build.ninja
 	$(NINJA) -C $(SANBUILD)
+
+check-sanitize: sanitize-build
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	 sh tests/run-tests.sh $(SANBUILD)
+	 bash tests/run-tests.sh $(SANBUILD)
 
 # gcc warns at -O3 about what it cannot see at -O2 (maybe-uninitialized
 # through inlining); clang warns about other things. Both must stay clean.
@@ -104,7 +145,7 @@ check-builds: deps $(RELBUILD)/build.ninja $(LIBBUILD)/build.ninja
 # the ABI baseline tests/cli/abi.sh compares the library with: make it
 # anew only for an intended change of the ABI (and say so in NEWS)
 abi-baseline: build
-	@sh scripts/deps.sh abigail-tools
+	@sh scripts/deps.sh --why "abidw writes the baseline" abigail-tools
 	abidw --headers-dir include --drop-private-types --no-corpus-path \
 		--out-file abi/libmntkit.abi $(BUILD)/lib/libmntkit.so.0.*[0-9]
 
@@ -119,7 +160,7 @@ bench: build
 	@bash bench/bench-watch.sh $(BUILD)
 
 fuzz: deps
-	@sh scripts/deps.sh $(FUZZ_DEB_PKGS) || \
+	@sh scripts/deps.sh --why "libFuzzer" $(FUZZ_DEB_PKGS) || \
 		echo "mntkit: could not install $(FUZZ_DEB_PKGS)" >&2
 	@MESON=$(MESON) NINJA=$(NINJA) sh fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME)
 

@@ -38,7 +38,7 @@ static int print_ns(uint64_t ns_id)
 	int err;
 
 	/* tree order puts the namespace's root mount first */
-	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, &opts, &ids);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE, &opts, &ids);
 	if (n < 0)
 		return (int)n;
 	if (n == 0)

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 		printf("mount namespace %" PRIu64 " of PID %ld\n", ns_id, pid);
 
 	/* depth-first: a parent comes before its children */
-	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, &opts, &ids);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE, &opts, &ids);
 	if (n < 0) {
 		fprintf(stderr, "PID %ld: %s\n", pid, strerror((int)-n));
 		return 1;

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 		long pid;
 
 		if (!strcmp(argv[i], "-a")) {
-			flags |= MNTKIT_TABLE_UNREACHABLE;
+			flags |= MNTKIT_TABLE_F_UNREACHABLE;
 			continue;
 		}
 		errno = 0;

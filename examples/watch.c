@@ -48,7 +48,7 @@ static long long now_ms(void)
 
 int main(int argc, char **argv)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_INITIAL);
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_INITIAL);
 	struct mntkit_watch *w;
 	MNTKIT_EVENT(ev);
 	long long end, left;

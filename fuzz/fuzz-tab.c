@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Fuzz target: the table-file reader (lib/tab.c) in every format, with
- * and without MNTKIT_TAB_SKIP_BAD, and the table it makes: every record's
+ * and without MNTKIT_TAB_F_SKIP_BAD, and the table it makes: every record's
  * strings read back through the checked readers, the file data of every
  * entry, and the tree walked from its roots (every record reached once).
  * Built like fuzz-mountinfo.c: libFuzzer with clang, else replay.c over
@@ -70,7 +70,7 @@ static void check_table(const struct mntkit_table *t)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	for (int fmt = MNTKIT_TAB_AUTO; fmt <= MNTKIT_TAB_UTAB; fmt++) {
-		for (unsigned int flags = 0; flags <= MNTKIT_TAB_SKIP_BAD;
+		for (unsigned int flags = 0; flags <= MNTKIT_TAB_F_SKIP_BAD;
 		     flags++) {
 			MNTKIT_TAB_OPTS(o, .format = (enum mntkit_tab_format)fmt,
 					.flags = flags);

@@ -323,11 +323,11 @@ const char *mntkit_field_name(enum mntkit_field field);
 /* ---- Decoding flags to the words of findmnt and /proc ---- */
 
 /* flags of mntkit_attr_str() */
-#define MNTKIT_DECODE_PROC 0x01U /* as /proc/PID/mountinfo: no strictatime */
+#define MNTKIT_DECODE_F_PROC 0x01U /* as /proc/PID/mountinfo: no strictatime */
 
 /*
  * The decoders (these three and mntkit_changed_str()) share one signature,
- * mntkit_decoder: the value, flags (0, or MNTKIT_DECODE_PROC for
+ * mntkit_decoder: the value, flags (0, or MNTKIT_DECODE_F_PROC for
  * mntkit_attr_str(); others: -EINVAL), then the buffer. They write
  * comma-separated words into @buf like snprintf(3): they return the length
  * of the whole text (without the NUL) even when @len was too small, and
@@ -336,7 +336,7 @@ const char *mntkit_field_name(enum mntkit_field field);
  * mntkit_attr_str: mnt_attr -> "ro|rw[,nosuid][,nodev][,noexec]
  *   [,noatime|,strictatime][,nodiratime][,relatime][,nosymfollow]
  *   [,idmapped]", in the order of /proc/PID/mountinfo. With
- *   MNTKIT_DECODE_PROC strictatime is left out, as mountinfo does.
+ *   MNTKIT_DECODE_F_PROC strictatime is left out, as mountinfo does.
  * mntkit_sb_flags_str: sb_flags -> "ro|rw[,sync][,dirsync][,lazytime]".
  * mntkit_propagation_str: mnt_propagation -> "shared" or "private", then
  *   ",slave" and ",unbindable" when set: "private,slave", "shared,slave",
@@ -389,10 +389,10 @@ int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
 /* ---- Many mounts ---- */
 
 /* flags of mntkit_list() */
-#define MNTKIT_LIST_REVERSE  0x01U /* descending order */
-#define MNTKIT_LIST_CHILDREN 0x02U /* only direct children of the start */
-#define MNTKIT_LIST_TREE     0x04U /* whole subtree, depth-first tree order */
-#define MNTKIT_LIST_CHILDREN_FIRST 0x08U /* every mount before its parent,
+#define MNTKIT_LIST_F_REVERSE  0x01U /* descending order */
+#define MNTKIT_LIST_F_CHILDREN 0x02U /* only direct children of the start */
+#define MNTKIT_LIST_F_TREE     0x04U /* whole subtree, depth-first tree order */
+#define MNTKIT_LIST_F_CHILDREN_FIRST 0x08U /* every mount before its parent,
 					    and before what it covers: an
 					    order to unmount them in */
 
@@ -401,13 +401,13 @@ int mntkit_mask_parse(const char *text, uint64_t *mask, size_t *bad);
  *
  * @mnt_id is a unique mount ID (the start itself is not listed) or
  * MNTKIT_LSMT_ROOT (the caller's root mount, which is listed).
- * Default order: ascending ID, as listmount(2); MNTKIT_LIST_REVERSE:
- * descending. MNTKIT_LIST_CHILDREN: only direct children of the start, by
- * ascending ID (the seed's listmount). MNTKIT_LIST_TREE: the subtree
+ * Default order: ascending ID, as listmount(2); MNTKIT_LIST_F_REVERSE:
+ * descending. MNTKIT_LIST_F_CHILDREN: only direct children of the start, by
+ * ascending ID (the seed's listmount). MNTKIT_LIST_F_TREE: the subtree
  * depth-first, a parent before its children, siblings by ascending ID (the
  * seed's LISTMOUNT_RECURSIVE); with MNTKIT_LSMT_ROOT the root comes first.
  * With REVERSE, siblings come by descending ID.
- * MNTKIT_LIST_CHILDREN_FIRST: the subtree in the reverse of TREE's order,
+ * MNTKIT_LIST_F_CHILDREN_FIRST: the subtree in the reverse of TREE's order,
  * so that each mount comes before its parent and before an older sibling
  * it may cover: an order in which each can be unmounted. CHILDREN and
  * TREE or CHILDREN_FIRST exclude each other (-EINVAL).
@@ -479,7 +479,7 @@ static inline size_t mntkit_stat_span(const struct mntkit_statmount *sm)
 /*
  * mntkit_root_id - the unique ID of the mount a snapshot taken with
  * @flags starts at (mntkit_table_new()): the caller's root mount (@flags
- * 0), or with MNTKIT_TABLE_UNREACHABLE the namespace's true root, above
+ * 0), or with MNTKIT_TABLE_F_UNREACHABLE the namespace's true root, above
  * any chroot (which needs CAP_SYS_ADMIN when the two differ). Returns 0
  * and *@mnt_id, or a negative errno: -EINVAL (NULL @mnt_id, another
  * flag), -EPERM (the true root without CAP_SYS_ADMIN), @opts' errors.
@@ -491,7 +491,7 @@ int mntkit_root_id(unsigned int flags, const struct mntkit_opts *opts,
  * mntkit_list_under - every mount whose mount point is @path or below it,
  * every mount stacked on @path included: the job of tearing down a
  * container's or a pod's mounts. Parents come first (a snapshot's tree
- * order); with MNTKIT_LIST_CHILDREN_FIRST (the only flag) in an order in
+ * order); with MNTKIT_LIST_F_CHILDREN_FIRST (the only flag) in an order in
  * which each can be unmounted: every mount before its parent and before a
  * mount it covers. @path is made canonical with mntkit_path_canon() (so
  * it is never resolved through a served filesystem) in the caller's
@@ -531,24 +531,24 @@ int mntkit_id_from_old(uint64_t old_id, const struct mntkit_opts *opts,
 struct mntkit_table;
 
 /* flags of mntkit_table_new() */
-#define MNTKIT_TABLE_UNREACHABLE 0x01U /* from the namespace's true root,
+#define MNTKIT_TABLE_F_UNREACHABLE 0x01U /* from the namespace's true root,
 					  above the caller's chroot
 					  (CAP_SYS_ADMIN) */
-#define MNTKIT_TABLE_COMPACT 0x02U /* keep each reply without its reserved
+#define MNTKIT_TABLE_F_COMPACT 0x02U /* keep each reply without its reserved
 				      fixed bytes (see mntkit_table_get()) */
-#define MNTKIT_TABLE_OLD_ORDER 0x04U /* siblings by their old IDs, as
+#define MNTKIT_TABLE_F_OLD_ORDER 0x04U /* siblings by their old IDs, as
 					findmnt's tree (see "The tree") */
 
 /*
  * mntkit_table_new - take a snapshot of the mounts at and below the
  * caller's root (or the namespace's true root with
- * MNTKIT_TABLE_UNREACHABLE), statmount'ing each with @mask.
+ * MNTKIT_TABLE_F_UNREACHABLE), statmount'ing each with @mask.
  * MNTKIT_STATMOUNT_MNT_BASIC is always added (the tree needs it).
- * MNTKIT_TABLE_COMPACT: keep the replies compact (see mntkit_table_get()).
- * MNTKIT_TABLE_OLD_ORDER: the tree's sibling order (see "The tree").
+ * MNTKIT_TABLE_F_COMPACT: keep the replies compact (see mntkit_table_get()).
+ * MNTKIT_TABLE_F_OLD_ORDER: the tree's sibling order (see "The tree").
  * Returns 0 and *@out (free it with mntkit_table_free()), or a negative
  * errno and *@out NULL: -EINVAL (NULL @out, an unknown flag),
- * -EPERM (MNTKIT_TABLE_UNREACHABLE without CAP_SYS_ADMIN where the
+ * -EPERM (MNTKIT_TABLE_F_UNREACHABLE without CAP_SYS_ADMIN where the
  * true root is above the caller's; another namespace without it),
  * -ENOENT (UNREACHABLE on the emulation in a chroot: mountinfo does not
  * show what is above the caller's root), @opts' errors, -ENOMEM.
@@ -568,7 +568,7 @@ size_t mntkit_table_count(const struct mntkit_table *table);
  * Its strings are read with mntkit_sm_str(sm, sm->size, ...). The reply
  * lives as long as the table.
  *
- * A table taken with MNTKIT_TABLE_COMPACT keeps each reply in about a
+ * A table taken with MNTKIT_TABLE_F_COMPACT keeps each reply in about a
  * third of the memory: the 8-byte words of its fixed part that are not
  * zero (most are: the reserved ones, the groups not asked for) and its
  * strings. The first
@@ -602,11 +602,11 @@ ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
  * The tree. Every mount of a snapshot hangs from a root, also when mounts
  * moved while it was read. A root is the mount the snapshot starts at (the
  * caller's root mount, or the namespace's true root with
- * MNTKIT_TABLE_UNREACHABLE), or a mount whose parent the caller's root does
+ * MNTKIT_TABLE_F_UNREACHABLE), or a mount whose parent the caller's root does
  * not reach (in a chroot whose root is no mount point: the mounts below
  * it), or a mount the backend could not read (no MNT_BASIC in its mask).
  * Children and roots come by ascending mount ID; with
- * MNTKIT_TABLE_OLD_ORDER by ascending old ID (mnt_id_old, mountinfo's
+ * MNTKIT_TABLE_F_OLD_ORDER by ascending old ID (mnt_id_old, mountinfo's
  * first field; then by ID), the order of findmnt's tree (libmount takes a
  * mount's children by their mountinfo IDs). The two differ only where the
  * kernel gave a mount an old ID that an earlier mount had freed.
@@ -671,11 +671,11 @@ int mntkit_table_placed(const struct mntkit_table *table, size_t idx);
  *
  * Flags (each call says which it takes; any other: -EINVAL):
  */
-#define MNTKIT_LOOKUP_FIRST    0x01U /* the first match in table order,
+#define MNTKIT_LOOKUP_F_FIRST    0x01U /* the first match in table order,
 					not the last (the visible one) */
-#define MNTKIT_LOOKUP_CANON    0x02U /* when nothing matches as given,
+#define MNTKIT_LOOKUP_F_CANON    0x02U /* when nothing matches as given,
 					try the canonical form (below) */
-#define MNTKIT_LOOKUP_NOFOLLOW 0x04U /* a final symlink is not followed */
+#define MNTKIT_LOOKUP_F_NOFOLLOW 0x04U /* a final symlink is not followed */
 
 /*
  * mntkit_path_canon - the canonical form of @path, as realpath(3) gives
@@ -687,7 +687,7 @@ int mntkit_table_placed(const struct mntkit_table *table, size_t idx);
  * point crossed), is not looked up: it and the rest are taken as
  * written, lexically ("a/../b" is "b"), so the result is always an
  * absolute path without "//", "." or "..", and without a trailing slash
- * (but "/"). MNTKIT_LOOKUP_NOFOLLOW: a final symlink is kept. On success
+ * (but "/"). MNTKIT_LOOKUP_F_NOFOLLOW: a final symlink is kept. On success
  * 0 and *@out (malloc'd, free(3)); else a negative errno (-EINVAL: NULL
  * or empty @path, NULL @out, a flag other than NOFOLLOW) and *@out NULL.
  */
@@ -697,8 +697,8 @@ int mntkit_path_canon(const char *path, unsigned int flags, char **out);
  * mntkit_table_find_target - the mount whose mount point is @path.
  * By default the visible one of those mounted there: the last in table
  * order, then the mount on top of it (a child on the same mount point)
- * up the stack; with MNTKIT_LOOKUP_FIRST the first in table order. With
- * MNTKIT_LOOKUP_CANON, when no mount point is @path as given, the
+ * up the stack; with MNTKIT_LOOKUP_F_FIRST the first in table order. With
+ * MNTKIT_LOOKUP_F_CANON, when no mount point is @path as given, the
  * mounts are looked up again with mntkit_path_canon(@path). Returns the
  * index, -ENOENT when none, -EINVAL (NULL argument, other flags).
  */
@@ -710,8 +710,8 @@ ssize_t mntkit_table_find_target(const struct mntkit_table *table,
  * @source: a path ("/dev/sda1"), any other string ("tmpfs",
  * "server:/export"), or a tag LABEL=, UUID=, PARTLABEL=, PARTUUID= (value
  * maybe in double quotes). The last match in table order, or the first
- * with MNTKIT_LOOKUP_FIRST. As libmount, first the sources as given are
- * compared, through the whole table; then, with MNTKIT_LOOKUP_CANON,
+ * with MNTKIT_LOOKUP_F_FIRST. As libmount, first the sources as given are
+ * compared, through the whole table; then, with MNTKIT_LOOKUP_F_CANON,
  * the canonical forms: a tag is the device udev's link
  * /dev/disk/by-{label,uuid,partlabel,partuuid}/VALUE names (the value
  * escaped as udev escapes it), a path its mntkit_path_canon(); it
@@ -727,7 +727,7 @@ ssize_t mntkit_table_find_source(const struct mntkit_table *table,
 /*
  * mntkit_table_find_devno - the mount whose superblock device
  * (sb_dev_major:sb_dev_minor, SB_BASIC) is @devno: the last in table
- * order, or the first with MNTKIT_LOOKUP_FIRST. 0 is a device number
+ * order, or the first with MNTKIT_LOOKUP_F_FIRST. 0 is a device number
  * like others (not "none"). Of the tables read from a file only a
  * mountinfo file's records have device numbers (fstab's and utab's never
  * match). Returns the index, -ENOENT when
@@ -743,7 +743,7 @@ ssize_t mntkit_table_find_devno(const struct mntkit_table *table, dev_t devno,
  * mntkit_table_find_target()). @path is made absolute (relative to the
  * working directory) and taken lexically, without looking at the
  * filesystem ("//", "." and trailing slashes dropped, ".." taking off
- * the component before it), or with MNTKIT_LOOKUP_CANON through
+ * the component before it), or with MNTKIT_LOOKUP_F_CANON through
  * mntkit_path_canon(). Like findmnt -T and libmount's
  * mnt_table_find_mountpoint(), a mount point hidden by a mount over one
  * of its ancestors still counts (the kernel's own answer for a path:
@@ -777,7 +777,7 @@ int mntkit_sm_match_source(const struct mntkit_statmount *sm, size_t len,
  * mount-utils' IsMountPoint() are not: statx(2)'s
  * STATX_ATTR_MOUNT_ROOT of the path (5.8+), else the mount IDs of the
  * path and of its parent directory compared (mntkit_path_id()). A final
- * symlink is followed, or with MNTKIT_LOOKUP_NOFOLLOW looked at itself.
+ * symlink is followed, or with MNTKIT_LOOKUP_F_NOFOLLOW looked at itself.
  * The path is resolved with mntkit_path_canon() first; when it crosses
  * a served filesystem it is not looked at: the answer is then the
  * caller's mount table's (1 when a mount's mount point is the canonical
@@ -800,7 +800,7 @@ enum mntkit_tab_format {
 };
 
 /* flags of struct mntkit_tab_opts */
-#define MNTKIT_TAB_SKIP_BAD 0x01U /* pass over malformed lines (as
+#define MNTKIT_TAB_F_SKIP_BAD 0x01U /* pass over malformed lines (as
 				     libmount does), counting them */
 
 /*
@@ -811,7 +811,7 @@ enum mntkit_tab_format {
  * @format:   in: the format, or MNTKIT_TAB_AUTO; out: the one read.
  * @flags:    MNTKIT_TAB_*.
  * @nr_bad:   out: the number of malformed lines (passed over with
- *            MNTKIT_TAB_SKIP_BAD, else at most 1: the one that failed).
+ *            MNTKIT_TAB_F_SKIP_BAD, else at most 1: the one that failed).
  * @err_line: out: the first malformed line (from 1), 0 when none;
  * @err_col:  its column (from 1, in bytes);
  * @err_msg:  what is wrong with it (a static string), NULL when none.
@@ -853,7 +853,7 @@ struct mntkit_tab_opts {
  * formats make roots only. Blank lines and '#' comments are skipped.
  *
  * A malformed line fails the call with -EBADMSG (and @topts' err_*
- * fields say where), or with MNTKIT_TAB_SKIP_BAD is passed over and
+ * fields say where), or with MNTKIT_TAB_F_SKIP_BAD is passed over and
  * counted. Other errors: -EINVAL (NULL @out, unknown format or flags),
  * -E2BIG (see rule 3), -EFBIG (above 4 GiB), -ENOMEM, open(2)'s and
  * read(2)'s. On success 0 and *@out (free it with mntkit_table_free()).
@@ -930,7 +930,7 @@ const char *mntkit_tab_format_name(enum mntkit_tab_format format);
  *                      overflow, failed read); the events that follow,
  *                      up to the next read that returns 0, bring the
  *                      watcher's view up to the current table. No records.
- * MNTKIT_EVENT_NS_ADD   all-namespace watches (MNTKIT_WATCH_ALL_NS): a
+ * MNTKIT_EVENT_NS_ADD   all-namespace watches (MNTKIT_WATCH_F_ALL_NS): a
  *                      mount namespace is watched from now on (@mnt_ns_id,
  *                      @ns_pid); its mounts' events follow. No records.
  * MNTKIT_EVENT_NS_GONE all-namespace watches: no process is in the
@@ -993,7 +993,7 @@ enum mntkit_event_kind {
  *                replaces them, bringing the view to the current table.
  *                0 for other kinds.
  *
- * All-namespace watches only (MNTKIT_WATCH_ALL_NS; 0 otherwise):
+ * All-namespace watches only (MNTKIT_WATCH_F_ALL_NS; 0 otherwise):
  * @mnt_ns_id:    the mount namespace of the event: its ID (ioctl
  *                NS_GET_MNTNS_ID, 6.10+; before, the inode number of its
  *                nsfs file, as in /proc/PID/ns/mnt's "mnt:[N]").
@@ -1071,9 +1071,9 @@ enum mntkit_watch_source {
 };
 
 /* flags of struct mntkit_watch_opts */
-#define MNTKIT_WATCH_INITIAL 0x01U /* start with an ATTACH event for
+#define MNTKIT_WATCH_F_INITIAL 0x01U /* start with an ATTACH event for
 				      every mount of the first snapshot */
-#define MNTKIT_WATCH_ALL_NS  0x02U /* every mount namespace the caller can
+#define MNTKIT_WATCH_F_ALL_NS  0x02U /* every mount namespace the caller can
 				      reach (mntkit_watch_new(): @opts must
 				      be NULL) */
 
@@ -1123,13 +1123,13 @@ int mntkit_watch_new(const struct mntkit_watch_opts *wopts,
 		     const struct mntkit_opts *opts, struct mntkit_watch **out);
 
 /*
- * With MNTKIT_WATCH_ALL_NS in @wopts->flags (and @opts NULL, -EINVAL
+ * With MNTKIT_WATCH_F_ALL_NS in @wopts->flags (and @opts NULL, -EINVAL
  * otherwise) one watch serves every mount namespace a process is in
  * (found in /proc): each by a watch of its own as above (its source,
  * mask and rescans), all behind the one fd. Every event names its
  * namespace (@mnt_ns_id, @ns_pid). The first reads bring an NS_ADD for
  * every namespace (each followed by ATTACH events of its mounts with
- * MNTKIT_WATCH_INITIAL); a namespace found later brings NS_ADD and the
+ * MNTKIT_WATCH_F_INITIAL); a namespace found later brings NS_ADD and the
  * ATTACH events of all its mounts (what the caller knows of it starts
  * empty); one no process is in any more brings NS_GONE after its last
  * events. The kernel signals no new namespace (checked on 6.18:

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel-ABI entry points, and compile-time checks that the ABI
- * structs of mntkit.h have the kernel's layout.
+ * structs of mntkit.h and syscall.h have the kernel's layout, on every
+ * architecture (each u64 at an 8-aligned offset: the same offsets where
+ * a u64 member is 4-aligned, as on i386).
  */
 #include "internal.h"
+#include "syscall.h"
 
 #define SM_AT(field, off)                                                      \
 	_Static_assert(offsetof(struct mntkit_statmount, field) == (off),      \
@@ -59,6 +62,26 @@ _Static_assert(offsetof(struct mntkit_mnt_id_req, mnt_ns_id) ==
 	       "struct mnt_id_req: VER0 is 24 bytes");
 _Static_assert(sizeof(struct mntkit_mnt_id_req) == MNTKIT_MNT_ID_REQ_SIZE_VER1,
 	       "struct mnt_id_req: VER1 is 32 bytes");
+
+/* listns(2)'s request (NS_ID_REQ_SIZE_VER0) */
+#define NSREQ_AT(field, off)                                                   \
+	_Static_assert(offsetof(struct mntkit_ns_id_req, field) == (off),      \
+		       "struct ns_id_req: " #field " at " #off)
+
+NSREQ_AT(size, 0);
+NSREQ_AT(spare, 4);
+NSREQ_AT(ns_id, 8);
+NSREQ_AT(ns_type, 16);
+NSREQ_AT(spare2, 20);
+NSREQ_AT(user_ns_id, 24);
+_Static_assert(sizeof(struct mntkit_ns_id_req) == MNTKIT_NS_ID_REQ_SIZE_VER0,
+	       "struct ns_id_req: VER0 is 32 bytes");
+
+/* NS_MNT_GET_INFO's reply: its size is in the ioctl's number */
+_Static_assert(offsetof(struct mntkit_mnt_ns_info, nr_mounts) == 4 &&
+		       offsetof(struct mntkit_mnt_ns_info, mnt_ns_id) == 8 &&
+		       sizeof(struct mntkit_mnt_ns_info) == 16,
+	       "struct mnt_ns_info: 16 bytes, mnt_ns_id at 8");
 
 int mntkit_statmount(const struct mntkit_mnt_id_req *req,
 		     struct mntkit_statmount *buf, size_t bufsize,

@@ -79,6 +79,8 @@ static int forced(void)
 /* the backend a call pinned (MNTKIT__PIN()), and how deep */
 static MNTKIT__TLS const struct mntkit_backend_ops *pinned_ops;
 static MNTKIT__TLS unsigned int pin_depth;
+/* the process whose mountinfo alone the pinned call reads (or 0) */
+static MNTKIT__TLS pid_t pinned_pid;
 
 /* the backend in effect now, whatever is pinned */
 static enum mntkit_backend backend_now(void)
@@ -122,9 +124,33 @@ struct mntkit__pin mntkit__pin_begin(const struct mntkit_backend_ops *ops)
 
 void mntkit__pin_end(struct mntkit__pin *pin)
 {
-	if (pin->pinned && pin_depth)
-		pin_depth--;
+	if (pin->pinned && pin_depth && !--pin_depth)
+		pinned_pid = 0;
 	pin->pinned = 0;
+}
+
+struct mntkit__pin mntkit__pin_begin_pid(const struct mntkit_backend_ops *ops,
+					 pid_t pid)
+{
+	struct mntkit__pin pin = mntkit__pin_begin(ops);
+
+	if (pid > 0 && pin_depth == 1)
+		pinned_pid = pid;
+	return pin;
+}
+
+int mntkit__pin_mountinfo_of(pid_t pid)
+{
+	if (!pin_depth)
+		return -EPERM;
+	pinned_ops = &mntkit_mountinfo_ops;
+	pinned_pid = pid;
+	return 0;
+}
+
+pid_t mntkit__pinned_pid(void)
+{
+	return pin_depth ? pinned_pid : 0;
 }
 
 int mntkit_set_backend(enum mntkit_backend backend)

@@ -89,8 +89,8 @@ int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
 	uint64_t atime = mnt_attr & MNTKIT_MOUNT_ATTR__ATIME;
 	struct words w;
 
-	if (flags & ~MNTKIT_DECODE_PROC)
-		return bad_flags(__func__, flags, MNTKIT_DECODE_PROC);
+	if (flags & ~MNTKIT_DECODE_F_PROC)
+		return bad_flags(__func__, flags, MNTKIT_DECODE_F_PROC);
 	WORDS_INIT(w, buf, len);
 
 	words_add(&w, mnt_attr & MNTKIT_MOUNT_ATTR_RDONLY ? "ro" : "rw");
@@ -103,7 +103,7 @@ int mntkit_attr_str(uint64_t mnt_attr, unsigned int flags, char *buf,
 	if (atime == MNTKIT_MOUNT_ATTR_NOATIME)
 		words_add(&w, "noatime");
 	if (atime == MNTKIT_MOUNT_ATTR_STRICTATIME &&
-	    !(flags & MNTKIT_DECODE_PROC))
+	    !(flags & MNTKIT_DECODE_F_PROC))
 		words_add(&w, "strictatime");
 	if (mnt_attr & MNTKIT_MOUNT_ATTR_NODIRATIME)
 		words_add(&w, "nodiratime");
@@ -188,7 +188,7 @@ int mntkit_sm_options(const struct mntkit_statmount *sm,
 		if (r == -EBADMSG)
 			return r;
 	}
-	mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_PROC, vfs, sizeof(vfs));
+	mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_F_PROC, vfs, sizeof(vfs));
 	mntkit_sb_flags_str(sm->sb_flags, 0, sb, sizeof(sb));
 	switch (which) {
 	case MNTKIT_OPTIONS_VFS:

@@ -93,6 +93,7 @@ static void table_close(struct table *t)
 		t->at = AT_FDCWD;
 		t->held = 0;
 	}
+	t->pid_only = 0;
 	free(t->buf);
 	t->buf = NULL;
 	t->cap = t->len = 0;
@@ -677,7 +678,7 @@ static int other_matches(const struct ns_want *w)
 	dev_t dev;
 	ino_t ino;
 
-	if (t->fd < 0 || !t->loaded)
+	if (t->fd < 0 || !t->loaded || t->pid_only)
 		return 0;
 	if (w->by_id ? (!t->has_ns_id || t->ns_id != w->id) :
 		       (t->ns_dev != w->dev || t->ns_ino != w->ino))
@@ -745,6 +746,46 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 }
 
 /*
+ * The namespace of process @pid whose nsfs file the caller may not open
+ * (mntkit__pinned_pid()), read from its mountinfo alone: it cannot be
+ * named, so the cached table is taken for it while it is the same
+ * process's and its change signal and age say it is current. Its root is
+ * refused too: its mount points are never looked at, so each mount is
+ * named by its old ID.
+ */
+static int pid_table(pid_t pid, struct table **out, int ids)
+{
+	struct table *t = &other_tab;
+	int ret;
+
+	if (t->fd >= 0 && t->loaded && t->pid_only && t->pid == pid &&
+	    ids_ok(t, ids) &&
+	    ((snap_cur && t->snap == snap_cur) ||
+	     !(t->stale || mntkit__emul_table_changed(t) || table_aged(t)))) {
+		*out = t;
+		return 0;
+	}
+	table_close(t);
+	t->pid = pid;
+	t->pid_only = 1;
+	t->at = mntkit__proc_path(t->prefix, sizeof(t->prefix), pid, "root");
+	t->fd = mntkit__proc_open(pid, "mountinfo", O_RDONLY);
+	if (t->fd < 0) {
+		ret = t->fd == -EACCES ? -EPERM : t->fd;
+		table_close(t);
+		return ret;
+	}
+	table_follow(t);
+	ret = table_load(t, ids);
+	if (ret) {
+		table_close(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+/*
  * The table a request is about: the caller's namespace, or the one of
  * mnt_ns_id / mnt_ns_fd. Errors as the kernel's grab_requested_mnt_ns().
  */
@@ -758,6 +799,8 @@ int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
 
 	if (req->mnt_ns_id && req->mnt_ns_fd)
 		return -EINVAL;
+	if (!req->mnt_ns_id && !req->mnt_ns_fd && mntkit__req_foreign(req))
+		return pid_table(mntkit__pinned_pid(), out, ids);
 	if (!req->mnt_ns_id && !req->mnt_ns_fd)
 		return mntkit__emul_self_table(out, ids);
 	if (req->mnt_ns_fd) {

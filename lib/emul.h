@@ -205,6 +205,8 @@ struct table {
 	int unique_mode;
 	int has_ns_id;
 	uint64_t ns_id;
+	int pid_only;         /* a process's namespace known by its
+			       * mountinfo alone (its nsfs file refused) */
 	size_t next_pos;      /* by_key position after the last one found */
 };
 

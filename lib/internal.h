@@ -97,11 +97,32 @@ struct mntkit__pin {
 struct mntkit__pin mntkit__pin_begin(const struct mntkit_backend_ops *ops);
 void mntkit__pin_end(struct mntkit__pin *pin);
 
+/*
+ * Where a process's namespace file is refused (/proc/PID/ns/mnt: the
+ * kernel's ptrace access check) but its mountinfo is not, a call that
+ * asked for that namespace by PID reads the mountinfo alone:
+ * mntkit__pin_mountinfo_of() pins the emulation for the rest of the
+ * pinned call (-EPERM when no call is pinned), and the emulation takes
+ * the namespace of such a request from mntkit__pinned_pid() (0: none).
+ */
+int mntkit__pin_mountinfo_of(pid_t pid);
+pid_t mntkit__pinned_pid(void);
+
+/* is @req about another namespace than the calling thread's? (ns.c) */
+int mntkit__req_foreign(const struct mntkit_mnt_id_req *req);
+
 #define MNTKIT__PIN_OPS(ops)                                                   \
 	struct mntkit__pin mntkit__pin_                                        \
 		__attribute__((cleanup(mntkit__pin_end), unused)) =            \
 			mntkit__pin_begin(ops)
 #define MNTKIT__PIN() MNTKIT__PIN_OPS(NULL)
+/* MNTKIT__PIN_OPS(), and the mountinfo of @pid alone when it is not 0 */
+struct mntkit__pin mntkit__pin_begin_pid(const struct mntkit_backend_ops *ops,
+					 pid_t pid);
+#define MNTKIT__PIN_OPS_PID(ops, pid)                                          \
+	struct mntkit__pin mntkit__pin_                                        \
+		__attribute__((cleanup(mntkit__pin_end), unused)) =            \
+			mntkit__pin_begin_pid(ops, pid)
 
 /*
  * kernel feature bits (MNTKIT_FEAT_*), probed once (lib/features.c): all
@@ -439,7 +460,7 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 			uint64_t mask, struct mntkit_table **out);
 
 /*
- * mntkit_list()'s MNTKIT_LIST_CHILDREN and MNTKIT_LIST_TREE listings of
+ * mntkit_list()'s MNTKIT_LIST_F_CHILDREN and MNTKIT_LIST_F_TREE listings of
  * @mnt_id (@flags) into @iv, over a snapshot; 0 or -errno
  */
 int mntkit__table_list_shaped(const struct mntkit_mnt_id_req *req,
@@ -501,81 +522,6 @@ int mntkit__misuse(const char *func, int err, const char *fmt, ...)
 int mntkit__sized_arg(void *out, size_t out_size, const void *in,
 		      size_t in_size, size_t ver0, const char *type,
 		      const char *macro);
-
-/*
- * One event of a fanotify read buffer (lib/fan-event.c): its mask, the
- * process that caused it (in the reader's PID namespace; 0 if none there)
- * and the unique mount ID of its FAN_EVENT_INFO_TYPE_MNT record (0: none).
- * mntkit__fan_next() takes the event at *@off of @buf (@len bytes) and
- * moves *@off past it: 1, 0 at the end, -EBADMSG for a malformed one.
- */
-struct mntkit__fan_event {
-	uint64_t mask;
-	int32_t pid;
-	uint64_t mnt_id;
-};
-int mntkit__fan_next(const char *buf, size_t len, size_t *off,
-		     struct mntkit__fan_event *ev);
-
-/*
- * All-namespace watches (lib/watch-all.c): a watch of one namespace per
- * namespace, made and read through @ops, the public calls of watch.c and
- * three of its own handed down (watch.c calls watch-all.c, never the
- * other way).
- *
- * A fed watch (@open_fed) has the fanotify source without a group of its
- * own: the caller has marked its namespace (FAN_MARK_MNTNS) in the one
- * group of all namespaces, before the call (nothing falls between the
- * mark and the first snapshot), reads the group, and hands each event to
- * @feed: 1 if it was the namespace's (its view holds the mount, or its
- * namespace has it: the events are queued, @read gives them), 0 if not
- * (nothing done), -1 if it cannot tell (statmount failed: it owes a
- * resync, which @read does); FAN_Q_OVERFLOW makes its next @read
- * resynchronize.
- * MNTKIT__FEED_GONE in @mask: mount @mnt_id is the namespace's and gone
- * (the caller found it so): it is reported as ATTACH with
- * MNTKIT_EVENT_F_GONE, its DETACH follows (as the watch of one namespace
- * reports a mount gone before it could be stat'ed).
- * @holds: whether its view has mount @mnt_id; @shares: whether a mount of
- * its view is shared (in a peer group: a mount under it may propagate to
- * other namespaces). Neither makes a system call.
- * @signal_fd: the watch's private mountinfo file (-1: none), whose POLLPRI
- * tells it of a change; the caller may poll it (which consumes that
- * signal) if it then calls @signalled, which the next @read takes as one.
- * (The caller must: polling @fd, nested in the caller's epoll set, polls
- * the other mountinfo file of the watch, so a wakeup of the caller's fd
- * may be all that is left of a namespace's signal by its epoll_wait.)
- */
-#define MNTKIT__FEED_GONE (1ULL << 63)
-struct mntkit__watch_ns_ops {
-	int (*open)(const struct mntkit_watch_opts *wopts,
-		    const struct mntkit_opts *opts, struct mntkit_watch **out);
-	int (*open_fed)(const struct mntkit_watch_opts *wopts,
-			const struct mntkit_opts *opts,
-			struct mntkit_watch **out);
-	int (*read)(struct mntkit_watch *w, struct mntkit_event *ev);
-	int (*rescan)(struct mntkit_watch *w);
-	int (*fd)(const struct mntkit_watch *w);
-	enum mntkit_watch_source (*source)(const struct mntkit_watch *w);
-	int (*feed)(struct mntkit_watch *w, uint64_t mnt_id, uint64_t mask);
-	int (*holds)(const struct mntkit_watch *w, uint64_t mnt_id);
-	int (*shares)(const struct mntkit_watch *w);
-	int (*signal_fd)(const struct mntkit_watch *w);
-	void (*signalled)(struct mntkit_watch *w);
-	void (*free)(struct mntkit_watch *w);
-};
-struct mntkit__watch_all;
-int mntkit__watch_all_new(const struct mntkit_watch_opts *wopts,
-			  const struct mntkit__watch_ns_ops *ops,
-			  struct mntkit__watch_all **out);
-int mntkit__watch_all_read(struct mntkit__watch_all *a,
-			   struct mntkit_event *ev);
-int mntkit__watch_all_rescan(struct mntkit__watch_all *a);
-int mntkit__watch_all_fd(const struct mntkit__watch_all *a);
-enum mntkit_watch_source
-mntkit__watch_all_source(const struct mntkit__watch_all *a);
-size_t mntkit__watch_all_skipped(const struct mntkit__watch_all *a);
-void mntkit__watch_all_free(struct mntkit__watch_all *a);
 
 /* return -err and set errno = err (err > 0) */
 static inline int mntkit__fail(int err)

@@ -248,7 +248,7 @@ static int canon_walk(struct sbuf *b, char *todo, unsigned int flags)
 			r = 0;
 			continue;
 		}
-		if ((flags & MNTKIT_LOOKUP_NOFOLLOW) && is_last(p))
+		if ((flags & MNTKIT_LOOKUP_F_NOFOLLOW) && is_last(p))
 			break;
 		if (fstatat(AT_FDCWD, b->s, &st,
 			    AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT)) {
@@ -296,7 +296,7 @@ int mntkit_path_canon(const char *path, unsigned int flags, char **out)
 
 	if (out)
 		*out = NULL;
-	if (!path || !*path || !out || (flags & ~MNTKIT_LOOKUP_NOFOLLOW))
+	if (!path || !*path || !out || (flags & ~MNTKIT_LOOKUP_F_NOFOLLOW))
 		return mntkit__fail(EINVAL);
 	todo = strdup(path);
 	if (!todo)
@@ -394,7 +394,7 @@ static ssize_t scan(const struct mntkit_table *t, match_fn fn, const void *arg,
 	size_t n = mntkit_table_count(t);
 
 	for (size_t k = 0; k < n; k++) {
-		size_t i = flags & MNTKIT_LOOKUP_FIRST ? k : n - 1 - k;
+		size_t i = flags & MNTKIT_LOOKUP_F_FIRST ? k : n - 1 - k;
 
 		if (fn(mntkit_table_get(t, i), arg))
 			return (ssize_t)i;
@@ -422,10 +422,10 @@ ssize_t mntkit_table_find_target(const struct mntkit_table *table,
 	int r;
 
 	if (!table || !path ||
-	    (flags & ~(MNTKIT_LOOKUP_FIRST | MNTKIT_LOOKUP_CANON)))
+	    (flags & ~(MNTKIT_LOOKUP_F_FIRST | MNTKIT_LOOKUP_F_CANON)))
 		return mntkit__fail(EINVAL);
 	i = scan(table, target_is, path, flags);
-	if (i < 0 && (flags & MNTKIT_LOOKUP_CANON) && *path) {
+	if (i < 0 && (flags & MNTKIT_LOOKUP_F_CANON) && *path) {
 		r = mntkit_path_canon(path, 0, &canon);
 		if (r < 0)
 			return r;
@@ -434,7 +434,7 @@ ssize_t mntkit_table_find_target(const struct mntkit_table *table,
 	}
 	if (i < 0)
 		return not_found();
-	return flags & MNTKIT_LOOKUP_FIRST ? i : stack_top(table, (size_t)i);
+	return flags & MNTKIT_LOOKUP_F_FIRST ? i : stack_top(table, (size_t)i);
 }
 
 /* ---- sources and tags ---- */
@@ -554,10 +554,10 @@ ssize_t mntkit_table_find_source(const struct mntkit_table *table,
 	int r;
 
 	if (!table || !source ||
-	    (flags & ~(MNTKIT_LOOKUP_FIRST | MNTKIT_LOOKUP_CANON)))
+	    (flags & ~(MNTKIT_LOOKUP_F_FIRST | MNTKIT_LOOKUP_F_CANON)))
 		return mntkit__fail(EINVAL);
 	i = scan(table, source_is, source, flags);
-	if (i >= 0 || !(flags & MNTKIT_LOOKUP_CANON))
+	if (i >= 0 || !(flags & MNTKIT_LOOKUP_F_CANON))
 		return i >= 0 ? i : not_found();
 	r = source_canon(source, &canon);
 	if (r < 0)
@@ -585,7 +585,7 @@ ssize_t mntkit_table_find_devno(const struct mntkit_table *table, dev_t devno,
 	MNTKIT_TAB_ENTRY(e);
 	ssize_t i;
 
-	if (!table || (flags & ~MNTKIT_LOOKUP_FIRST))
+	if (!table || (flags & ~MNTKIT_LOOKUP_F_FIRST))
 		return mntkit__fail(EINVAL);
 	/* an fstab's SB_BASIC has sb_flags, no device: never a match */
 	if (mntkit_table_tab_entry(table, 0, &e) == 0 &&
@@ -617,9 +617,9 @@ ssize_t mntkit_table_find_containing(const struct mntkit_table *table,
 	char *abs;
 	int r;
 
-	if (!table || !path || !*path || (flags & ~MNTKIT_LOOKUP_CANON))
+	if (!table || !path || !*path || (flags & ~MNTKIT_LOOKUP_F_CANON))
 		return mntkit__fail(EINVAL);
-	r = flags & MNTKIT_LOOKUP_CANON ? mntkit_path_canon(path, 0, &abs)
+	r = flags & MNTKIT_LOOKUP_F_CANON ? mntkit_path_canon(path, 0, &abs)
 					: lexical(path, &abs);
 	if (r < 0)
 		return mntkit__fail(-r);
@@ -667,7 +667,7 @@ static int other_namespace(const struct mntkit_opts *opts)
 	r = mntkit__req_init(&req, opts, &fd);
 	if (fd >= 0)
 		close(fd);
-	return r < 0 ? r : req.mnt_ns_id || req.mnt_ns_fd;
+	return r < 0 ? r : mntkit__req_foreign(&req);
 }
 
 /*
@@ -726,9 +726,9 @@ ssize_t mntkit_list_under(const char *path, unsigned int flags,
 	if (!path || !*path)
 		return MNTKIT__MISUSE(EINVAL, "%s path", path ? "an empty" :
 							      "a NULL");
-	if (flags & ~MNTKIT_LIST_CHILDREN_FIRST)
+	if (flags & ~MNTKIT_LIST_F_CHILDREN_FIRST)
 		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x",
-				      flags & ~MNTKIT_LIST_CHILDREN_FIRST);
+				      flags & ~MNTKIT_LIST_F_CHILDREN_FIRST);
 	/* a path of another namespace cannot be looked at from here */
 	r = other_namespace(opts);
 	if (r >= 0)
@@ -744,7 +744,7 @@ ssize_t mntkit_list_under(const char *path, unsigned int flags,
 		free(iv.v);
 		return mntkit__fail(-r);
 	}
-	if (flags & MNTKIT_LIST_CHILDREN_FIRST)
+	if (flags & MNTKIT_LIST_F_CHILDREN_FIRST)
 		mntkit__reverse_u64(iv.v, iv.n);
 	*ids = iv.v;
 	return (ssize_t)iv.n;
@@ -813,7 +813,7 @@ int mntkit_is_mountpoint(const char *path, unsigned int flags)
 	char *canon;
 	int r;
 
-	if (!path || !*path || (flags & ~MNTKIT_LOOKUP_NOFOLLOW))
+	if (!path || !*path || (flags & ~MNTKIT_LOOKUP_F_NOFOLLOW))
 		return mntkit__fail(EINVAL);
 	r = mntkit_path_canon(path, flags, &canon);
 	if (r < 0)

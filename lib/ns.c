@@ -400,6 +400,33 @@ static int req_set_ns_fd(struct mntkit_mnt_id_req *req, int fd)
 	return 0;
 }
 
+/*
+ * The namespace file of process @pid is refused (@err): when its
+ * mountinfo is not, the call reads that alone (on the emulation, whatever
+ * the backend: no other way knows the namespace); else @err.
+ */
+static int mountinfo_of(pid_t pid, int err)
+{
+	int fd = mntkit__proc_open(pid, "mountinfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return err;
+	close(fd);
+	if (mntkit__pin_mountinfo_of(pid))
+		return err;
+	mntkit__debug(MNTKIT_PRINT_INFO,
+		      "the namespace of PID %d: /proc/%d/ns/mnt is refused "
+		      "(%s), /proc/%d/mountinfo is read instead (the "
+		      "emulation; mounts named by their old IDs)",
+		      (int)pid, (int)pid, strerror(-err), (int)pid);
+	return 0;
+}
+
+int mntkit__req_foreign(const struct mntkit_mnt_id_req *req)
+{
+	return req->mnt_ns_id || req->mnt_ns_fd || mntkit__pinned_pid() > 0;
+}
+
 int mntkit__req_init(struct mntkit_mnt_id_req *req,
 		     const struct mntkit_opts *opts, int *fd_to_close)
 {
@@ -428,6 +455,8 @@ int mntkit__req_init(struct mntkit_mnt_id_req *req,
 	if (!o.pid)
 		return 0;
 	fd = mntkit_ns_open_pid(o.pid);
+	if (fd == -EACCES || fd == -EPERM)
+		return mountinfo_of(o.pid, fd);
 	if (fd < 0)
 		return fd;
 	ret = req_set_ns_fd(req, fd);

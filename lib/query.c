@@ -130,10 +130,10 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 		    const struct mntkit_opts *opts, uint64_t **ids)
 {
 	MNTKIT__PIN();
-	unsigned int known = MNTKIT_LIST_REVERSE | MNTKIT_LIST_CHILDREN |
-			     MNTKIT_LIST_TREE | MNTKIT_LIST_CHILDREN_FIRST;
-	unsigned int shape = flags & (MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE |
-				      MNTKIT_LIST_CHILDREN_FIRST);
+	unsigned int known = MNTKIT_LIST_F_REVERSE | MNTKIT_LIST_F_CHILDREN |
+			     MNTKIT_LIST_F_TREE | MNTKIT_LIST_F_CHILDREN_FIRST;
+	unsigned int shape = flags & (MNTKIT_LIST_F_CHILDREN | MNTKIT_LIST_F_TREE |
+				      MNTKIT_LIST_F_CHILDREN_FIRST);
 	struct mntkit_mnt_id_req req;
 	struct mntkit_idvec iv = { 0 };
 	unsigned int lflags = 0;
@@ -145,23 +145,23 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
 	if (flags & ~known)
 		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x",
 				      flags & ~known);
-	if ((shape & MNTKIT_LIST_CHILDREN) && shape != MNTKIT_LIST_CHILDREN)
+	if ((shape & MNTKIT_LIST_F_CHILDREN) && shape != MNTKIT_LIST_F_CHILDREN)
 		return MNTKIT__MISUSE(EINVAL, "CHILDREN with TREE or "
 				      "CHILDREN_FIRST: one shape at most");
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
 	/* the kernel reverses when it can */
-	if ((flags & MNTKIT_LIST_REVERSE) &&
+	if ((flags & MNTKIT_LIST_F_REVERSE) &&
 	    (mntkit__kernel_calls() & MNTKIT_FEAT_LIST_REVERSE))
 		lflags = MNTKIT_LISTMOUNT_REVERSE;
 	if (shape)
 		ret = mntkit__table_list_shaped(&req, mnt_id, flags, &iv);
 	else
 		ret = mntkit__list_flat(&req, mnt_id, lflags, &iv);
-	if (!ret && !shape && (flags & MNTKIT_LIST_REVERSE) && !lflags)
+	if (!ret && !shape && (flags & MNTKIT_LIST_F_REVERSE) && !lflags)
 		mntkit__reverse_u64(iv.v, iv.n);
-	if (!ret && (flags & MNTKIT_LIST_CHILDREN_FIRST))
+	if (!ret && (flags & MNTKIT_LIST_F_CHILDREN_FIRST))
 		mntkit__reverse_u64(iv.v, iv.n);
 	if (fd >= 0)
 		close(fd);
@@ -195,14 +195,14 @@ int mntkit_root_id(unsigned int flags, const struct mntkit_opts *opts,
 
 	if (!mnt_id)
 		return MNTKIT__MISUSE(EINVAL, "a NULL mnt_id pointer");
-	if (flags & ~MNTKIT_TABLE_UNREACHABLE)
+	if (flags & ~MNTKIT_TABLE_F_UNREACHABLE)
 		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x",
-				      flags & ~MNTKIT_TABLE_UNREACHABLE);
+				      flags & ~MNTKIT_TABLE_F_UNREACHABLE);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
 	ret = mntkit__reachable_root(&req, &id);
-	if (!ret && (flags & MNTKIT_TABLE_UNREACHABLE))
+	if (!ret && (flags & MNTKIT_TABLE_F_UNREACHABLE))
 		ret = mntkit__true_root(&req, &id);
 	if (fd >= 0)
 		close(fd);
@@ -257,6 +257,7 @@ static int cmp_u64(const void *a, const void *b)
 
 int mntkit_list_order(uint64_t *ids, size_t n, const struct mntkit_opts *opts)
 {
+	MNTKIT__PIN();
 	struct mntkit_mnt_id_req req;
 	int ret, fd = -1;
 

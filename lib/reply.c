@@ -157,7 +157,7 @@ ssize_t mntkit_sm_strv(const struct mntkit_statmount *sm, size_t len,
 const char *mntkit_sm_get(const struct mntkit_statmount *sm,
 			  enum mntkit_field field)
 {
-	const char *s;
+	const char *s = NULL;
 
 	if (!sm) {
 		MNTKIT__MISUSE(EINVAL, "a NULL reply");

@@ -873,7 +873,7 @@ static int opts_in(struct mntkit_tab_opts *o, struct reader *rd)
 		return ret;
 	if ((unsigned int)in.format > MNTKIT_TAB_UTAB)
 		return -EINVAL;
-	if (in.flags & ~MNTKIT_TAB_SKIP_BAD)
+	if (in.flags & ~MNTKIT_TAB_F_SKIP_BAD)
 		return -EINVAL;
 	rd->o = o;
 	rd->format = o->format;
@@ -932,7 +932,7 @@ static int parse(struct reader *rd, char *s, size_t len)
 		if (rd->format == MNTKIT_TAB_AUTO)
 			rd->format = guess(s + b, eol - b);
 		ret = entry_line(rd, s + bol, eol - bol, line);
-		if (ret == -EBADMSG && (rd->flags & MNTKIT_TAB_SKIP_BAD))
+		if (ret == -EBADMSG && (rd->flags & MNTKIT_TAB_F_SKIP_BAD))
 			continue;
 		if (ret)
 			return ret;

@@ -265,7 +265,7 @@ static int table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 	if (!t)
 		return -ENOMEM;
 	b.t = t;
-	t->compact = !!(flags & MNTKIT_TABLE_COMPACT);
+	t->compact = !!(flags & MNTKIT_TABLE_F_COMPACT);
 	ret = mntkit__table_list(&b, &b.listed);
 	if (ret)
 		goto fail;
@@ -278,7 +278,7 @@ static int table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 				 &t->n);
 	if (!ret)
 		ret = mntkit__table_settle(&b);
-	if (!ret && (flags & MNTKIT_TABLE_OLD_ORDER))
+	if (!ret && (flags & MNTKIT_TABLE_F_OLD_ORDER))
 		ret = mntkit__table_order_old(t);
 	if (ret)
 		goto fail;
@@ -304,7 +304,7 @@ int mntkit__reachable_root(const struct mntkit_mnt_id_req *req, uint64_t *id)
 	ssize_t root;
 	int ret;
 
-	if (!req->mnt_ns_id && !req->mnt_ns_fd)
+	if (!mntkit__req_foreign(req))
 		return mntkit__ops()->path_id(AT_FDCWD, "/", 0, id);
 	/* another namespace: the top of its LSMT_ROOT listing */
 	ret = mntkit__table_build(req, MNTKIT_LSMT_ROOT,
@@ -329,20 +329,20 @@ int mntkit_table_new(uint64_t mask, unsigned int flags,
 	if (!out)
 		return mntkit__fail(EINVAL);
 	*out = NULL;
-	if (flags & ~(MNTKIT_TABLE_UNREACHABLE | MNTKIT_TABLE_COMPACT |
-		      MNTKIT_TABLE_OLD_ORDER))
+	if (flags & ~(MNTKIT_TABLE_F_UNREACHABLE | MNTKIT_TABLE_F_COMPACT |
+		      MNTKIT_TABLE_F_OLD_ORDER))
 		return mntkit__fail(EINVAL);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);
-	if (flags & MNTKIT_TABLE_UNREACHABLE) {
+	if (flags & MNTKIT_TABLE_F_UNREACHABLE) {
 		ret = mntkit__reachable_root(&req, &start);
 		if (!ret)
 			ret = mntkit__true_root(&req, &start);
 	}
 	if (!ret)
 		ret = table_build(&req, start, mask,
-				  flags & ~MNTKIT_TABLE_UNREACHABLE, out);
+				  flags & ~MNTKIT_TABLE_F_UNREACHABLE, out);
 	if (fd >= 0)
 		close(fd);
 	return ret ? mntkit__fail(-ret) : 0;

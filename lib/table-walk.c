@@ -2,7 +2,7 @@
 /*
  * table-walk.c - walks and orders of a snapshot's tree: mntkit_list()'s
  * CHILDREN and TREE listings, and the siblings by old ID
- * (MNTKIT_TABLE_OLD_ORDER).
+ * (MNTKIT_TABLE_F_OLD_ORDER).
  */
 #include <stdlib.h>
 
@@ -65,9 +65,9 @@ static size_t list_root(const struct mntkit_table *t, size_t r,
 			unsigned int flags, enum shaped_root kind,
 			uint64_t *out)
 {
-	int reverse = !!(flags & MNTKIT_LIST_REVERSE);
+	int reverse = !!(flags & MNTKIT_LIST_F_REVERSE);
 
-	if (!(flags & MNTKIT_LIST_CHILDREN))
+	if (!(flags & MNTKIT_LIST_F_CHILDREN))
 		return walk(t, r, reverse, kind != SHAPED_START, out);
 	if (kind == SHAPED_PLACED) {
 		*out = id_at(t, r);
@@ -89,7 +89,7 @@ int mntkit__table_list_shaped(const struct mntkit_mnt_id_req *req,
 			       uint64_t mnt_id, unsigned int flags,
 			       struct mntkit_idvec *iv)
 {
-	int reverse = !!(flags & MNTKIT_LIST_REVERSE);
+	int reverse = !!(flags & MNTKIT_LIST_F_REVERSE);
 	int from_root = mnt_id == MNTKIT_LSMT_ROOT;
 	struct mntkit_table *t;
 	ssize_t top, first;
@@ -133,7 +133,7 @@ out:
 
 /* ---- sibling orders ---- */
 
-/* a sibling's place with MNTKIT_TABLE_OLD_ORDER */
+/* a sibling's place with MNTKIT_TABLE_F_OLD_ORDER */
 struct old_key {
 	uint32_t old;
 	int32_t idx;
@@ -205,7 +205,7 @@ static int sort_siblings(struct mntkit_table *t, int32_t *first,
 }
 
 /*
- * MNTKIT_TABLE_OLD_ORDER: every sibling list, the roots' too, by
+ * MNTKIT_TABLE_F_OLD_ORDER: every sibling list, the roots' too, by
  * ascending old ID. The lists come by ID, which is also the old IDs'
  * order but where the kernel gave a mount an old ID freed before (old IDs
  * are reused, the unique ones never): only such a list is sorted. O(n),

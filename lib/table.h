@@ -13,7 +13,7 @@
  *   4. the mounts that do not fit read again, or placed as roots
  *                                     mntkit__table_settle()   table-settle.c
  *      (steps 1 and 2 again, and mntkit__stat_into() of fetch.c)
- *   5. MNTKIT_TABLE_OLD_ORDER: the siblings sorted by old ID
+ *   5. MNTKIT_TABLE_F_OLD_ORDER: the siblings sorted by old ID
  *                                     mntkit__table_order_old() table-walk.c
  * A table read from a file (tab.c) is records put and linked (3).
  */
@@ -28,7 +28,7 @@
 #include "internal.h"
 
 /*
- * A compact record (MNTKIT_TABLE_COMPACT): the mount ID and parent, the
+ * A compact record (MNTKIT_TABLE_F_COMPACT): the mount ID and parent, the
  * 8-byte words of the fixed part that are not zero, the string area
  * (doc/tables-internals.md).
  */
@@ -86,7 +86,7 @@ struct mntkit_table {
 
 /* ---- records (table-record.c) ---- */
 
-/* a whole reply of a table without MNTKIT_TABLE_COMPACT */
+/* a whole reply of a table without MNTKIT_TABLE_F_COMPACT */
 static inline const struct mntkit_statmount *
 rec_of(const struct mntkit_table *t, size_t idx)
 {
@@ -212,7 +212,7 @@ int mntkit__table_settle(struct build *b);
 
 /* ---- walks and orders (table-walk.c) ---- */
 
-/* MNTKIT_TABLE_OLD_ORDER: every sibling list by old ID; 0 or -ENOMEM */
+/* MNTKIT_TABLE_F_OLD_ORDER: every sibling list by old ID; 0 or -ENOMEM */
 int mntkit__table_order_old(struct mntkit_table *t);
 
 /* ---- tables read from a file (tab.c) ---- */

@@ -2,7 +2,7 @@
 /*
  * expr-run COLUMNS NUMBERS EXPR < ROWS - the filter engine of lsmnt
  * (tools/lsmnt/expr.c) as `findmnt -r -n -o ID -Q EXPR` uses libsmartcols'
- * filter, over rows read from stdin, for tests/cli/lsmnt-filter.py to
+ * filter, over rows read from stdin, for tests/cli/py/lsmnt_filter.py to
  * compare with the real findmnt 2.42 on the same mount table.
  *
  * COLUMNS: every column name findmnt knows, comma-separated; NUMBERS:

@@ -1322,15 +1322,35 @@ static inline void t_ns_child_stop(struct t_ns_child *c)
 
 /*
  * Churn: a child of the case that mounts and unmounts tmpfs, nested, in
- * the case's namespace for @secs seconds, as fast as it can: @dir/I and
- * @dir/I/n for I = 0..7 in turn (with @stack, a third tmpfs stacked on
- * @dir/5/n), then odd rounds detach both at once, even rounds the inner
- * one first. t_churn_end() waits for it.
+ * the case's namespace for at most @secs seconds, as fast as it can:
+ * @dir/I and @dir/I/n for I = 0..7 in turn (with @stack, a third tmpfs
+ * stacked on @dir/5/n), then odd rounds detach both at once, even rounds
+ * the inner one first. t_churn_end() stops it and waits for it.
  */
 struct t_churn {
 	pid_t pid;
-	int fd; /* the round count comes through it */
+	int fd;	   /* the round count comes through it */
+	int *stop; /* shared with the child: set, it stops */
 };
+
+/*
+ * A case that reads under churn makes more than 10 reads: in @secs on a
+ * real machine, in up to 4 times as long on a slow (emulated) one, where
+ * each read takes 10-50 times as long. t_churn_cap(): how long the churn
+ * may have to run; t_churn_reading(): whether the case, which began at
+ * @t0 and made @reads reads, reads on.
+ */
+static inline double t_churn_cap(double secs)
+{
+	return t_slow_machine() ? 4 * secs : secs;
+}
+
+static inline int t_churn_reading(double t0, double secs, uint64_t reads)
+{
+	double t = t_now() - t0;
+
+	return t < secs || (reads <= 10 && t < t_churn_cap(secs));
+}
 
 static inline void t_churn_start(struct t_churn *c, const char *dir,
 				 double secs, int stack)
@@ -1339,6 +1359,11 @@ static inline void t_churn_start(struct t_churn *c, const char *dir,
 
 	if (pipe(pfd))
 		t_fail("pipe: %s", strerror(errno));
+	c->stop = mmap(NULL, sizeof(*c->stop), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c->stop == MAP_FAILED)
+		t_fail("mmap: %s", strerror(errno));
+	*c->stop = 0;
 	c->pid = fork();
 	if (c->pid < 0)
 		t_fail("fork: %s", strerror(errno));
@@ -1348,7 +1373,9 @@ static inline void t_churn_start(struct t_churn *c, const char *dir,
 		double end = t_now() + secs;
 
 		close(pfd[0]);
-		for (int i = 0; t_now() < end; i = (i + 1) % 8) {
+		for (int i = 0;
+		     t_now() < end && !__atomic_load_n(c->stop, __ATOMIC_RELAXED);
+		     i = (i + 1) % 8) {
 			snprintf(p, sizeof(p), "%s/%d", dir, i);
 			snprintf(q, sizeof(q), "%s/%d/n", dir, i);
 			mkdir(p, 0755);
@@ -1373,14 +1400,17 @@ static inline void t_churn_start(struct t_churn *c, const char *dir,
 	c->fd = pfd[0];
 }
 
-/* wait for the churn child, which must have made more than 10 rounds */
+/* stop the churn child and wait for it: it must have made more than 10
+ * rounds */
 static inline void t_churn_end(struct t_churn *c, const char *what)
 {
 	uint64_t count;
 
+	__atomic_store_n(c->stop, 1, __ATOMIC_RELAXED);
 	t_read_full(c->fd, &count, sizeof(count));
 	close(c->fd);
 	t_wait_child(c->pid, "churn child");
+	munmap(c->stop, sizeof(*c->stop));
 	t_log("%s: %" PRIu64 " churn rounds\n", what, count);
 	T_ASSERTF(count > 10, "%s: only %" PRIu64 " churn rounds", what,
 		  count);

@@ -716,7 +716,7 @@ static void *race_caller(void *arg)
 					       NULL, &t);
 			mntkit_table_free(t);
 		} else if (which == 1) {
-			ret = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE,
+			ret = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE,
 					  NULL, &ids);
 			free(ids);
 		} else {

@@ -555,17 +555,17 @@ static void list_suite(enum mntkit_backend b, int no_reread)
 	mover_start(&m, &f, CHURN_SECS);
 	end = t_now(); /* the start of the reads */
 	while (read_more(end, lists)) {
-		n = list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, &ids);
+		n = list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE, &ids);
 		expect_all(&f, ids, n, NULL, "TREE from the root");
 		free(ids);
 		n = list(MNTKIT_LSMT_ROOT,
-			 MNTKIT_LIST_TREE | MNTKIT_LIST_REVERSE, &ids);
+			 MNTKIT_LIST_F_TREE | MNTKIT_LIST_F_REVERSE, &ids);
 		expect_all(&f, ids, n, NULL, "TREE|REVERSE from the root");
 		free(ids);
-		n = list(f.s_id, MNTKIT_LIST_TREE, &ids);
+		n = list(f.s_id, MNTKIT_LIST_F_TREE, &ids);
 		expect_all(&f, ids, n, below_s, "TREE from S");
 		free(ids);
-		n = list(f.s_id, MNTKIT_LIST_CHILDREN, &ids);
+		n = list(f.s_id, MNTKIT_LIST_F_CHILDREN, &ids);
 		expect_children(&f, ids, n, "CHILDREN of S");
 		free(ids);
 		lists += 4;

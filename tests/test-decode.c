@@ -80,25 +80,25 @@ T_CASE(attr_strictatime_nodiratime)
 	T_ASSERTF(!strcmp(b, "rw,strictatime,nodiratime") ||
 			  !strcmp(b, "rw,nodiratime,strictatime"),
 		  "got '%s'", b);
-	CHECK_ATTR(A_STRICT | A_NODIRATIME, MNTKIT_DECODE_PROC,
+	CHECK_ATTR(A_STRICT | A_NODIRATIME, MNTKIT_DECODE_F_PROC,
 		   "rw,nodiratime");
 }
 
 T_CASE(attr_proc_flavour)
 {
 	/* as /proc: strictatime has no word, everything else is the same */
-	CHECK_ATTR(A_STRICT, MNTKIT_DECODE_PROC, "rw");
-	CHECK_ATTR(A_RO | A_STRICT, MNTKIT_DECODE_PROC, "ro");
-	CHECK_ATTR(A_NOSUID | A_STRICT | A_NOSYMFOLLOW, MNTKIT_DECODE_PROC,
+	CHECK_ATTR(A_STRICT, MNTKIT_DECODE_F_PROC, "rw");
+	CHECK_ATTR(A_RO | A_STRICT, MNTKIT_DECODE_F_PROC, "ro");
+	CHECK_ATTR(A_NOSUID | A_STRICT | A_NOSYMFOLLOW, MNTKIT_DECODE_F_PROC,
 		   "rw,nosuid,nosymfollow");
-	CHECK_ATTR(0, MNTKIT_DECODE_PROC, "rw,relatime");
-	CHECK_ATTR(A_NOATIME, MNTKIT_DECODE_PROC, "rw,noatime");
-	CHECK_ATTR(A_NOATIME | A_NODIRATIME, MNTKIT_DECODE_PROC,
+	CHECK_ATTR(0, MNTKIT_DECODE_F_PROC, "rw,relatime");
+	CHECK_ATTR(A_NOATIME, MNTKIT_DECODE_F_PROC, "rw,noatime");
+	CHECK_ATTR(A_NOATIME | A_NODIRATIME, MNTKIT_DECODE_F_PROC,
 		   "rw,noatime,nodiratime");
-	CHECK_ATTR(A_NODIRATIME, MNTKIT_DECODE_PROC, "rw,nodiratime,relatime");
+	CHECK_ATTR(A_NODIRATIME, MNTKIT_DECODE_F_PROC, "rw,nodiratime,relatime");
 	CHECK_ATTR(A_RO | A_NOSUID | A_NODEV | A_NOEXEC | A_NODIRATIME |
 			   A_NOSYMFOLLOW | A_IDMAP,
-		   MNTKIT_DECODE_PROC,
+		   MNTKIT_DECODE_F_PROC,
 		   "ro,nosuid,nodev,noexec,nodiratime,relatime,nosymfollow,"
 		   "idmapped");
 }
@@ -193,12 +193,12 @@ T_CASE(decoder_flags)
 {
 	char b[64];
 
-	T_NEG(mntkit_attr_str(0, MNTKIT_DECODE_PROC << 1, b, sizeof(b)),
+	T_NEG(mntkit_attr_str(0, MNTKIT_DECODE_F_PROC << 1, b, sizeof(b)),
 	      EINVAL);
-	T_NEG(mntkit_sb_flags_str(0, MNTKIT_DECODE_PROC, b, sizeof(b)), EINVAL);
-	T_NEG(mntkit_propagation_str(0, MNTKIT_DECODE_PROC, b, sizeof(b)),
+	T_NEG(mntkit_sb_flags_str(0, MNTKIT_DECODE_F_PROC, b, sizeof(b)), EINVAL);
+	T_NEG(mntkit_propagation_str(0, MNTKIT_DECODE_F_PROC, b, sizeof(b)),
 	      EINVAL);
-	T_NEG(mntkit_changed_str(0, MNTKIT_DECODE_PROC, b, sizeof(b)), EINVAL);
+	T_NEG(mntkit_changed_str(0, MNTKIT_DECODE_F_PROC, b, sizeof(b)), EINVAL);
 	/* sb_flags is 32 bits in the reply: higher bits are no flag */
 	T_EQ_I(mntkit_sb_flags_str(1ULL << 32, 0, b, sizeof(b)), 2);
 	T_EQ_STR(b, "rw");
@@ -302,7 +302,7 @@ static void real_mounts(enum which which)
 		T_ASSERTF(m, "mount %u not in mountinfo", sm->mnt_id_old);
 		switch (which) {
 		case ATTR:
-			mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_PROC, got,
+			mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_F_PROC, got,
 					sizeof(got));
 			T_ASSERTF(!strcmp(got, m->opts),
 				  "%s: attr %#" PRIx64 " decodes to '%s', "
@@ -366,7 +366,7 @@ T_CASE(real_mounts_strictatime_word)
 	T_EQ_U(sm->mnt_attr & MNTKIT_MOUNT_ATTR__ATIME, A_STRICT);
 	mntkit_attr_str(sm->mnt_attr, 0, b, sizeof(b));
 	T_EQ_STR(b, "rw,nosuid,strictatime");
-	mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_PROC, b, sizeof(b));
+	mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_F_PROC, b, sizeof(b));
 	T_EQ_STR(b, "rw,nosuid");
 	free(sm);
 }

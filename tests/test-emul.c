@@ -280,13 +280,13 @@ T_CASE(emul_orders)
 	en = emulated_mounts(&v);
 	n = list_on(MNTKIT_BACKEND_MOUNTINFO, MNTKIT_LSMT_ROOT, 0, &fwd);
 	m = list_on(MNTKIT_BACKEND_MOUNTINFO, MNTKIT_LSMT_ROOT,
-		    MNTKIT_LIST_REVERSE, &rev);
+		    MNTKIT_LIST_F_REVERSE, &rev);
 	T_EQ_U(m, n);
 	for (size_t i = 0; i < n; i++)
 		T_EQ_U(rev[i], fwd[n - 1 - i]);
 	a = eid(v, en, &t, T_A);
 	/* children of a: b and d, by ascending (emulated) ID */
-	m = list_on(MNTKIT_BACKEND_MOUNTINFO, a, MNTKIT_LIST_CHILDREN, &kids);
+	m = list_on(MNTKIT_BACKEND_MOUNTINFO, a, MNTKIT_LIST_F_CHILDREN, &kids);
 	T_EQ_U(m, 2);
 	want[0] = eid(v, en, &t, T_AB);
 	want[1] = eid(v, en, &t, T_AD);
@@ -294,7 +294,7 @@ T_CASE(emul_orders)
 	T_EQ_U(kids[0], want[0]);
 	T_EQ_U(kids[1], want[1]);
 	/* the tree below a: each child followed by its own subtree */
-	k = list_on(MNTKIT_BACKEND_MOUNTINFO, a, MNTKIT_LIST_TREE, &tree);
+	k = list_on(MNTKIT_BACKEND_MOUNTINFO, a, MNTKIT_LIST_F_TREE, &tree);
 	T_EQ_U(k, 4);
 	T_EQ_U(tree[0], kids[0]);
 	T_EQ_U(tree[2], kids[1]);

@@ -116,7 +116,7 @@ static void under_teardown(const char *backend)
 				  "the parent of %zd comes after it", i);
 		free(sm);
 	}
-	m = mntkit_list_under(x, MNTKIT_LIST_CHILDREN_FIRST, NULL, &ids);
+	m = mntkit_list_under(x, MNTKIT_LIST_F_CHILDREN_FIRST, NULL, &ids);
 	T_EQ_I(m, n);
 	/*
 	 * unmounting in the order given succeeds for every mount (the mount
@@ -181,9 +181,9 @@ T_CASE(list_children_first)
 	uint64_t *tree = NULL, *cf = NULL;
 	ssize_t n, m;
 
-	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, NULL, &tree);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE, NULL, &tree);
 	T_ASSERT(n > 0);
-	m = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_CHILDREN_FIRST, NULL,
+	m = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_CHILDREN_FIRST, NULL,
 			&cf);
 	T_EQ_I(m, n);
 	for (ssize_t i = 0; i < n; i++)
@@ -191,7 +191,7 @@ T_CASE(list_children_first)
 	free(tree);
 	free(cf);
 	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT,
-			  MNTKIT_LIST_CHILDREN | MNTKIT_LIST_CHILDREN_FIRST,
+			  MNTKIT_LIST_F_CHILDREN | MNTKIT_LIST_F_CHILDREN_FIRST,
 			  NULL, &cf), EINVAL);
 }
 

@@ -411,7 +411,7 @@ T_CASE(list_default_and_reverse_equal_raw)
 	for (int i = 0; i < 4; i++) {
 		for (unsigned int rev = 0; rev < 2; rev++) {
 			m = t_lm(s[i], rev, &want);
-			n = lib_list(s[i], rev ? MNTKIT_LIST_REVERSE : 0, &got);
+			n = lib_list(s[i], rev ? MNTKIT_LIST_F_REVERSE : 0, &got);
 			t_expect_ids(got, n, want, m,
 				    rev ? "reverse" : "default");
 			free(got);
@@ -462,11 +462,11 @@ T_CASE(list_children)
 			if (v[i].parent == top && v[i].id != top)
 				want[m++] = v[i].id;
 		t_sort_u64(want, m);
-		n = lib_list(top, MNTKIT_LIST_CHILDREN, &got);
+		n = lib_list(top, MNTKIT_LIST_F_CHILDREN, &got);
 		t_expect_ids(got, n, want, m, "children");
 		free(got);
 		/* descending with REVERSE */
-		n = lib_list(top, MNTKIT_LIST_CHILDREN | MNTKIT_LIST_REVERSE,
+		n = lib_list(top, MNTKIT_LIST_F_CHILDREN | MNTKIT_LIST_F_REVERSE,
 			     &got);
 		T_EQ_U(n, m);
 		for (size_t i = 0; i < n; i++)
@@ -474,11 +474,11 @@ T_CASE(list_children)
 		free(got);
 	}
 	/* the tree's own shape: a has b and d; the scratch has 6 */
-	T_EQ_U(lib_list(t.id[T_A], MNTKIT_LIST_CHILDREN, &got), 2);
+	T_EQ_U(lib_list(t.id[T_A], MNTKIT_LIST_F_CHILDREN, &got), 2);
 	T_EQ_U(got[0], t.id[T_AB]);
 	T_EQ_U(got[1], t.id[T_AD]);
 	free(got);
-	T_EQ_U(lib_list(t.scratch, MNTKIT_LIST_CHILDREN, &got), 6);
+	T_EQ_U(lib_list(t.scratch, MNTKIT_LIST_F_CHILDREN, &got), 6);
 	free(got);
 	free(want);
 	free(v);
@@ -539,8 +539,8 @@ T_CASE(list_tree)
 		for (int rev = 0; rev < 2; rev++) {
 			m = dfs(v, all, top, rev, want, 0);
 			n = lib_list(top,
-				     MNTKIT_LIST_TREE |
-					     (rev ? MNTKIT_LIST_REVERSE : 0),
+				     MNTKIT_LIST_F_TREE |
+					     (rev ? MNTKIT_LIST_F_REVERSE : 0),
 				     &got);
 			check_dfs_shape(v, all, got, n, top, rev);
 			t_expect_ids(got, n, want, m,
@@ -549,7 +549,7 @@ T_CASE(list_tree)
 		}
 	}
 	/* the tree's own shape below a: b, b/c, d, d's stacked mount */
-	T_EQ_U(lib_list(t.id[T_A], MNTKIT_LIST_TREE, &got), 4);
+	T_EQ_U(lib_list(t.id[T_A], MNTKIT_LIST_F_TREE, &got), 4);
 	T_EQ_U(got[0], t.id[T_AB]);
 	T_EQ_U(got[1], t.id[T_ABC]);
 	T_EQ_U(got[2], t.id[T_AD]);
@@ -575,11 +575,11 @@ T_CASE(list_tree_from_root)
 	want[0] = root;
 	m = dfs(v, all, root, 0, want, 1);
 	T_EQ_U(m, all);
-	n = lib_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, &got);
+	n = lib_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE, &got);
 	t_expect_ids(got, n, want, m, "tree from LSMT_ROOT");
 	free(got);
 	/* the root's ID as a start: the same without the root */
-	n = lib_list(root, MNTKIT_LIST_TREE, &got);
+	n = lib_list(root, MNTKIT_LIST_F_TREE, &got);
 	t_expect_ids(got, n, want + 1, m - 1, "tree from the root's ID");
 	free(got);
 	free(want);
@@ -592,11 +592,11 @@ T_CASE(list_bad_flags)
 
 	t_require_statmount();
 	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT,
-			  MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE, NULL, &ids),
+			  MNTKIT_LIST_F_CHILDREN | MNTKIT_LIST_F_TREE, NULL, &ids),
 	      EINVAL);
 	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT,
-			  MNTKIT_LIST_CHILDREN | MNTKIT_LIST_TREE |
-				  MNTKIT_LIST_REVERSE,
+			  MNTKIT_LIST_F_CHILDREN | MNTKIT_LIST_F_TREE |
+				  MNTKIT_LIST_F_REVERSE,
 			  NULL, &ids),
 	      EINVAL);
 	/* flags the header does not define */
@@ -614,8 +614,8 @@ T_CASE(list_leaf_is_empty)
 
 	setup(&t);
 	T_EQ_I(lib_list(t.id[T_ABC], 0, &ids), 0);
-	T_EQ_I(lib_list(t.id[T_ABC], MNTKIT_LIST_TREE, &ids), 0);
-	T_EQ_I(lib_list(t.id[T_ABC], MNTKIT_LIST_CHILDREN, &ids), 0);
+	T_EQ_I(lib_list(t.id[T_ABC], MNTKIT_LIST_F_TREE, &ids), 0);
+	T_EQ_I(lib_list(t.id[T_ABC], MNTKIT_LIST_F_CHILDREN, &ids), 0);
 }
 
 T_CASE(list_many_mounts)
@@ -641,13 +641,13 @@ T_CASE(list_many_mounts)
 	free(want);
 	m = t_lm(many, 0, &want);
 	T_EQ_U(m, 1500);
-	n = lib_list(many, MNTKIT_LIST_CHILDREN, &got);
+	n = lib_list(many, MNTKIT_LIST_F_CHILDREN, &got);
 	t_expect_ids(got, n, want, m, "children");
 	free(got);
-	n = lib_list(many, MNTKIT_LIST_TREE, &got);
+	n = lib_list(many, MNTKIT_LIST_F_TREE, &got);
 	t_expect_ids(got, n, want, m, "tree");
 	free(got);
-	n = lib_list(many, MNTKIT_LIST_REVERSE, &got);
+	n = lib_list(many, MNTKIT_LIST_F_REVERSE, &got);
 	T_EQ_U(n, m);
 	for (size_t i = 0; i < n; i++)
 		T_EQ_U(got[i], want[m - 1 - i]);
@@ -737,10 +737,10 @@ T_CASE(root_id)
 	ns_root = t_true_root();
 	T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 	T_EQ_U(id, root);
-	T_EQ_I(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id), 0);
+	T_EQ_I(mntkit_root_id(MNTKIT_TABLE_F_UNREACHABLE, NULL, &id), 0);
 	T_EQ_U(id, ns_root);
 	T_NEG(mntkit_root_id(0x2, NULL, &id), EINVAL);
-	T_NEG(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, NULL), EINVAL);
+	T_NEG(mntkit_root_id(MNTKIT_TABLE_F_UNREACHABLE, NULL, NULL), EINVAL);
 
 	/* in a chroot to a: the caller's root is a, the true root above */
 	pid = fork();
@@ -751,13 +751,13 @@ T_CASE(root_id)
 		T_EQ_U(t_uid("/"), t.id[T_A]);
 		T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 		T_EQ_U(id, t.id[T_A]);
-		T_EQ_I(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id), 0);
+		T_EQ_I(mntkit_root_id(MNTKIT_TABLE_F_UNREACHABLE, NULL, &id), 0);
 		T_EQ_U(id, ns_root);
 		/* without CAP_SYS_ADMIN the true root is out of reach */
 		t_drop_sys_admin();
 		T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 		T_EQ_U(id, t.id[T_A]);
-		T_NEG(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id), EPERM);
+		T_NEG(mntkit_root_id(MNTKIT_TABLE_F_UNREACHABLE, NULL, &id), EPERM);
 		_exit(0);
 	}
 	t_wait_child(pid, "chroot child");
@@ -766,11 +766,11 @@ T_CASE(root_id)
 /* ---- mounts that vanish while listing ---- */
 
 static const unsigned int churn_modes[] = {
-	MNTKIT_LIST_TREE,
+	MNTKIT_LIST_F_TREE,
 	0,
-	MNTKIT_LIST_REVERSE,
-	MNTKIT_LIST_CHILDREN,
-	MNTKIT_LIST_TREE | MNTKIT_LIST_REVERSE,
+	MNTKIT_LIST_F_REVERSE,
+	MNTKIT_LIST_F_CHILDREN,
+	MNTKIT_LIST_F_TREE | MNTKIT_LIST_F_REVERSE,
 };
 
 #define NMODES (sizeof(churn_modes) / sizeof(churn_modes[0]))
@@ -791,7 +791,7 @@ static void vanishing(enum mntkit_backend b)
 	size_t size = 0, nbefore[NMODES];
 	struct t_churn ch;
 	char *churn;
-	double end;
+	double t0;
 
 	/* the mountinfo backend needs no system call: on old kernels too */
 	if (b == MNTKIT_BACKEND_NATIVE)
@@ -803,7 +803,7 @@ static void vanishing(enum mntkit_backend b)
 	churn = t_path("%s/churn", t.dir);
 	t_mkdir(churn);
 	for (size_t k = 0; k < NMODES; k++) {
-		uint64_t start = churn_modes[k] == MNTKIT_LIST_CHILDREN
+		uint64_t start = churn_modes[k] == MNTKIT_LIST_F_CHILDREN
 					 ? t.scratch
 					 : MNTKIT_LSMT_ROOT;
 		ssize_t n =
@@ -812,11 +812,11 @@ static void vanishing(enum mntkit_backend b)
 		T_ASSERTF(n > 0, "mntkit_list: %s", strerror(errno));
 		nbefore[k] = (size_t)n;
 	}
-	t_churn_start(&ch, churn, 1.5, 0);
-	end = t_now() + 1.4;
-	while (t_now() < end) {
+	t_churn_start(&ch, churn, t_churn_cap(1.5), 0);
+	t0 = t_now();
+	while (t_churn_reading(t0, 1.4, listed)) {
 		for (size_t k = 0; k < NMODES; k++) {
-			uint64_t start = churn_modes[k] == MNTKIT_LIST_CHILDREN
+			uint64_t start = churn_modes[k] == MNTKIT_LIST_F_CHILDREN
 						 ? t.scratch
 						 : MNTKIT_LSMT_ROOT;
 			ssize_t n =

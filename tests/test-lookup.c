@@ -69,9 +69,9 @@ T_CASE(tab_find_target)
 
 	/* two on /home: the last by default, the first with FIRST */
 	T_EQ_I(mntkit_table_find_target(t, "/home", 0), 3);
-	T_EQ_I(mntkit_table_find_target(t, "/home", MNTKIT_LOOKUP_FIRST), 1);
+	T_EQ_I(mntkit_table_find_target(t, "/home", MNTKIT_LOOKUP_F_FIRST), 1);
 	/* trailing slashes do not count, on either side */
-	T_EQ_I(mntkit_table_find_target(t, "/home//", MNTKIT_LOOKUP_FIRST), 1);
+	T_EQ_I(mntkit_table_find_target(t, "/home//", MNTKIT_LOOKUP_F_FIRST), 1);
 	T_EQ_I(mntkit_table_find_target(t, "/tmp/", 0), 2);
 	T_EQ_I(mntkit_table_find_target(t, "/", 0), 0);
 	/* an escaped mount point, unescaped by the table */
@@ -82,7 +82,7 @@ T_CASE(tab_find_target)
 	T_NEG(mntkit_table_find_target(t, "/home/user", 0), ENOENT);
 	T_NEG(mntkit_table_find_target(NULL, "/", 0), EINVAL);
 	T_NEG(mntkit_table_find_target(t, NULL, 0), EINVAL);
-	T_NEG(mntkit_table_find_target(t, "/", MNTKIT_LOOKUP_NOFOLLOW), EINVAL);
+	T_NEG(mntkit_table_find_target(t, "/", MNTKIT_LOOKUP_F_NOFOLLOW), EINVAL);
 	T_NEG(mntkit_table_find_target(t, "/", 0x100), EINVAL);
 	mntkit_table_free(t);
 }
@@ -95,7 +95,7 @@ T_CASE(tab_find_source)
 	T_EQ_I(mntkit_table_find_source(t, "/dev/sda2/", 0), 1);
 	T_EQ_I(mntkit_table_find_source(t, "/dev/sdd1", 0), 8);
 	T_EQ_I(mntkit_table_find_source(t, "tmpfs", 0), 7);
-	T_EQ_I(mntkit_table_find_source(t, "tmpfs", MNTKIT_LOOKUP_FIRST), 2);
+	T_EQ_I(mntkit_table_find_source(t, "tmpfs", MNTKIT_LOOKUP_F_FIRST), 2);
 	/* tags as written */
 	T_EQ_I(mntkit_table_find_source(t, "LABEL=data", 0), 4);
 	T_EQ_I(mntkit_table_find_source(t, "UUID=1234-ABCD", 0), 5);
@@ -103,10 +103,10 @@ T_CASE(tab_find_source)
 	T_NEG(mntkit_table_find_source(t, "/dev/sdz", 0), ENOENT);
 	/* a tag no udev link names stays unmatched with CANON too */
 	T_NEG(mntkit_table_find_source(t, "LABEL=mntkit-no-such-label-42",
-				       MNTKIT_LOOKUP_CANON),
+				       MNTKIT_LOOKUP_F_CANON),
 	      ENOENT);
 	T_NEG(mntkit_table_find_source(t, NULL, 0), EINVAL);
-	T_NEG(mntkit_table_find_source(t, "tmpfs", MNTKIT_LOOKUP_NOFOLLOW),
+	T_NEG(mntkit_table_find_source(t, "tmpfs", MNTKIT_LOOKUP_F_NOFOLLOW),
 	      EINVAL);
 	mntkit_table_free(t);
 }
@@ -131,17 +131,17 @@ T_CASE(tab_stack_and_devno)
 	/* the top of the stack on /mnt, though the bottom comes last */
 	T_EQ_I(mntkit_table_parent(t, 1), 2);
 	T_EQ_I(mntkit_table_find_target(t, "/mnt", 0), 1);
-	T_EQ_I(mntkit_table_find_target(t, "/mnt", MNTKIT_LOOKUP_FIRST), 1);
+	T_EQ_I(mntkit_table_find_target(t, "/mnt", MNTKIT_LOOKUP_F_FIRST), 1);
 	T_EQ_I(mntkit_table_find_target(t, "/mnt/in it", 0), 5);
 	T_EQ_I(mntkit_table_find_devno(t, makedev(0, 40), 0), 2);
 	T_EQ_I(mntkit_table_find_devno(t, makedev(8, 1), 0), 4);
-	T_EQ_I(mntkit_table_find_devno(t, makedev(8, 1), MNTKIT_LOOKUP_FIRST),
+	T_EQ_I(mntkit_table_find_devno(t, makedev(8, 1), MNTKIT_LOOKUP_F_FIRST),
 	       0);
 	/* 0:0 is a device number like others */
 	T_EQ_I(mntkit_table_find_devno(t, makedev(0, 0), 0), 6);
 	T_NEG(mntkit_table_find_devno(t, makedev(8, 2), 0), ENOENT);
 	T_NEG(mntkit_table_find_devno(NULL, 0, 0), EINVAL);
-	T_NEG(mntkit_table_find_devno(t, 0, MNTKIT_LOOKUP_CANON), EINVAL);
+	T_NEG(mntkit_table_find_devno(t, 0, MNTKIT_LOOKUP_F_CANON), EINVAL);
 	/* the containing mount of a path under the stack: its top */
 	T_EQ_I(mntkit_table_find_containing(t, "/mnt/x", 0), 1);
 	T_EQ_I(mntkit_table_find_containing(t, "/mnt/in it/deep/er", 0), 5);
@@ -187,7 +187,7 @@ T_CASE(tab_find_containing)
 	T_NEG(mntkit_table_find_containing(t, "", 0), EINVAL);
 	T_NEG(mntkit_table_find_containing(t, NULL, 0), EINVAL);
 	T_NEG(mntkit_table_find_containing(t, "/",
-					   MNTKIT_LOOKUP_FIRST), EINVAL);
+					   MNTKIT_LOOKUP_F_FIRST), EINVAL);
 	mntkit_table_free(t);
 }
 
@@ -212,7 +212,7 @@ T_CASE(sm_match)
 	T_EQ_I(mntkit_sm_match_source(sm, sm->size, "/dev/sdb1", 0), 1);
 	T_EQ_I(mntkit_sm_match_source(sm, sm->size, "/dev/sdb", 0), 0);
 	T_NEG(mntkit_sm_match_source(sm, sm->size, "/dev/sdb1",
-				     MNTKIT_LOOKUP_CANON),
+				     MNTKIT_LOOKUP_F_CANON),
 	      EINVAL);
 	T_NEG(mntkit_sm_match_target(NULL, 0, "/", 0), EINVAL);
 	T_NEG(mntkit_sm_match_target(sm, sm->size, NULL, 0), EINVAL);
@@ -267,9 +267,9 @@ T_CASE(path_canon)
 	/* ".." after a symlink is the parent of its target */
 	T_EQ_STR(canon(t_path("%s/rel/..", d), 0), t_path("%s/dir", d));
 	/* a final symlink kept with NOFOLLOW, not one before it */
-	T_EQ_STR(canon(t_path("%s/rel", d), MNTKIT_LOOKUP_NOFOLLOW),
+	T_EQ_STR(canon(t_path("%s/rel", d), MNTKIT_LOOKUP_F_NOFOLLOW),
 		 t_path("%s/rel", d));
-	T_EQ_STR(canon(t_path("%s/abs/../sub", d), MNTKIT_LOOKUP_NOFOLLOW),
+	T_EQ_STR(canon(t_path("%s/abs/../sub", d), MNTKIT_LOOKUP_F_NOFOLLOW),
 		 p);
 	/* what does not exist is taken as written */
 	T_EQ_STR(canon(t_path("%s/rel/no/such/../file", d), 0),
@@ -289,7 +289,7 @@ T_CASE(path_canon)
 	T_NEG(mntkit_path_canon("", 0, &c), EINVAL);
 	T_NEG(mntkit_path_canon(NULL, 0, &c), EINVAL);
 	T_NEG(mntkit_path_canon("/", 0, NULL), EINVAL);
-	T_NEG(mntkit_path_canon("/", MNTKIT_LOOKUP_FIRST, &c), EINVAL);
+	T_NEG(mntkit_path_canon("/", MNTKIT_LOOKUP_F_FIRST, &c), EINVAL);
 }
 
 /* ---- tags through udev's links ---- */
@@ -317,26 +317,26 @@ T_CASE(tags_by_udev_links)
 	/* a tag: as written it matches nothing, its device does */
 	T_NEG(mntkit_table_find_source(t, "LABEL=my data", 0), ENOENT);
 	T_EQ_I(mntkit_table_find_source(t, "LABEL=my data",
-					MNTKIT_LOOKUP_CANON | MNTKIT_LOOKUP_FIRST),
+					MNTKIT_LOOKUP_F_CANON | MNTKIT_LOOKUP_F_FIRST),
 	       0);
 	T_EQ_I(mntkit_table_find_source(t, "LABEL=\"my data\"",
-					MNTKIT_LOOKUP_CANON | MNTKIT_LOOKUP_FIRST),
+					MNTKIT_LOOKUP_F_CANON | MNTKIT_LOOKUP_F_FIRST),
 	       0);
 	/* the last of those whose source is /dev/sdz9: the alias too */
 	T_EQ_I(mntkit_table_find_source(t, "UUID=0a1b-2c3d",
-					MNTKIT_LOOKUP_CANON),
+					MNTKIT_LOOKUP_F_CANON),
 	       2);
 	T_NEG(mntkit_table_find_source(t, "UUID=0a1b-2c3e",
-				       MNTKIT_LOOKUP_CANON),
+				       MNTKIT_LOOKUP_F_CANON),
 	      ENOENT);
 	/* a device: a record's tag resolved to it */
 	T_NEG(mntkit_table_find_source(t, "/dev/sdz8", 0), ENOENT);
-	T_EQ_I(mntkit_table_find_source(t, "/dev/sdz8", MNTKIT_LOOKUP_CANON),
+	T_EQ_I(mntkit_table_find_source(t, "/dev/sdz8", MNTKIT_LOOKUP_F_CANON),
 	       1);
 	/* a path as given first: /dev/alias is record 2 itself */
 	T_EQ_I(mntkit_table_find_source(t, "/dev/alias", 0), 2);
 	T_EQ_STR(source_of(t, mntkit_table_find_source(
-				      t, "/dev/sdz9", MNTKIT_LOOKUP_CANON)),
+				      t, "/dev/sdz9", MNTKIT_LOOKUP_F_CANON)),
 		 "/dev/sdz9");
 	mntkit_table_free(t);
 }
@@ -403,7 +403,7 @@ static void mounts(enum mntkit_backend b)
 
 	T_EQ_U(id_at(t, mntkit_table_find_target(t, a, 0)), top);
 	T_EQ_U(id_at(t, mntkit_table_find_target(t, t_path("%s/", a), 0)), top);
-	i = mntkit_table_find_target(t, a, MNTKIT_LOOKUP_FIRST);
+	i = mntkit_table_find_target(t, a, MNTKIT_LOOKUP_F_FIRST);
 	T_ASSERT(i >= 0);
 	/* the first is the bottom of the stack, the top's parent */
 	T_EQ_I(mntkit_table_parent(t, (size_t)mntkit_table_find_target(t, a, 0)),
@@ -416,14 +416,14 @@ static void mounts(enum mntkit_backend b)
 	/* through a symlink: only with CANON */
 	T_NEG(mntkit_table_find_target(t, t_path("%s/link", d), 0), ENOENT);
 	T_EQ_U(id_at(t, mntkit_table_find_target(t, t_path("%s/link", d),
-						 MNTKIT_LOOKUP_CANON)),
+						 MNTKIT_LOOKUP_F_CANON)),
 	       top);
 
 	/* the bind shares the top's device: the last is the bind */
 	T_OK(stat(bind, &st));
 	T_EQ_U(id_at(t, mntkit_table_find_devno(t, st.st_dev, 0)), bind_id);
 	T_EQ_U(id_at(t, mntkit_table_find_devno(t, st.st_dev,
-						MNTKIT_LOOKUP_FIRST)),
+						MNTKIT_LOOKUP_F_FIRST)),
 	       top);
 	T_OK(stat(sp, &st));
 	T_EQ_U(id_at(t, mntkit_table_find_devno(t, st.st_dev, 0)), sp_id);
@@ -448,7 +448,7 @@ static void mounts(enum mntkit_backend b)
 						     0)),
 	       base_id);
 	T_EQ_U(id_at(t, mntkit_table_find_containing(t, t_path("%s/link/f", d),
-						     MNTKIT_LOOKUP_CANON)),
+						     MNTKIT_LOOKUP_F_CANON)),
 	       top);
 	T_EQ_U(id_at(t, mntkit_table_find_containing(t, f2, 0)), t_uid(f2));
 	mntkit_table_free(t);
@@ -468,7 +468,7 @@ static void mounts(enum mntkit_backend b)
 	/* a symlink to a mount point: followed, or looked at itself */
 	T_EQ_I(mntkit_is_mountpoint(t_path("%s/link", d), 0), 1);
 	T_EQ_I(mntkit_is_mountpoint(t_path("%s/link", d),
-				    MNTKIT_LOOKUP_NOFOLLOW),
+				    MNTKIT_LOOKUP_F_NOFOLLOW),
 	       0);
 	T_OK(chdir(d));
 	T_EQ_I(mntkit_is_mountpoint("a", 0), 1);
@@ -477,7 +477,7 @@ static void mounts(enum mntkit_backend b)
 	T_NEG(mntkit_is_mountpoint(t_path("%s/none", d), 0), ENOENT);
 	T_NEG(mntkit_is_mountpoint("", 0), EINVAL);
 	T_NEG(mntkit_is_mountpoint(NULL, 0), EINVAL);
-	T_NEG(mntkit_is_mountpoint("/", MNTKIT_LOOKUP_FIRST), EINVAL);
+	T_NEG(mntkit_is_mountpoint("/", MNTKIT_LOOKUP_F_FIRST), EINVAL);
 	/* unmounted, it is none */
 	t_umount(f2);
 	T_EQ_I(mntkit_is_mountpoint(f2, 0), 0);
@@ -519,16 +519,16 @@ static void served(enum mntkit_backend b)
 	T_EQ_I(mntkit_is_mountpoint(d, 0), 0);
 	T_OK(mntkit_table_new(mask | MNTKIT_STATMOUNT_FS_TYPE, 0, NULL, &t));
 	i = mntkit_table_find_containing(t, t_path("%s/x/y", fuse),
-					 MNTKIT_LOOKUP_CANON);
+					 MNTKIT_LOOKUP_F_CANON);
 	T_EQ_STR(point_of(t, i), fuse);
 	sm = mntkit_table_get(t, (size_t)i);
 	T_OK(mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_FS_TYPE, &type));
 	T_EQ_STR(type, "fuse");
 	T_EQ_I(mntkit_table_find_target(t, t_path("%s/x/..", fuse),
-					MNTKIT_LOOKUP_CANON),
+					MNTKIT_LOOKUP_F_CANON),
 	       i);
 	T_NEG(mntkit_table_find_source(t, t_path("%s/dev", fuse),
-				       MNTKIT_LOOKUP_CANON),
+				       MNTKIT_LOOKUP_F_CANON),
 	      ENOENT);
 	T_EQ_I(mntkit_table_find_source(t, "dead", 0), i);
 	mntkit_table_free(t);

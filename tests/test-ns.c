@@ -8,6 +8,8 @@
  * mntkit_opts with .mnt_ns_id, .mnt_ns_fd and .pid.
  */
 #include <mntkit.h>
+#include <grp.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -189,13 +191,13 @@ static void check_opts(struct t_ns_tree *c, const struct mntkit_opts *o,
 	T_ASSERTF(n >= 0, "%s: mntkit_list: %s", what, strerror(errno));
 	t_expect_ids(ids, (size_t)n, c->rep.ids, c->rep.n, what);
 	free(ids);
-	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_REVERSE, o, &ids);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_REVERSE, o, &ids);
 	T_ASSERT(n >= 0 && (size_t)n == c->rep.n);
 	for (ssize_t i = 0; i < n; i++)
 		T_EQ_U(ids[i], c->rep.ids[n - 1 - i]);
 	free(ids);
 	/* the child's tree below its a: b, b/c, d, d's stacked mount */
-	n = mntkit_list(c->rep.tree[T_A], MNTKIT_LIST_TREE, o, &ids);
+	n = mntkit_list(c->rep.tree[T_A], MNTKIT_LIST_F_TREE, o, &ids);
 	T_ASSERTF(n == 4, "%s: tree: %zd (%s)", what, n,
 		  n < 0 ? strerror(errno) : "");
 	T_EQ_U(ids[0], c->rep.tree[T_AB]);
@@ -203,7 +205,7 @@ static void check_opts(struct t_ns_tree *c, const struct mntkit_opts *o,
 	T_EQ_U(ids[2], c->rep.tree[T_AD]);
 	T_EQ_U(ids[3], c->rep.tree[T_STACK]);
 	free(ids);
-	n = mntkit_list(c->rep.scratch, MNTKIT_LIST_CHILDREN, o, &ids);
+	n = mntkit_list(c->rep.scratch, MNTKIT_LIST_F_CHILDREN, o, &ids);
 	T_ASSERTF(n == 6, "%s: children: %zd", what, n);
 	free(ids);
 
@@ -437,6 +439,137 @@ T_CASE(opts_mountinfo_backend)
 		check_opts_emulated(&c, &o, "mountinfo, opts.mnt_ns_id");
 	}
 	t_ns_tree_stop(&c);
+}
+
+/*
+ * A process whose namespace file the caller may not open (the kernel's
+ * ptrace check: here the caller is another user) but whose mountinfo it
+ * may read: opts.pid reads that, on either backend, with the mounts
+ * named by their old IDs; a table of it too.
+ */
+static void ns_file_refused(const char *backend)
+{
+	struct t_ns_tree c;
+	pid_t pid;
+
+	start_child(&c);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		MNTKIT_OPTS(o, .pid = c.ch.pid);
+		struct mntkit_table *t;
+		int fd;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			t_fail("become nobody: %s", strerror(errno));
+		fd = open(t_path("/proc/%d/ns/mnt", (int)c.ch.pid),
+			  O_RDONLY | O_CLOEXEC);
+		T_ASSERTF(fd < 0 && (errno == EACCES || errno == EPERM),
+			  "the namespace file opened (%d, %s)", fd,
+			  strerror(errno));
+		if (!strcmp(backend, "mountinfo"))
+			T_OK(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO));
+		check_opts_emulated(&c, &o, backend);
+		T_OK(mntkit_table_new(MNTKIT_STATMOUNT_ALL, 0, &o, &t));
+		T_EQ_U(mntkit_table_count(t), c.rep.n);
+		mntkit_table_free(t);
+		/* the caller's own namespace is still its own */
+		T_OK(mntkit_table_new(0, 0, NULL, &t));
+		T_ASSERT(mntkit_table_count(t) != c.rep.n ||
+			 mntkit_table_get(t, 0)->mnt_id_old != c.rep.olds[0]);
+		mntkit_table_free(t);
+		_exit(0);
+	}
+	t_wait_child(pid, "the case as nobody");
+	t_ns_tree_stop(&c);
+}
+
+/*
+ * A watch of such a process's namespace: the poll source over its
+ * mountinfo; a mount made there is told (fanotify needs the namespace
+ * file to mark it: refused when forced).
+ */
+static void watch_ns_file_refused(const char *backend)
+{
+	struct t_ns_tree c;
+	int ready[2];
+	pid_t watcher, mounter;
+	char ch = 0;
+
+	start_child(&c);
+	T_OK(pipe(ready));
+	watcher = fork();
+	T_ASSERT(watcher >= 0);
+	if (watcher == 0) {
+		MNTKIT_OPTS(o, .pid = c.ch.pid);
+		MNTKIT_WATCH_OPTS(wf, .source = MNTKIT_WATCH_FANOTIFY);
+		MNTKIT_WATCH_OPTS(wo, .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
+		struct mntkit_watch *w = NULL;
+		struct pollfd p;
+		MNTKIT_EVENT(ev);
+		int seen = 0;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			t_fail("become nobody: %s", strerror(errno));
+		if (!strcmp(backend, "mountinfo"))
+			T_OK(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO));
+		T_NEG(mntkit_watch_new(&wf, &o, &w), EPERM);
+		T_OK(mntkit_watch_new(&wo, &o, &w));
+		T_EQ_I(mntkit_watch_get_source(w), MNTKIT_WATCH_POLL);
+		while (mntkit_watch_read(w, &ev) > 0)
+			;
+		T_EQ_I(write(ready[1], "r", 1), 1);
+		p = (struct pollfd){ .fd = mntkit_watch_fd(w), .events = POLLIN };
+		for (int i = 0; i < 100 && !seen; i++) {
+			poll(&p, 1, 100);
+			while (!seen && mntkit_watch_read(w, &ev) > 0)
+				seen = ev.kind == MNTKIT_EVENT_ATTACH &&
+				       ev.after &&
+				       !strcmp(mntkit_sm_get(ev.after,
+					       MNTKIT_FIELD_MNT_POINT) ?: "",
+					       t_base);
+		}
+		T_ASSERTF(seen, "no ATTACH of the mount on %s", t_base);
+		mntkit_watch_free(w);
+		_exit(0);
+	}
+	T_EQ_I(read(ready[0], &ch, 1), 1);
+	mounter = fork();
+	T_ASSERT(mounter >= 0);
+	if (mounter == 0) {
+		/* in the child's namespace (private: no case mounts
+		 * outside one), over its scratch tmpfs */
+		if (setns(c.ch.ns_fd, CLONE_NEWNS))
+			t_fail("setns: %s", strerror(errno));
+		t_private = 1;
+		t_mount("watched", t_base, "tmpfs", 0, NULL);
+		_exit(0);
+	}
+	t_wait_child(mounter, "the mount in the child's namespace");
+	t_wait_child(watcher, "the watch as nobody");
+	t_ns_tree_stop(&c);
+}
+
+T_CASE(watch_pid_ns_file_refused_native)
+{
+	watch_ns_file_refused("native");
+}
+
+T_CASE(watch_pid_ns_file_refused_mountinfo)
+{
+	watch_ns_file_refused("mountinfo");
+}
+
+T_CASE(opts_pid_ns_file_refused_native)
+{
+	ns_file_refused("native");
+}
+
+T_CASE(opts_pid_ns_file_refused_mountinfo)
+{
+	ns_file_refused("mountinfo");
 }
 
 /* the kernel's features, for the cases that need one */

@@ -126,7 +126,7 @@ static void expect_bad_as(enum mntkit_tab_format fmt, const char *text,
 			  size_t line, size_t col)
 {
 	MNTKIT_TAB_OPTS(o, .format = fmt);
-	MNTKIT_TAB_OPTS(skip, .format = fmt, .flags = MNTKIT_TAB_SKIP_BAD);
+	MNTKIT_TAB_OPTS(skip, .format = fmt, .flags = MNTKIT_TAB_F_SKIP_BAD);
 	struct mntkit_table *t = (struct mntkit_table *)1;
 
 	errno = 0;

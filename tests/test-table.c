@@ -707,7 +707,7 @@ T_CASE(table_chroot_native)
 			mntkit_table_free(t);
 
 			/* from the true root, above the chroot */
-			t = table_new(NULL, masks[k], MNTKIT_TABLE_UNREACHABLE);
+			t = table_new(NULL, masks[k], MNTKIT_TABLE_F_UNREACHABLE);
 			T_EQ_U(check_shape(t), 1);
 			check_records(t, NATIVE, &here, ns_root, masks[k]);
 			T_EQ_U(n_of(t), nall);
@@ -741,7 +741,7 @@ T_CASE(table_chroot_native)
 		T_EQ_U(n_of(t), 5);
 		mntkit_table_free(t);
 		t = (void *)1;
-		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE, NULL, &t),
 		      EPERM);
 		T_NULL(t);
 		_exit(0);
@@ -761,7 +761,7 @@ T_CASE(table_unreachable_native)
 	setup(&tr, NATIVE);
 	ns_root = t_true_root();
 	t = table_new(NULL, MNTKIT_STATMOUNT_MNT_POINT,
-		      MNTKIT_TABLE_UNREACHABLE);
+		      MNTKIT_TABLE_F_UNREACHABLE);
 	T_EQ_U(check_shape(t), 1);
 	check_records(t, NATIVE, &here, ns_root, MNTKIT_STATMOUNT_MNT_POINT);
 	T_EQ_U(rec(t, (size_t)mntkit_table_first_root(t))->mnt_id, ns_root);
@@ -773,12 +773,12 @@ T_CASE(table_unreachable_native)
 		t_drop_sys_admin();
 		t = (void *)1;
 		if (ns_root == t_uid("/")) {
-			T_EQ_I(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE,
+			T_EQ_I(mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE,
 						NULL, &t),
 			       0);
 			mntkit_table_free(t);
 		} else {
-			T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE,
+			T_NEG(mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE,
 					       NULL, &t),
 			      EPERM);
 			T_NULL(t);
@@ -839,12 +839,12 @@ T_CASE(table_chroot_mountinfo)
 		t_wait_child(pid, "child without CAP_SYS_ADMIN");
 		/* above the chroot: ENOENT, with or without the capability */
 		t = (void *)1;
-		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE, NULL, &t),
 		      ENOENT);
 		T_NULL(t);
 		t_drop_sys_admin();
 		t = (void *)1;
-		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t),
+		T_NEG(mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE, NULL, &t),
 		      ENOENT);
 		T_NULL(t);
 		_exit(0);
@@ -899,13 +899,13 @@ T_CASE(table_unreachable_mountinfo)
 	setup(&tr, MOUNTINFO);
 	if (t_true_root() == t_uid("/")) {
 		/* "/" is the namespace's root: nothing is above it */
-		t = table_new(NULL, 0, MNTKIT_TABLE_UNREACHABLE);
+		t = table_new(NULL, 0, MNTKIT_TABLE_F_UNREACHABLE);
 		check_all(t, MOUNTINFO, &here, 0);
 		mntkit_table_free(t);
 		return;
 	}
 	t = (void *)1;
-	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t), ENOENT);
+	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE, NULL, &t), ENOENT);
 	T_NULL(t);
 }
 
@@ -1022,14 +1022,14 @@ static void foreign_unreachable_suite(enum mntkit_backend b)
 		else
 			o.mnt_ns_fd = c.ch.ns_fd;
 		if (b == MOUNTINFO && top != c.rep.root) {
-			T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, &o,
+			T_NEG(mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE, &o,
 					       &t),
 			      ENOENT);
 			T_NULL(t);
 			continue;
 		}
 		t = table_new(&o, MNTKIT_STATMOUNT_MNT_POINT,
-			      MNTKIT_TABLE_UNREACHABLE);
+			      MNTKIT_TABLE_F_UNREACHABLE);
 		T_EQ_U(check_shape(t), 1);
 		check_records(t, b, &w, top, MNTKIT_STATMOUNT_MNT_POINT);
 		T_EQ_U(rec(t, (size_t)mntkit_table_first_root(t))->mnt_id, top);
@@ -1068,7 +1068,7 @@ static void bad_args_suite(enum mntkit_backend b)
 	T_NEG(mntkit_table_new(0, ~0U, NULL, &t), EINVAL);
 	T_NULL(t);
 	T_NEG(mntkit_table_new(0, 0, NULL, NULL), EINVAL);
-	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, NULL),
+	T_NEG(mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE, NULL, NULL),
 	      EINVAL);
 	/* two namespaces at once */
 	fd = mntkit_ns_open_pid(0);
@@ -1254,7 +1254,7 @@ static void *get_all(void *arg)
 }
 
 /*
- * MNTKIT_TABLE_COMPACT: the same table as without it (records byte for
+ * MNTKIT_TABLE_F_COMPACT: the same table as without it (records byte for
  * byte, index, links), mntkit_table_get() stable and the same from many
  * threads at once, mntkit_table_get_buf() the same bytes of both kinds
  */
@@ -1266,7 +1266,7 @@ static void compact_suite(enum mntkit_backend b)
 	for (size_t m = 0; m < NMASKS; m++) {
 		struct mntkit_table *full = table_new(NULL, masks[m], 0);
 		struct mntkit_table *c =
-			table_new(NULL, masks[m], MNTKIT_TABLE_COMPACT);
+			table_new(NULL, masks[m], MNTKIT_TABLE_F_COMPACT);
 		struct mntkit_statmount *buf = NULL;
 		size_t bufsize = 0, n = n_of(full);
 		struct getter g[4];
@@ -1334,10 +1334,10 @@ static void compact_suite(enum mntkit_backend b)
 	if (b == NATIVE) {
 		struct mntkit_table *full =
 			table_new(NULL, MNTKIT_STATMOUNT_MNT_POINT,
-				  MNTKIT_TABLE_UNREACHABLE);
+				  MNTKIT_TABLE_F_UNREACHABLE);
 		struct mntkit_table *c = table_new(
 			NULL, MNTKIT_STATMOUNT_MNT_POINT,
-			MNTKIT_TABLE_UNREACHABLE | MNTKIT_TABLE_COMPACT);
+			MNTKIT_TABLE_F_UNREACHABLE | MNTKIT_TABLE_F_COMPACT);
 
 		T_EQ_U(n_of(c), n_of(full));
 		for (size_t i = 0; i < n_of(c); i++)
@@ -1414,7 +1414,7 @@ T_CASE(table_many_mountinfo)
 	many_suite(MOUNTINFO);
 }
 
-/* ---- MNTKIT_TABLE_OLD_ORDER ---- */
+/* ---- MNTKIT_TABLE_F_OLD_ORDER ---- */
 
 struct sib {
 	uint32_t old;
@@ -1519,7 +1519,7 @@ static int reused_old_id(const char *dir, char *p[4])
 }
 
 /*
- * MNTKIT_TABLE_OLD_ORDER: the same records, parents and depths as
+ * MNTKIT_TABLE_F_OLD_ORDER: the same records, parents and depths as
  * without it, every sibling list (and the roots) by (old ID, ID); so
  * the mount with a reused old ID, the last of its siblings by ID, is
  * the first with the flag.
@@ -1540,12 +1540,12 @@ static void old_order_suite(enum mntkit_backend b)
 		fprintf(stderr, "# no old ID was reused: the orders agree\n");
 	for (size_t m = 0; m < NMASKS; m++) {
 		for (int c = 0; c < 2; c++) {
-			unsigned int fl = c ? MNTKIT_TABLE_COMPACT : 0;
+			unsigned int fl = c ? MNTKIT_TABLE_F_COMPACT : 0;
 			ssize_t io;
 
 			ref = table_new(NULL, masks[m], fl);
 			t = table_new(NULL, masks[m],
-				      fl | MNTKIT_TABLE_OLD_ORDER);
+				      fl | MNTKIT_TABLE_F_OLD_ORDER);
 			T_EQ_U(n_of(t), n_of(ref));
 			for (size_t i = 0; i < n_of(t); i++) {
 				same_reply(rec(ref, i), rec(t, i), i);
@@ -1606,7 +1606,7 @@ static void churn_suite(enum mntkit_backend b)
 	uint64_t tables = 0, records = 0, multi = 0, root0;
 	struct t_churn ch;
 	char *churn;
-	double end;
+	double begun;
 
 	setup(&tr, b);
 	churn = t_path("%s/churn", tr.dir);
@@ -1614,9 +1614,9 @@ static void churn_suite(enum mntkit_backend b)
 	t0 = table_new(NULL, MNTKIT_STATMOUNT_ALL, 0);
 	T_EQ_U(check_shape(t0), 1);
 	root0 = rec(t0, (size_t)mntkit_table_first_root(t0))->mnt_id;
-	t_churn_start(&ch, churn, 2.0, 1);
-	end = t_now() + 1.8;
-	while (t_now() < end) {
+	t_churn_start(&ch, churn, t_churn_cap(2.0), 1);
+	begun = t_now();
+	while (t_churn_reading(begun, 1.8, tables)) {
 		for (size_t k = 0; k < NMASKS; k++) {
 			struct mntkit_table *t = (void *)1;
 			int r = mntkit_table_new(masks[k], 0, NULL, &t);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * test-watch-allns - one watch over every mount namespace
- * (MNTKIT_WATCH_ALL_NS), on both backends.
+ * (MNTKIT_WATCH_F_ALL_NS), on both backends.
  *
  * Each case runs as PID 1 of a PID namespace of its own, with its own
  * /proc, inside a private mount namespace: the watch sees the case's
@@ -10,7 +10,7 @@
  * and unmount tmpfs on command; kids are started and stopped during the
  * run. The oracle is a model per namespace, built from the events alone:
  * NS_ADD starts a namespace empty (the watch is made with
- * MNTKIT_WATCH_INITIAL, and a namespace found later always brings the
+ * MNTKIT_WATCH_F_INITIAL, and a namespace found later always brings the
  * ATTACH events of its mounts), each event is checked against it (an
  * ATTACH of an unknown ID, a DETACH/MOVE/CHANGE whose `before` is the
  * record held) and applied. Checked: every event names the namespace it
@@ -609,8 +609,8 @@ static void use_backend(int mountinfo)
 /* @how: 0 native, 1 mountinfo, 2 native with the poll source */
 static void replay_body(int how)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
-				       MNTKIT_WATCH_INITIAL,
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS |
+				       MNTKIT_WATCH_F_INITIAL,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
 			  .source = how == 2 ? MNTKIT_WATCH_POLL :
 					       MNTKIT_WATCH_AUTO);
@@ -722,7 +722,7 @@ T_CASE(replay_native_poll)
  */
 static void skip_body(int unused)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS,
 			  .source = MNTKIT_WATCH_FANOTIFY);
 	struct world wd = { 0 };
 	struct mntkit_watch *w;
@@ -752,7 +752,7 @@ T_CASE(unwatchable_skipped)
  */
 static void rescan_body(int unused)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS,
 			  .rescan_ms = 60000);
 	struct world wd = { 0 };
 	struct mntkit_watch *w;
@@ -837,7 +837,7 @@ static void wait_change(struct world *wd, struct mntkit_watch *w,
  */
 static void signal_body(int how)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
 			  .source = MNTKIT_WATCH_POLL);
 	struct world wd = { 0 };
@@ -880,7 +880,7 @@ T_CASE(signal_wakes_native_poll)
  */
 static void retry_body(int unused)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS,
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
 			  .source = MNTKIT_WATCH_POLL);
 	struct world wd = { 0 };
@@ -988,8 +988,8 @@ static void count_fanotify(int *groups, int *ns_marks)
  */
 static void group_body(int unused)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
-				       MNTKIT_WATCH_INITIAL,
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS |
+				       MNTKIT_WATCH_F_INITIAL,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
 	struct world wd = { 0 };
 	struct mntkit_watch *w;
@@ -1095,10 +1095,10 @@ static void own_userns(int max_groups, int max_marks)
  */
 static void limit_body(int marks)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
-				       MNTKIT_WATCH_INITIAL,
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS |
+				       MNTKIT_WATCH_F_INITIAL,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
-	MNTKIT_WATCH_OPTS(fan, .flags = MNTKIT_WATCH_ALL_NS,
+	MNTKIT_WATCH_OPTS(fan, .flags = MNTKIT_WATCH_F_ALL_NS,
 			  .source = MNTKIT_WATCH_FANOTIFY);
 	struct world wd = { 0 };
 	struct mntkit_watch *w, *w2;
@@ -1166,8 +1166,8 @@ T_CASE(fanotify_groups_limit)
  */
 static void gone_body(int unused)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS |
-				       MNTKIT_WATCH_INITIAL,
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS |
+				       MNTKIT_WATCH_F_INITIAL,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN);
 	struct world wd = { 0 };
 	struct mntkit_watch *w;
@@ -1220,7 +1220,7 @@ T_CASE(gone_before_routing)
 /* the flag with a namespace named is refused; one namespace: 0 skipped */
 T_CASE(api_rules)
 {
-	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_ALL_NS);
+	MNTKIT_WATCH_OPTS(wo, .flags = MNTKIT_WATCH_F_ALL_NS);
 	MNTKIT_WATCH_OPTS(one);
 	MNTKIT_OPTS(o, .pid = getpid());
 	struct mntkit_watch *w = (struct mntkit_watch *)1;

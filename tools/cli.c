@@ -208,11 +208,18 @@ static const char *refused_words(const char *name, int err)
 
 const char *cli_ns_reason(enum cli_ns_fail what, int err)
 {
+	static char refused[128];
+
 	switch (what) {
 	case CLI_NS_NOT_PID:
 		return "not a process ID";
 	case CLI_NS_PID_ERR:
 		return cli_strerror(err == ENOENT ? ESRCH : err);
+	case CLI_NS_PID_REFUSED:
+		snprintf(refused, sizeof(refused),
+			 "its namespace file and its mountinfo are refused "
+			 "(%s)", cli_strerror(err));
+		return refused;
 	case CLI_NS_NOT_ID:
 		return "not a mount namespace ID";
 	case CLI_NS_ID_ERR:
@@ -241,8 +248,23 @@ int cli_parse_pid(const char *s, pid_t *pid, enum cli_ns_fail *what, int *err)
 		*what = CLI_NS_NOT_PID;
 		return -1;
 	}
-	/* check now, so the error names the process, not the mount */
+	/*
+	 * check now, so the error names the process, not the mount: its
+	 * namespace file, or where that is refused (a process the caller
+	 * may not ptrace) its mountinfo, which the library reads instead
+	 */
 	fd = mntkit_ns_open_pid((pid_t)v);
+	if (fd == -EACCES || fd == -EPERM) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)v);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			*what = CLI_NS_PID_REFUSED;
+			*err = errno;
+			return -1;
+		}
+	}
 	if (fd < 0) {
 		*what = CLI_NS_PID_ERR;
 		*err = -fd;

@@ -85,6 +85,7 @@ int cli_parse_number_lax(const char *s, uint64_t *v);
 enum cli_ns_fail {
 	CLI_NS_NOT_PID,	   /* pid:X: X is not a process ID */
 	CLI_NS_PID_ERR,	   /* the process's namespace: err */
+	CLI_NS_PID_REFUSED, /* its nsfs file and its mountinfo refused: err */
 	CLI_NS_NOT_ID,	   /* a number, but 0 or too big */
 	CLI_NS_ID_ERR,	   /* the namespace of the ID: err */
 	CLI_NS_OPEN_ERR,   /* a path that does not open: err */

@@ -678,8 +678,8 @@ static const char *source_subject(const struct cmdline *cl)
 static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 {
 	MNTKIT_WATCH_OPTS(wo, .source = cl->source,
-			  .flags = (cl->initial ? MNTKIT_WATCH_INITIAL : 0) |
-				   (cl->all_ns ? MNTKIT_WATCH_ALL_NS : 0));
+			  .flags = (cl->initial ? MNTKIT_WATCH_F_INITIAL : 0) |
+				   (cl->all_ns ? MNTKIT_WATCH_F_ALL_NS : 0));
 	int r;
 
 	if (cl->all_ns)

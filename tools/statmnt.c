@@ -38,7 +38,7 @@ static const char usage_line[] =
 	"[--ns ID|PATH|pid:PID] (mnt_id|path)";
 
 struct cmdline {
-	unsigned int list; /* 0, MNTKIT_LIST_CHILDREN or MNTKIT_LIST_TREE */
+	unsigned int list; /* 0, MNTKIT_LIST_F_CHILDREN or MNTKIT_LIST_F_TREE */
 	bool unreachable;  /* -u */
 	bool json;	   /* --json */
 	bool mask_given;   /* --mask */
@@ -180,9 +180,9 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 {
 	switch (opt) {
 	case 'l':
-		return set_list(cl, MNTKIT_LIST_CHILDREN);
+		return set_list(cl, MNTKIT_LIST_F_CHILDREN);
 	case 'r':
-		return set_list(cl, MNTKIT_LIST_TREE);
+		return set_list(cl, MNTKIT_LIST_F_TREE);
 	case 'u':
 		cl->unreachable = true;
 		return 0;
@@ -343,7 +343,7 @@ static int resolve_target(const struct cmdline *cl, uint64_t *id)
 
 	if (!cl->target) {
 		r = mntkit_root_id(cl->unreachable ?
-					   MNTKIT_TABLE_UNREACHABLE : 0,
+					   MNTKIT_TABLE_F_UNREACHABLE : 0,
 				   cl->ns, id);
 		if (r < 0) {
 			query_error(cl, 0, r);
@@ -543,7 +543,7 @@ static int list_one(struct lister *ls, uint64_t id)
 static int cmd_list(const struct cmdline *cl, uint64_t id, struct out *o)
 {
 	struct lister ls = {.cl = cl, .o = o};
-	bool with_start = !cl->target && cl->list == MNTKIT_LIST_TREE;
+	bool with_start = !cl->target && cl->list == MNTKIT_LIST_F_TREE;
 	uint64_t *ids = NULL;
 	ssize_t n, i;
 	int r = 0;

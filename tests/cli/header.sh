@@ -25,7 +25,7 @@ int main(void)
 	MNTKIT_OPTS(other, .pid = 1);
 	MNTKIT_WATCH_OPTS(wo);
 	MNTKIT_WATCH_OPTS(wo2, .mask = MNTKIT_STATMOUNT_MNT_BASIC,
-			  .flags = MNTKIT_WATCH_INITIAL);
+			  .flags = MNTKIT_WATCH_F_INITIAL);
 	MNTKIT_TAB_OPTS(to);
 	MNTKIT_TAB_OPTS(to2, .format = MNTKIT_TAB_FSTAB);
 	MNTKIT_TAB_ENTRY(te);

@@ -4,7 +4,8 @@
 # tests/cli/install.sh - what `make install` puts in place works: the
 # staged tree has the library (soname, versioned symbols), the header, the
 # pkg-config file, the tools and the man pages, and a program built from
-# the staged tree alone with pkg-config links and runs.
+# the staged tree alone with pkg-config links and runs; the Python module
+# imports from the staged tree.
 #
 # Usage: bash tests/cli/install.sh ABS_BUILDDIR
 
@@ -25,10 +26,7 @@ fi
 pass install_staged
 
 prefix=$(meson introspect --buildoptions "$BUILDDIR" |
-	python3 -c 'import json,sys
-o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
-print(o["prefix"], o["libdir"], o["bindir"], o["includedir"], o["mandir"],
-      o["b_sanitize"])')
+	mntkit_py build_options prefix libdir bindir includedir mandir b_sanitize)
 read -r PREFIX LIBDIR BINDIR INCDIR MANDIR SANITIZE <<<"$prefix"
 case $LIBDIR in /*) ;; *) LIBDIR="$PREFIX/$LIBDIR" ;; esac
 case $BINDIR in /*) ;; *) BINDIR="$PREFIX/$BINDIR" ;; esac
@@ -103,6 +101,25 @@ if [ -z "$bad" ]; then
 	pass tools_use_shared_library
 else
 	fail tools_use_shared_library "$bad"
+fi
+
+# the Python module (where the build has it), with its stub, imports from
+# the staged tree on the staged library
+pymod=$(find "$STAGE" -path '*/dist-packages/mntkit*.so' 2>/dev/null | head -n 1)
+if ! ls "$BUILDDIR"/python/mntkit*.so >/dev/null 2>&1; then
+	skip python_module_staged "the build has no Python module (-Dpython)"
+elif [ "$SANITIZE" != none ]; then
+	skip python_module_staged "a sanitizer build (tests/cli/python.sh runs its module)"
+elif [ -z "$pymod" ] || [ ! -f "${pymod%/*}/mntkit.pyi" ]; then
+	fail python_module_staged "no mntkit*.so and mntkit.pyi in a dist-packages of the staged tree"
+elif ! LD_LIBRARY_PATH="$S_LIB" ldd "$pymod" | grep -q "libmntkit.so.0 => $S_LIB/"; then
+	fail python_module_staged "the staged module is not linked to the staged libmntkit.so.0"
+elif ! got=$(LD_LIBRARY_PATH="$S_LIB" PYTHONPATH="${pymod%/*}" \
+	/usr/bin/python3 "$SRCDIR/tests/cli/py/install_import.py" 2>&1) ||
+	[ "$got" != "$pymod $(grep -c '' /proc/self/mountinfo)" ]; then
+	fail python_module_staged "the staged module's import printed: $got"
+else
+	pass python_module_staged
 fi
 
 if ! have_cmd pkg-config || ! have_cmd cc; then

@@ -25,10 +25,13 @@
 #                          line "PROG: ...WORD...", plus the usage line when
 #                          USAGE is "usage" (use "-" otherwise); PROG is
 #                          $CLI_PROG, else the name of CMD
-#   py_case NAME < SCRIPT  runs a Python 3 script (stdin) as one case:
-#                          exit 0 PASS, 77 SKIP, else FAIL; the reason is
-#                          the script's last output line. The script can
-#                          `from mntcli import *` (below).
+#   py_case NAME [CASE [ARG...]]
+#                          runs the Python case CASE (default NAME) of the
+#                          script's own tests/cli/py/SCRIPT.py (SCRIPT the
+#                          name of the .sh, '-' made '_'; $CLI_PY) as one
+#                          case: exit 0 PASS, 77 SKIP, else FAIL; the
+#                          reason is the case's last output line
+#   py_run NAME CMD...     the same for any command CMD
 #   expect_help NAME CMD USAGE OPTION...
 #                          asserts CMD --help exits 0, stderr empty, first
 #                          line matching the grep pattern USAGE, and every
@@ -50,22 +53,15 @@
 #                          the main part of a tool's script: runs the cases
 #                          of $plain_cases, then those of $ns_cases in a
 #                          private mount namespace
+#   mntkit_py CMD [ARG...] a command of the shared Python module (below)
+#   mount_source SRC DIR   a tmpfs with the source SRC as given on DIR
 #   is_root, have_cmd CMD, can_unshare_mount
 #
-# The Python module mntcli gives independent sources of truth (the kernel
-# through raw system calls and /proc, never through libmntkit):
-#   statx_mnt_id(path, unique=True)   statx STATX_MNT_ID(_UNIQUE)
-#   ns_id(path)                       ioctl NS_GET_MNTNS_ID
-#   listmount(mnt_id, ns_id=0)        raw listmount(2), all pages
-#   statmount_basic(mnt_id)           raw statmount(2): the four IDs
-#   true_root_id()                    the namespace root (parents of /)
-#   NATIVE, need_native()             the native backend is in use (else
-#                                     IDs are the old ones of mountinfo)
-#   mount_id(path)                    the ID statmnt should show for path
-#   mountinfo(path)                   /proc/.../mountinfo, unescaped
-#   parse_text(s)                     statmnt's text format, unescaped
-#   tool(name, *args)                 run a tool: (rc, stdout str, stderr str)
-#   expect(cond, msg), skip(msg)
+# The Python of the tests is in tests/cli/py/: a file per script, one
+# function per case, and the module they share, mntkit_test.py (the
+# kernel's answers through raw system calls and /proc, never through
+# libmntkit; the run of a tool; lsmnt against findmnt). tests/cli/python.sh
+# byte-compiles and lints them.
 
 cli_failed=0
 cli_cases=0
@@ -127,8 +123,18 @@ cli_init() {
 	# root: a private one, so that no test writes /run/blkid/blkid.tab
 	BLKID_FILE=$CLI_TMP/blkid.tab
 	export BLKID_FILE
-	cli_write_py
-	export PYTHONPATH="$CLI_TMP/py${PYTHONPATH:+:$PYTHONPATH}"
+	CLI_PY=$SRCDIR/tests/cli/py/$(basename "$0" .sh | tr - _).py
+	# the Python of the cases: python3, its program found once (a
+	# version manager's shim in front of it can take a second a start)
+	if [ -z "${MNTKIT_PYTHON:-}" ]; then
+		MNTKIT_PYTHON=$(python3 "$SRCDIR/tests/cli/py/mntkit_test.py" \
+			executable 2>/dev/null) || MNTKIT_PYTHON=python3
+	fi
+	export MNTKIT_PYTHON
+	# the shared module for any Python; its compiled form in CLI_TMP,
+	# never in the source tree
+	export PYTHONPATH="$SRCDIR/tests/cli/py${PYTHONPATH:+:$PYTHONPATH}"
+	export PYTHONPYCACHEPREFIX=$CLI_TMP/pycache
 	OUT=$CLI_TMP/out
 	ERR=$CLI_TMP/err
 }
@@ -176,9 +182,28 @@ expect_error() {
 	fi
 }
 
+# mntkit_py COMMAND [ARG...]: a command of the shared module (tests/cli/
+# py/mntkit_test.py): native (exit 0 when the native backend serves),
+# executable (its Python's program), json_is FILE JSON, build_options
+# NAME... (meson introspect's JSON on stdin), mount_source SRC DIR
+mntkit_py() {
+	"$MNTKIT_PYTHON" "$SRCDIR/tests/cli/py/mntkit_test.py" "$@"
+}
+
+# mount_source SRC DIR: a tmpfs whose source is SRC as given (mount(8)
+# would evaluate a LABEL= or UUID= tag) on DIR
+mount_source() {
+	mntkit_py mount_source "$1" "$2"
+}
+
 py_case() {
+	py_run "$1" "$MNTKIT_PYTHON" "$CLI_PY" "${2:-$1}" "${@:3}"
+}
+
+py_run() {
 	local name=$1 out rc
-	out=$(python3 - 2>&1)
+	shift
+	out=$("$@" 2>&1 </dev/null)
 	rc=$?
 	case $rc in
 	0) pass "$name" ;;
@@ -359,363 +384,6 @@ cli_main() {
 	cli_done
 }
 
-cli_write_py() {
-	mkdir -p "$CLI_TMP/py"
-	cat >"$CLI_TMP/py/mntcli.py" <<'PY'
-"""Independent sources of truth for the mntkit CLI tests."""
-import ctypes
-import fcntl
-import os
-import platform
-import re
-import struct
-import subprocess
-import sys
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
-
-AT_FDCWD = -100
-STATX_MNT_ID = 0x1000
-STATX_MNT_ID_UNIQUE = 0x4000
-LSMT_ROOT = 0xffffffffffffffff
-NS_GET_MNTNS_ID = 0x8008b705          # _IOR(0xb7, 5, __u64)
-UNIQUE_OFFSET = 1 << 31
-
-
-def _nr(which):
-    """statmount (0) / listmount (1) system call numbers."""
-    m = platform.machine()
-    if m.startswith("alpha"):
-        return 567 + which
-    if m.startswith("mips"):
-        return (5457 if "64" in m else 4457) + which
-    return 457 + which
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(cond, msg):
-    if not cond:
-        print(msg)
-        sys.exit(1)
-
-
-def skip(msg):
-    print(msg)
-    sys.exit(77)
-
-
-def statx_mnt_id(path, unique=True):
-    """The mount ID statx(2) gives for path; None if not supported."""
-    buf = ctypes.create_string_buffer(256)
-    mask = STATX_MNT_ID_UNIQUE if unique else STATX_MNT_ID
-    r = _libc.statx(AT_FDCWD, os.fsencode(path), 0, mask, buf)
-    if r != 0:
-        e = ctypes.get_errno()
-        raise OSError(e, os.strerror(e), path)
-    if not struct.unpack_from("I", buf, 0)[0] & mask:
-        return None
-    return struct.unpack_from("Q", buf, 144)[0]
-
-
-def ns_id(path="/proc/self/ns/mnt"):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        b = fcntl.ioctl(fd, NS_GET_MNTNS_ID, b"\0" * 8)
-    finally:
-        os.close(fd)
-    return struct.unpack("Q", b)[0]
-
-
-def listmount(mnt_id=LSMT_ROOT, mnt_ns_id=0):
-    """Every ID listmount(2) returns below mnt_id (all pages)."""
-    nr = 256
-    buf = (ctypes.c_uint64 * nr)()
-    ids, last = [], 0
-    while True:
-        req = ctypes.create_string_buffer(
-            struct.pack("IIQQQ", 32, 0, mnt_id, last, mnt_ns_id), 32)
-        n = _libc.syscall(ctypes.c_long(_nr(1)), req, buf,
-                          ctypes.c_size_t(nr), ctypes.c_uint(0))
-        if n < 0:
-            e = ctypes.get_errno()
-            raise OSError(e, os.strerror(e))
-        ids.extend(buf[:n])
-        if n < nr:
-            return ids
-        last = buf[n - 1]
-
-
-def statmount_basic(mnt_id, mnt_ns_id=0):
-    """Raw statmount(2) of STATMOUNT_MNT_BASIC: (mnt_id, mnt_parent_id,
-    mnt_id_old, mnt_parent_id_old)."""
-    req = ctypes.create_string_buffer(
-        struct.pack("IIQQQ", 32, 0, mnt_id, 0x2, mnt_ns_id), 32)
-    buf = ctypes.create_string_buffer(512)
-    r = _libc.syscall(ctypes.c_long(_nr(0)), req, buf, ctypes.c_size_t(512),
-                      ctypes.c_uint(0))
-    if r < 0:
-        e = ctypes.get_errno()
-        raise OSError(e, os.strerror(e))
-    return struct.unpack_from("QQII", buf, 40)
-
-
-def true_root_id():
-    """The namespace's root mount: walk the parents up from /."""
-    mid = statx_mnt_id("/")
-    while True:
-        me, parent = statmount_basic(mid)[:2]
-        if parent == me:
-            return me
-        mid = parent
-
-
-def _kernel_has_listmount():
-    try:
-        listmount()
-        return True
-    except OSError:
-        return False
-
-
-# Does statmnt use the kernel's unique IDs (native backend), or the old
-# IDs of mountinfo (the emulation: old kernel or MNTKIT_BACKEND=mountinfo)?
-NATIVE = (_kernel_has_listmount() and
-          os.environ.get("MNTKIT_BACKEND", "auto") in ("", "auto", "native"))
-
-
-def need_native():
-    if not NATIVE:
-        skip("needs the native backend (statmount/listmount in the kernel)")
-
-
-def mount_id(path):
-    """The ID statmnt should give for the mount of path (a mount point
-    that resolves to its mount): its unique ID where statx(2) has them,
-    with either backend; the old ID of mountinfo on older kernels."""
-    uniq = statx_mnt_id(path, True)
-    return uniq if uniq is not None else statx_mnt_id(path, False)
-
-
-def _mi_unescape(b):
-    b = re.sub(rb"\\([0-7]{3})", lambda m: bytes([int(m.group(1), 8)]), b)
-    return b.decode("utf-8", "surrogateescape")
-
-
-def mountinfo(path="/proc/self/mountinfo"):
-    """The entries of a mountinfo file, fields octal-unescaped."""
-    with open(path, "rb") as f:
-        data = f.read()
-    out = []
-    for line in data.split(b"\n"):
-        if not line:
-            continue
-        f = line.split(b" ")
-        sep = f.index(b"-", 6)
-        major, minor = f[2].split(b":")
-        out.append({
-            "id": int(f[0]), "parent": int(f[1]),
-            "major": int(major), "minor": int(minor),
-            "root": _mi_unescape(f[3]), "point": _mi_unescape(f[4]),
-            "mnt_opts": _mi_unescape(f[5]),
-            "optional": [_mi_unescape(x) for x in f[6:sep]],
-            "fstype": _mi_unescape(f[sep + 1]),
-            "source": _mi_unescape(f[sep + 2]),
-            "super_opts": _mi_unescape(f[sep + 3]),
-        })
-    return out
-
-
-def mi_by_point(entries, point):
-    """The visible (last) mountinfo entry mounted on point."""
-    hits = [e for e in entries if e["point"] == point]
-    return hits[-1] if hits else None
-
-
-def text_unescape(s):
-    """Undo statmnt's text escaping (\\\\ \\t \\n \\r \\ooo)."""
-    b = s.encode("utf-8", "surrogateescape")
-    out, i = bytearray(), 0
-    short = {ord("\\"): b"\\", ord("t"): b"\t", ord("n"): b"\n",
-             ord("r"): b"\r"}
-    while i < len(b):
-        if b[i] == 0x5c and i + 1 < len(b) and b[i + 1] in short:
-            out += short[b[i + 1]]
-            i += 2
-        elif b[i] == 0x5c and re.match(rb"[0-7]{3}", b[i + 1:i + 4]):
-            out.append(int(b[i + 1:i + 4], 8))
-            i += 4
-        elif b[i] == 0x5c:
-            raise Failure("bad escape in %r" % s)
-        else:
-            out.append(b[i])
-            i += 1
-    return out.decode("utf-8", "surrogateescape")
-
-
-def parse_text(text):
-    """statmnt's text output -> dict. Strings (<...>) are unescaped,
-    arrays (key: N, key[i]: <...>) become lists under key + "[]"."""
-    d = {}
-    for line in text.split("\n"):
-        if not line:
-            continue
-        key, sep, val = line.partition(": ")
-        if not sep:
-            raise Failure("not a key: value line: %r" % line)
-        if val.startswith("<") and val.endswith(">"):
-            val = text_unescape(val[1:-1])
-        m = re.fullmatch(r"(\w+)\[(\d+)\]", key)
-        if m:
-            lst = d.setdefault(m.group(1) + "[]", [])
-            if int(m.group(2)) != len(lst):
-                raise Failure("array index out of order: %r" % line)
-            lst.append(val)
-            continue
-        if key in d:
-            raise Failure("duplicate key %r" % key)
-        d[key] = val
-    return d
-
-
-def tool(name, *args, env=None):
-    exe = os.path.join(os.environ["BUILDDIR"], "tools", name)
-    e = dict(os.environ)
-    if env:
-        e.update(env)
-    p = subprocess.run([exe] + [os.fsencode(a) for a in args],
-                       capture_output=True, env=e)
-    return (p.returncode, p.stdout.decode("utf-8", "surrogateescape"),
-            p.stderr.decode("utf-8", "surrogateescape"))
-
-
-def tool_ok(name, *args, env=None):
-    rc, out, err = tool(name, *args, env=env)
-    expect(rc == 0, "%s %s: exit %d: %s" % (name, " ".join(args), rc,
-                                            err.strip()))
-    expect(err == "", "%s %s: stderr not empty: %s" % (name, " ".join(args),
-                                                       err.strip()))
-    return out
-PY
-	cat >"$CLI_TMP/py/findmntcmp.py" <<'PY'
-"""lsmnt ($LSMNT) against the real findmnt: run both, compare the bytes."""
-import os
-import shutil
-import subprocess
-import sys
-import time
-
-from mntcli import expect, skip
-
-HAVE_FINDMNT = shutil.which("findmnt") is not None
-
-
-def need_findmnt():
-    if not HAVE_FINDMNT:
-        skip("no findmnt")
-
-
-def run(argv, env=None, cwd=None):
-    """(exit status, stdout, stderr, pid) of ARGV, ENV added to ours."""
-    e = dict(os.environ)
-    if env:
-        e.update(env)
-    p = subprocess.Popen([os.fsencode(a) for a in argv], env=e, cwd=cwd,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = p.communicate()
-    return p.returncode, out, err, p.pid
-
-
-def first_diff(a, b):
-    """Where findmnt's output A and lsmnt's B first differ, for a message."""
-    al, bl = a.split(b"\n"), b.split(b"\n")
-    for i in range(max(len(al), len(bl))):
-        x = al[i] if i < len(al) else b"<end>"
-        y = bl[i] if i < len(bl) else b"<end>"
-        if x != y:
-            return "line %d: findmnt %r / lsmnt %r" % (i + 1, x, y)
-    return "same"
-
-
-DF_WORDS = ("-D", "--df", "SIZE", "AVAIL", "USED", "USE%", "ALL")
-
-
-def usage_of(table):
-    """statvfs of the mount points of mountinfo TABLE (bytes): what the df
-    columns show. Served filesystems (FUSE, network) are never asked."""
-    out = []
-    for line in table.decode(errors="surrogateescape").splitlines():
-        f = line.split(" ")
-        fstype = f[f.index("-") + 1]
-        if fstype.startswith(("fuse", "nfs", "cifs", "smb", "ceph", "9p")):
-            continue
-        point = f[4].replace("\\040", " ").replace("\\011", "\t") \
-            .replace("\\012", "\n").replace("\\134", "\\")
-        try:
-            v = os.statvfs(point)
-            out.append((point, v.f_blocks, v.f_bfree, v.f_bavail))
-        except OSError:
-            out.append((point, None))
-    return out
-
-
-def shows_usage(args):
-    """Does ARGS show a df column (SIZE, AVAIL, USED, USE%)?"""
-    return any(w in a for a in args for w in DF_WORDS)
-
-
-def tables(args):
-    """What ARGS reads that others may change: our mount table and that of
-    -N PID, and the filesystems' usage when a df column is shown."""
-    paths = ["/proc/self/mountinfo"]
-    if "-N" in args[:-1]:
-        paths.append("/proc/%s/mountinfo" % args[args.index("-N") + 1])
-    state = []
-    for p in paths:
-        try:
-            with open(p, "rb") as f:
-                state.append(f.read())
-        except OSError:
-            state.append(None)
-    if shows_usage(args) and state[0]:
-        state.append(usage_of(state[0]))
-    return state
-
-
-def same(args, env=None, cwd=None, tries=4):
-    """lsmnt ARGS and findmnt ARGS: the same stdout and exit status, and
-    no stderr from lsmnt when they succeed. A difference fails at once,
-    unless what the pair reads changed while they ran: a mount table
-    (another process mounted meanwhile), or, with a df column, a live
-    filesystem's usage (which can change and change back between the two
-    runs, so a df difference is always run again). Each rerun is said on
-    stderr; at most TRIES runs in all."""
-    lsmnt = os.environ["LSMNT"]
-    if shows_usage(args):
-        tries = max(tries, 10)  # a busy disk: every run can see other usage
-    for n in range(tries):
-        before = tables(args)
-        fr, fo, fe, _ = run(["findmnt"] + args, env, cwd)
-        lr, lo, le, _ = run([lsmnt] + args, env, cwd)
-        if (fr, fo) == (lr, lo):
-            expect(fr != 0 or le == b"", "%s: stderr %r" % (args, le[:200]))
-            return lo
-        if tables(args) == before and not shows_usage(args):
-            break
-        sys.stderr.write("findmntcmp: %s: a mount table or a filesystem's "
-                         "usage changed during the run (%s); running both "
-                         "again\n"
-                         % (" ".join(args), first_diff(fo, lo)))
-        time.sleep(0.05)
-    expect(False, "%s: exit %d/%d, %s %s" % (
-        " ".join(args), fr, lr, first_diff(fo, lo),
-        le.decode(errors="replace")[:200]))
-PY
-}
-
 # ---- run directly (the test runner runs every tests/cli/*.sh): check the
 # helpers themselves, so that the other scripts can trust their oracles ----
 
@@ -734,34 +402,9 @@ lib_selftest() {
 	"FAIL inner: stdout not empty"*) pass lib_expect_error_stdout ;;
 	*) fail lib_expect_error_stdout "got: $out" ;;
 	esac
-	py_case lib_text_unescape <<'PY'
-from mntcli import *
-expect(text_unescape(r"a\tb\\c\nd\r\101\377") == "a\tb\\c\nd\rA\udcff", "unescape")
-d = parse_text("k: <x y>\narr: 2\narr[0]: <a\\tb>\narr[1]: <>\nn: 0x1f\n")
-expect(d == {"k": "x y", "arr": "2", "arr[]": ["a\tb", ""], "n": "0x1f"}, repr(d))
-PY
-	py_case lib_mountinfo <<'PY'
-from mntcli import *
-import subprocess, shutil
-mi = mountinfo()
-with open("/proc/self/mountinfo", "rb") as f:
-    expect(len(mi) == f.read().count(b"\n"), "entry count")
-me = statx_mnt_id("/", False)
-expect(any(e["id"] == me for e in mi), "the mount of / is listed")
-if shutil.which("findmnt"):
-    out = subprocess.run(["findmnt", "-n", "-r", "-o", "ID,TARGET"], capture_output=True).stdout
-    ids = sorted(int(l.split(b" ")[0]) for l in out.splitlines())
-    expect(ids == sorted(e["id"] for e in mi), "findmnt sees other IDs")
-PY
-	py_case lib_raw_syscalls <<'PY'
-from mntcli import *
-need_native()
-ids = listmount()
-u = statx_mnt_id("/", True)
-expect(u is not None and u > UNIQUE_OFFSET and u in ids, "statx unique ID of / not listed")
-me, parent, old, old_parent = statmount_basic(u)
-expect(me == u and old == statx_mnt_id("/", False), "raw statmount")
-PY
+	py_case lib_text_unescape
+	py_case lib_mountinfo
+	py_case lib_raw_syscalls
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

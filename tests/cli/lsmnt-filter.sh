@@ -10,7 +10,7 @@
 # and options, sources with blanks, quotes and accents, bind, read-only,
 # shared, slave and unbindable mounts, a stacked mount, nested mounts,
 # ramfs, proc, sysfs), the
-# expressions of tests/cli/lsmnt-filter.py, a fixed list and random ones,
+# expressions of tests/cli/py/lsmnt_filter.py, a fixed list and random ones,
 # run through
 #
 #   engine-*   lsmnt's filter engine (tools/lsmnt/expr.c, as
@@ -21,7 +21,7 @@
 # and exit status. Without findmnt 2.42 (no cache and no Debian archive)
 # or without root the cases say SKIP. MNTKIT_FILTER_CASES="engine-fixed ..."
 # runs only those; MNTKIT_FILTER_SEED and MNTKIT_FILTER_N choose the
-# random expressions (lsmnt-filter.py).
+# random expressions (py/lsmnt_filter.py).
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -36,9 +36,9 @@ skip_all() {
 	cli_done
 }
 
-# the test mounts (lsmnt-filter.py's), in the private namespace
+# the test mounts (py/lsmnt_filter.py's), in the private namespace
 filter_mounts() {
-	python3 "$SRCDIR/tests/cli/lsmnt-filter.py" mounts "$CLI_TMP/t"
+	python3 "$SRCDIR/tests/cli/py/lsmnt_filter.py" mounts "$CLI_TMP/t"
 }
 
 if [ "${2:-}" != --in-ns ]; then
@@ -62,7 +62,7 @@ if ! filter_mounts; then
 	cli_done
 fi
 for c in $CASES; do
-	out=$(python3 "$SRCDIR/tests/cli/lsmnt-filter.py" "$c" "$FINDMNT" \
+	out=$(python3 "$SRCDIR/tests/cli/py/lsmnt_filter.py" "$c" "$FINDMNT" \
 		"$BUILDDIR" 2>"$CLI_TMP/err.$c")
 	rc=$?
 	reason=$(printf '%s\n' "$out" | tail -n 1)

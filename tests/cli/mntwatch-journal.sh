@@ -27,89 +27,6 @@ for j in /lib/systemd/systemd-journald /usr/lib/systemd/systemd-journald; do
 	[ -x "$j" ] && JOURNALD=$j && break
 done
 
-mkdir -p "$CLI_TMP/py"
-cat >"$CLI_TMP/py/jcli.py" <<'PY'
-import ctypes, json, os, signal, subprocess, time
-from mntcli import *
-
-EXE = os.environ["MNTWATCH"]
-MESSAGE_ID = "7d5e998938e3438caaf2b433cb16734d"
-
-
-def sh(*cmd):
-    subprocess.run(cmd, check=True)
-
-
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def churn(target, pairs):
-    """pairs mounts and unmounts of a tmpfs at target, quickly"""
-    for _ in range(pairs):
-        if libc.mount(b"churn", target.encode(), b"tmpfs", 0, None) or \
-           libc.umount2(target.encode(), 0):
-            e = ctypes.get_errno()
-            raise OSError(e, "churn at %s: %s" % (target, os.strerror(e)))
-
-
-def entries(pid):
-    """the journal's entries of the process pid, oldest first"""
-    p = subprocess.run(["journalctl", "-D", "/run/log/journal", "-o", "json",
-                        "--no-pager", "_PID=%d" % pid],
-                       capture_output=True, text=True)
-    expect(p.returncode in (0, 1), "journalctl: %s" % p.stderr.strip())
-    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
-
-
-def wait_entries(pid, pred, timeout=10):
-    """entries of pid once pred(entries) holds (fails after timeout)"""
-    end = time.time() + timeout
-    while True:
-        got = entries(pid)
-        if pred(got):
-            return got
-        if time.time() > end:
-            expect(False, "journal entries waited for never came: %r" %
-                   [e.get("MESSAGE") for e in got])
-        time.sleep(0.1)
-
-
-def start(*args, env=None):
-    return subprocess.Popen([EXE, "--journal"] + list(args),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env)
-
-
-def stop(p):
-    p.send_signal(signal.SIGTERM)
-    try:
-        rc = p.wait(5)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        expect(False, "mntwatch --journal did not exit on SIGTERM")
-    out, err = p.communicate()
-    expect(rc == 0 and out == b"" and err == b"",
-           "exit %d, stdout %r, stderr %r" % (rc, out[:200], err[:200]))
-
-
-def common(e, pid, seq_after):
-    """the fields every mntwatch entry has"""
-    expect(e["_TRANSPORT"] == "journal", "_TRANSPORT %r" % e["_TRANSPORT"])
-    expect(e["SYSLOG_IDENTIFIER"] == "mntwatch" and
-           e["MESSAGE_ID"] == MESSAGE_ID and e["_PID"] == str(pid),
-           "identity of %r" % e)
-    expect(int(e["SEQ"]) > seq_after, "SEQ %s after %d" % (e["SEQ"], seq_after))
-    expect(e["MOUNT_NS"] == str(ns_id()), "MOUNT_NS %r, ns %d" %
-           (e.get("MOUNT_NS"), ns_id()))
-    rt = int(e["EVENT_REALTIME_NS"])
-    # journald's reception time (us) is after the event, and near it
-    rcv = int(e["__REALTIME_TIMESTAMP"]) * 1000
-    expect(rt - 10**6 <= rcv <= rt + 10 * 10**9,
-           "EVENT_REALTIME_NS %d, received %d" % (rt, rcv))
-    expect(int(e["EVENT_MONOTONIC_NS"]) <= time.monotonic_ns(), "monotonic")
-    return int(e["SEQ"])
-PY
-
 # ---- cases that need no journal ----
 
 c_journal_json() {
@@ -179,52 +96,7 @@ need_journald() {
 # attach (a source with a newline: the binary form), change, move, detach
 c_journal_events() {
 	need_journald journal_events || return
-	py_case journal_events <<'PY'
-from jcli import *
-T = os.environ["T"]
-d = T + "/e"
-os.makedirs(d)
-sh("mount", "-t", "tmpfs", "ready", d)
-os.makedirs(d + "/a")
-os.makedirs(d + "/b")
-p = start("--initial", "-p", d)
-wait_entries(p.pid, lambda g: len(g) >= 1)
-sh("mount", "-t", "tmpfs", "two\nlines", d + "/a")
-a = mount_id(d + "/a")
-wait_entries(p.pid, lambda g: len(g) >= 2)
-sh("mount", "-o", "remount,bind,ro", d + "/a")
-wait_entries(p.pid, lambda g: len(g) >= 3)
-sh("mount", "--move", d + "/a", d + "/b")
-wait_entries(p.pid, lambda g: len(g) >= 4)
-sh("umount", d + "/b")
-got = wait_entries(p.pid, lambda g: len(g) >= 5)
-stop(p)
-expect([e["EVENT"] for e in got] == ["attach", "attach", "change", "move",
-                                      "detach"],
-       "events %r" % [e.get("MESSAGE") for e in got])
-seq = 0
-for e in got:
-    seq = common(e, p.pid, seq)
-    expect(e["PRIORITY"] == "6", "PRIORITY %r" % e["PRIORITY"])
-first, at, ch, mv, dt = got
-expect(first["MOUNT_POINT"] == d and first["MOUNT_SOURCE"] == "ready" and
-       first["MOUNT_ID"] == str(mount_id(d)), "initial %r" % first)
-expect(at["MOUNT_ID"] == str(a) and at["MOUNT_POINT"] == d + "/a" and
-       at["MOUNT_SOURCE"] == "two\nlines" and at["FSTYPE"] == "tmpfs" and
-       at["MOUNT_ATTR"] == "rw,relatime" and
-       at["MOUNT_PROPAGATION"] == "private" and
-       at["MOUNT_PARENT_ID"] == str(mount_id(d)), "attach %r" % at)
-expect(at["MESSAGE"] == "attach %#x %s/a tmpfs two\\nlines rw,relatime private"
-       % (a, d), "MESSAGE %r" % at["MESSAGE"])
-expect(ch["CHANGED"] == "attr" and ch["MOUNT_ATTR"] == "ro,relatime" and
-       ch["OLD_MOUNT_ATTR"] == "rw,relatime" and "OLD_MOUNT_POINT" not in ch,
-       "change %r" % ch)
-expect(mv["CHANGED"] == "mnt_point" and mv["MOUNT_POINT"] == d + "/b" and
-       mv["OLD_MOUNT_POINT"] == d + "/a" and mv["MOUNT_ID"] == str(a),
-       "move %r" % mv)
-expect(dt["MOUNT_ID"] == str(a) and dt["MOUNT_POINT"] == d + "/b" and
-       "CHANGED" not in dt, "detach %r" % dt)
-PY
+	py_case journal_events
 }
 
 # an entry too big for a datagram goes as a sealed memfd: with the test's
@@ -232,35 +104,7 @@ PY
 # otherwise (checked here with a plain datagram of its size)
 c_journal_memfd() {
 	need_journald journal_memfd || return
-	py_case journal_memfd <<'PY'
-from jcli import *
-import errno, socket
-T = os.environ["T"]
-d = T + "/m"
-os.makedirs(d)
-sh("mount", "-t", "tmpfs", "ready", d)
-deep = d + ("/" + "x" * 250) * 12
-os.makedirs(deep)
-env = dict(os.environ, MNTWATCH_TEST_JOURNAL_SNDBUF="1")
-p = start("-p", d, env=env)
-time.sleep(0.3)
-sh("mount", "-t", "tmpfs", "deep", deep)
-got = wait_entries(p.pid, lambda g: len(g) >= 1)
-stop(p)
-e = got[0]
-common(e, p.pid, 0)
-expect(e["EVENT"] == "attach" and e["MOUNT_POINT"] == deep and
-       e["MOUNT_SOURCE"] == "deep", "entry %r" % {k: v[:80] for k, v in e.items()})
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
-try:
-    s.sendto(b"MESSAGE=" + b"x" * (2 * len(deep)) + b"\n",
-             "/run/systemd/journal/socket")
-    expect(False, "a datagram of the entry's size went through: the memfd "
-           "path was not needed")
-except OSError as ex:
-    expect(ex.errno == errno.EMSGSIZE, "sendto: %s" % ex)
-PY
+	py_case journal_memfd
 }
 
 # a resync (a stopped mntwatch's fanotify queue overflowed, as in
@@ -277,38 +121,7 @@ c_journal_resync() {
 		skip journal_resync "fanotify queue too long to overflow (${max:-unknown})"
 		return
 	fi
-	MAX_EVENTS=$max py_case journal_resync <<'PY'
-from jcli import *
-T = os.environ["T"]
-d, c = T + "/r", T + "/churn"
-os.makedirs(c)
-os.makedirs(d)
-sh("mount", "-t", "tmpfs", "ready", d)
-os.makedirs(d + "/keep")
-p = start("--initial", "--source", "fanotify", "-p", d)
-wait_entries(p.pid, lambda g: len(g) >= 1)
-p.send_signal(signal.SIGSTOP)
-try:
-    churn(c, int(os.environ["MAX_EVENTS"]) // 2 + 100)
-    sh("mount", "-t", "tmpfs", "kept", d + "/keep")
-finally:
-    p.send_signal(signal.SIGCONT)
-got = wait_entries(p.pid, lambda g: len(g) >= 3)
-stop(p)
-expect([e["EVENT"] for e in got] == ["attach", "resync", "attach"],
-       "events %r" % [e.get("MESSAGE") for e in got])
-seq = 0
-for e in got:
-    seq = common(e, p.pid, seq)
-rs, at = got[1], got[2]
-first, end = int(rs["SEQ"]) + 1, int(rs["RESYNC_END"])
-expect(rs["PRIORITY"] == "4" and "MOUNT_ID" not in rs and
-       rs["MESSAGE"] == "resync: mount events may have been lost; "
-                        "events %d..%d replace them" % (first, end),
-       "resync %r" % rs)
-expect(at["MOUNT_POINT"] == d + "/keep" and first <= int(at["SEQ"]) <= end,
-       "keep's attach %s outside %d..%d" % (at["SEQ"], first, end))
-PY
+	MAX_EVENTS=$max py_case journal_resync
 }
 
 # the number of entries of process $1 whose MOUNT_SOURCE is $2

@@ -7,8 +7,9 @@
 # symbols file is the one the map gives, and the packages install for real
 # with dpkg into a fresh root - an overlay of this machine's / in a private
 # mount namespace, so the host stays as it was - where the installed tools
-# run, a program builds against the installed -dev package, and the
-# packages remove cleanly.
+# run, a program builds against the installed -dev package, Debian's
+# python3 imports the Python module of python3-mntkit and lists the mounts
+# with it, and the packages remove cleanly.
 #
 # Usage: bash tests/cli/package.sh ABS_BUILDDIR
 #
@@ -28,8 +29,7 @@ else
 fi
 
 sanitize=$(meson introspect --buildoptions "$BUILDDIR" 2>/dev/null |
-	python3 -c 'import json,sys
-print({x["name"]: x["value"] for x in json.load(sys.stdin)}["b_sanitize"])' 2>/dev/null)
+	mntkit_py build_options b_sanitize 2>/dev/null)
 if [ "${sanitize:-none}" != none ]; then
 	skip build_packages "a sanitizer build ($sanitize): the plain build's run builds the packages"
 	cli_done
@@ -70,7 +70,7 @@ if [ "$rc" != 0 ]; then
 	cli_done
 fi
 missing=""
-for p in libmntkit0 libmntkit-dev mntkit-tools; do
+for p in libmntkit0 libmntkit-dev mntkit-tools python3-mntkit; do
 	[ -f "$DEBS/${p}_${version}_$(dpkg --print-architecture).deb" ] ||
 		missing="$missing $p"
 done
@@ -93,7 +93,7 @@ fi
 
 # who ships what: the library alone in libmntkit0, no file in two packages
 arch=$(dpkg --print-architecture)
-for p in libmntkit0 libmntkit-dev mntkit-tools; do
+for p in libmntkit0 libmntkit-dev mntkit-tools python3-mntkit; do
 	dpkg-deb -c "$DEBS/${p}_${version}_$arch.deb" |
 		awk '$1 !~ /^d/ {print $6}' | sed "s|^|$p |"
 done >"$CLI_TMP/files"
@@ -105,6 +105,9 @@ if [ -z "$dup" ] && grep -q "^$want" "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/bin/lsmnt$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/share/man/man8/lsmnt.8.gz$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/share/mntkit/mntwatch-event.schema.json$' "$CLI_TMP/files" &&
+	grep -q "^python3-mntkit ./usr/lib/python3/dist-packages/mntkit$(/usr/bin/python3-config --extension-suffix)\$" "$CLI_TMP/files" &&
+	grep -q '^python3-mntkit ./usr/lib/python3/dist-packages/mntkit.pyi$' "$CLI_TMP/files" &&
+	! grep -q '^python3-mntkit ./usr/lib/.*/libmntkit' "$CLI_TMP/files" &&
 	! grep -q '^libmntkit0 ./usr/bin/' "$CLI_TMP/files"; then
 	pass package_contents
 else
@@ -122,7 +125,7 @@ cat >"$CLI_TMP/inroot.sh" <<'INROOT'
 set -u
 check() { if "$@"; then echo "ok"; else echo "FAILED: $*"; fi; }
 dpkg -i /debs/libmntkit0_*.deb /debs/libmntkit-dev_*.deb \
-	/debs/mntkit-tools_*.deb >/tmp/dpkg.log 2>&1 || {
+	/debs/mntkit-tools_*.deb /debs/python3-mntkit_*.deb >/tmp/dpkg.log 2>&1 || {
 	echo "FAILED: dpkg -i: $(tail -n 2 /tmp/dpkg.log | tr '\n' ' ')"; exit 0; }
 echo "installed"
 # the tools run from /usr/bin on the library of /usr/lib
@@ -141,8 +144,12 @@ printf '%s\n' '#include <stdio.h>' '#include <mntkit.h>' \
 cc -o /tmp/p /tmp/p.c $(pkg-config --cflags --libs mntkit) 2>/tmp/cc.err ||
 	echo "FAILED: cc against the -dev package: $(head -n 1 /tmp/cc.err)"
 [ "$(/tmp/p)" = "$VERSION" ] || echo "FAILED: the program says $(/tmp/p)"
-dpkg -r mntkit-tools libmntkit-dev libmntkit0 >/tmp/dpkg.log 2>&1 ||
+# the Python module, imported by Debian's python3 from dist-packages
+python3 /package_import.py >/tmp/py.out 2>&1 || echo "FAILED: python3 package_import.py: $(tail -n 1 /tmp/py.out)"
+dpkg -r python3-mntkit mntkit-tools libmntkit-dev libmntkit0 >/tmp/dpkg.log 2>&1 ||
 	echo "FAILED: dpkg -r: $(tail -n 1 /tmp/dpkg.log)"
+ls /usr/lib/python3/dist-packages/mntkit* >/dev/null 2>&1 &&
+	echo "FAILED: python3-mntkit's files left after dpkg -r"
 ls /usr/lib/$MA/libmntkit* /usr/bin/lsmnt >/dev/null 2>&1 &&
 	echo "FAILED: files left after dpkg -r"
 echo "done"
@@ -158,13 +165,14 @@ unshare -m --propagation private bash -c '
 	mkdir -p "$R/m/debs"
 	cp "$DEBS"/*.deb "$R/m/debs/"
 	cp "$SCRIPT" "$R/m/inroot.sh"
+	cp "$6" "$R/m/package_import.py"
 	mount -t proc proc "$R/m/proc"
 	mount --rbind /dev "$R/m/dev"
 	mount -t tmpfs tmp "$R/m/tmp"
 	chroot "$R/m" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		MA="$4" VERSION="$5" bash /inroot.sh
 ' _ "$R" "$DEBS" "$CLI_TMP/inroot.sh" "$(dpkg-architecture -qDEB_HOST_MULTIARCH)" \
-	"$version" >"$CLI_TMP/inroot.log" 2>&1
+	"$version" "$SRCDIR/tests/cli/py/package_import.py" >"$CLI_TMP/inroot.log" 2>&1
 if grep -q '^installed$' "$CLI_TMP/inroot.log" && grep -q '^done$' "$CLI_TMP/inroot.log" &&
 	! grep -q FAILED "$CLI_TMP/inroot.log"; then
 	pass install_in_fresh_root

@@ -9,7 +9,7 @@
 Runs N random findmnt command lines (data sources, filters, -Q filter
 expressions, columns, output modes, arguments) with findmnt 2.42 and with
 lsmnt, in a private mount namespace with the varied mounts of
-tests/cli/lsmnt-filter.py (plus an fstab file and a copy of mountinfo), and
+tests/cli/py/lsmnt_filter.py (plus an fstab file and a copy of mountinfo), and
 reports the runs whose stdout bytes or exit status differ, and apart from
 those the runs whose stderr differs (the program's name aside). Each
 differing run is reduced to the fewest options that still differ; the
@@ -53,7 +53,7 @@ ENV.pop("LIBMOUNT_MTAB", None)
 
 
 def load_filter_module():
-    path = os.path.join(SRC, "tests", "cli", "lsmnt-filter.py")
+    path = os.path.join(SRC, "tests", "cli", "py", "lsmnt_filter.py")
     spec = importlib.util.spec_from_file_location("lsmnt_filter", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -621,7 +621,7 @@ T_CASE(supported_mask_feature)
 	/* the conveniences over the emulation */
 	{
 		uint64_t *ids;
-		ssize_t n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, NULL,
+		ssize_t n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE, NULL,
 					&ids);
 		struct mntkit_statmount *sm;
 

@@ -12,8 +12,10 @@
  *	NAME PATH [ARG...]
  *
  * Each program runs in its own session with stdout on the result channel
- * (the second serial port, /dev/ttyS1, in raw mode) and stderr on the
- * console (/dev/console, i.e. ttyS0). The result channel carries only:
+ * (RESULT_TTY in raw mode: the second serial port, /dev/ttyS1; on arm64,
+ * whose console is qemu's virt machine's one PL011, ttyAMA0, a PCI 16550:
+ * /dev/ttyS0) and stderr on the console (/dev/console). The result
+ * channel carries only:
  *
  *	@@START <kernel release>
  *	@@BEGIN NAME
@@ -27,9 +29,12 @@
  * killed. With qemu_i386=1 on the kernel command line the programs of
  * /tests-i386.list (the same tests built as i386 programs) run after
  * them, on the kernel's compat system calls. At the end the guest powers
- * off.
+ * off. A list /tests-extra.list (the Python layer of run.sh) runs after
+ * /tests.list, when it is there.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -45,9 +50,15 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_ARGS	     32
+#if defined(__aarch64__)
+#define RESULT_TTY "/dev/ttyS0"
+#else
+#define RESULT_TTY "/dev/ttyS1"
+#endif
 #define DEFAULT_PROG_TIMEOUT 90
 
 static int res_fd = -1; /* the result channel */
@@ -171,11 +182,20 @@ static unsigned int cmdline_uint(const char *name, unsigned int dflt)
 	return t;
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
 /* run one program; returns after it ended or was killed */
 static void run_prog(char *name, char **argv, unsigned int timeout)
 {
 	struct sigaction sa = {.sa_handler = on_alarm};
 	int st = 0, done = 0, timed_out = 0;
+	long t0 = now_ms();
 	pid_t pid, w;
 
 	both("@@BEGIN %s\n", name);
@@ -232,6 +252,8 @@ static void run_prog(char *name, char **argv, unsigned int timeout)
 		both("@@END %s signal %d\n", name, WTERMSIG(st));
 	else
 		both("@@END %s unknown\n", name);
+	/* where a slow guest spends its time */
+	put(con_fd, "init: %s ran %ld ms\n", name, now_ms() - t0);
 }
 
 /* is / the namespace's root mount (its own parent in mountinfo)? */
@@ -358,9 +380,9 @@ int main(void)
 	con_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	setup_mounts();
 	load_modules();
-	res_fd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	res_fd = open(RESULT_TTY, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	if (res_fd < 0) {
-		put(con_fd, "init: open /dev/ttyS1: %s\n", strerror(errno));
+		put(con_fd, "init: open %s: %s\n", RESULT_TTY, strerror(errno));
 		power_off();
 	}
 	if (tcgetattr(res_fd, &tio) == 0) {
@@ -375,6 +397,8 @@ int main(void)
 	setenv("PATH", "/bin:/tests", 1);
 	setenv("HOME", "/", 1);
 	setenv("TMPDIR", "/tmp", 1);
+	/* each case's limit, unless the kernel command line's T_TIMEOUT=N
+	 * (which the kernel hands on as environment) says otherwise */
 	setenv("T_TIMEOUT", "60", 0);
 	/* qemu's software emulation: tests/harness.h t_slow_machine() */
 	setenv("MNTKIT_TEST_SLOW", "1", 0);
@@ -388,6 +412,7 @@ int main(void)
 		both("@@ERROR cannot read /tests.list\n");
 		power_off();
 	}
+	run_list("/tests-extra.list", timeout);
 	if (cmdline_uint("qemu_i386", 0) && !run_list("/tests-i386.list", timeout))
 		both("@@ERROR cannot read /tests-i386.list\n");
 	both("@@DONE\n");

@@ -4,6 +4,15 @@
 # tests/qemu/run.sh BUILDDIR - mntkit's tests on a matrix of Debian's
 # kernels in qemu.
 #
+# MNTKIT_QEMU_ARCH=arm64 runs the same on Debian's arm64 cloud kernels
+# (linux-image-cloud-arm64) in qemu-system-aarch64 (TCG, -M virt -cpu
+# max): the programs are cross-built with gcc-aarch64-linux-gnu through
+# meson and tests/cross/arm64.ini (static, -Dwerror=true) in
+# BUILDDIR/qemu-arm64/build; the kernels are cached in
+# BUILDDIR/qemu-cache/arm64/; the lines are named qemu-arm64-6.1/...
+# Steps 1-5 below are those of x86-64; where arm64 differs, the code says
+# so (cross_gcc, fetch_userlibs, build_initramfs_arm64, boot).
+#
 # The kernels (Debian's cloud flavour, linux-image-cloud-amd64 of each
 # suite): bullseye's 5.10 and bookworm's 6.1 (no statmount/listmount, no
 # unique mount IDs: everything through the mountinfo emulation),
@@ -12,7 +21,8 @@
 # kernel runs the suite outside qemu. This script:
 #
 #  1. installs qemu-system-x86 and cpio when they are missing
-#     (apt-get install --no-install-recommends; root only);
+#     (apt-get install --no-install-recommends; root only); for arm64
+#     qemu-system-arm, and the cross compiler unpacked (cross_gcc);
 #  2. fetches each kernel with `apt-get download` through a private
 #     sources list and lists folder (BUILDDIR/qemu-cache/apt/SUITE; the
 #     archive's URI is the one of /etc/apt/sources.list.d/debian.sources;
@@ -33,7 +43,11 @@
 #     says SKIP: no IA32 emulation), the library and every test program
 #     of tests/ and tests/emul/ again as static i386 programs (gcc -m32),
 #     which the newest guest runs after the others, on its compat system
-#     calls: lines `PASS qemu-7.2/i386/PROG/CASE`;
+#     calls: lines `PASS qemu-7.2/i386/PROG/CASE`; and, where the
+#     build has the Python module, a second cpio archive appended to the
+#     first (tests/qemu/python-layer.sh: Debian's python3, the part of
+#     its standard library python/tests/smoke.py imports, the module),
+#     whose smoke test every guest runs last (PROG python-smoke);
 #  4. boots every kernel under qemu's software emulation (TCG; /dev/kvm
 #     is not used), MNTKIT_QEMU_JOBS guests at a time, with the console on
 #     the first serial port and the results on the second;
@@ -44,6 +58,8 @@
 #	FAIL qemu-6.12/PROG/CASE: reason
 #	SKIP qemu-6.12/PROG/CASE: reason
 #
+# Progress notes, "# qemu: ..." lines (each download with its size,
+# each guest as it boots and ends), come as they happen.
 # A program that dies, exits non-zero without a FAIL line or prints no
 # result is one FAIL; a guest that panics or never finishes is one FAIL
 # with the console's tail on stderr. A kernel that cannot be fetched (no
@@ -55,18 +71,28 @@
 #
 # Environment:
 #   MNTKIT_QEMU=skip          skip (prints the SKIP line)
+#   MNTKIT_QEMU_ARCH=A        the guests' architecture: x86_64 (default)
+#                             or arm64
 #   MNTKIT_QEMU_KERNELS="L.." only these kernels of the matrix (labels:
-#                             5.10 6.1 6.12 sid)
+#                             5.10 6.1 6.12 sid; the same on arm64)
 #   MNTKIT_QEMU_JOBS=N        guests at a time (default 2)
-#   MNTKIT_QEMU_TIMEOUT=S     seconds for one guest's run (default 240)
-#   MNTKIT_QEMU_PROG_TIMEOUT=S  seconds per program in the guest (default 120)
+#   MNTKIT_QEMU_TIMEOUT=S     seconds for one guest's run (default 240;
+#                             arm64 600)
+#   MNTKIT_QEMU_PROG_TIMEOUT=S  seconds per program in the guest (default 120;
+#                             arm64 240)
+#   MNTKIT_QEMU_CASE_TIMEOUT=S  seconds per case (T_TIMEOUT; default 60;
+#                             arm64 120)
 #   MNTKIT_QEMU_PROGS="A B"   run only these programs (names as the test
-#                             programs: test-kernel, test-emul-diff, ...)
-#   MNTKIT_QEMU_CACHE=DIR     the kernel cache (default BUILDDIR/qemu-cache)
-#   MNTKIT_QEMU_KERNEL=FILE   boot only this bzImage (no download); its
+#                             programs: test-kernel, test-emul-diff, ...,
+#                             python-smoke)
+#   MNTKIT_QEMU_CACHE=DIR     the kernel cache (default BUILDDIR/qemu-cache;
+#                             arm64's in its arm64/)
+#   MNTKIT_QEMU_KERNEL=FILE   boot only this bzImage (arm64: Image; no
+#                             download); its
 #                             lines are named after the guest's release
 #   MNTKIT_QEMU_APPEND=ARGS   more kernel command line arguments
-#   MNTKIT_QEMU_CPU=MODEL     qemu's -cpu (default qemu64,-cx16: see boot)
+#   MNTKIT_QEMU_CPU=MODEL     qemu's -cpu (default qemu64,-cx16: see boot;
+#                             arm64 max,pauth-impdef=on)
 #   MNTKIT_QEMU_LOGS=DIR      keep each guest's console as DIR/NAME.console
 #   MNTKIT_QEMU_I386=LABEL|none  the guest that runs the i386 programs
 #                             (default: sid where the host cannot run
@@ -74,22 +100,59 @@
 
 set -u
 
-# LABEL SUITE: the matrix
+# LABEL SUITE: the matrix (the same suites on both architectures)
 MATRIX=(
 	"5.10 bullseye"
 	"6.1 bookworm"
 	"6.12 bookworm-backports"
 	"sid sid"
 )
-META_PKG=linux-image-cloud-amd64
+# the guests' architecture: Debian's name, qemu's package and program,
+# the compiler of the guest's programs, the lines' prefix
+ARCH=${MNTKIT_QEMU_ARCH:-x86_64}
+case $ARCH in
+x86_64 | amd64)
+	ARCH=x86_64
+	DEB_ARCH=amd64
+	QEMU_PKGS="qemu-system-x86"
+	QEMU_PROG=qemu-system-x86_64
+	CC=gcc
+	QNAME=qemu
+	;;
+arm64 | aarch64)
+	ARCH=arm64
+	DEB_ARCH=arm64
+	QEMU_PKGS="qemu-system-arm"
+	QEMU_PROG=qemu-system-aarch64
+	CC=aarch64-linux-gnu-gcc
+	QNAME=qemu-arm64
+	;;
+*)
+	echo "$0: MNTKIT_QEMU_ARCH=$ARCH: x86_64 or arm64" >&2
+	exit 2
+	;;
+esac
+META_PKG=linux-image-cloud-$DEB_ARCH
 
 skip_all() {
-	echo "SKIP qemu: $*"
+	echo "SKIP $QNAME: $*"
 	exit 0
 }
 
 log() {
 	echo "qemu: $*" >&2
+}
+
+# a progress note (tests/run-tests.sh shows "# " lines as they come)
+note() {
+	echo "# qemu: $*"
+}
+
+# the size of a package's download in MB: apt-cache OPTIONS show PACKAGE
+deb_mb() {
+	# shellcheck disable=SC2086 # a list of options
+	apt-cache $1 show --no-all-versions "$2" 2>/dev/null |
+		awk '/^Size:/ { printf "%d MB", ($2 + 524288) / 1048576; exit }'
 }
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -160,7 +223,7 @@ ensure_pkgs() {
 		skip_all "needs$missing (apt-get install needs root)"
 	fi
 	command -v apt-get >/dev/null 2>&1 || skip_all "needs$missing; no apt-get"
-	log "installing$missing"
+	note "installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
 	# shellcheck disable=SC2086 # a list of package names
 	if ! apt-get install -y -q --no-install-recommends \
@@ -173,8 +236,14 @@ ensure_pkgs() {
 	fi
 }
 
-ensure_pkgs qemu-system-x86 cpio
-QEMU=$(command -v qemu-system-x86_64) || skip_all "no qemu-system-x86_64 after installing qemu-system-x86"
+# shellcheck disable=SC2086 # a list of package names
+ensure_pkgs $QEMU_PKGS cpio
+QEMU=$(command -v $QEMU_PROG) || skip_all "no $QEMU_PROG after installing $QEMU_PKGS"
+if [ "$ARCH" = arm64 ]; then
+	for c in meson ninja; do
+		command -v "$c" >/dev/null 2>&1 || skip_all "no $c"
+	done
+fi
 
 # ---- 2. the kernels ----
 
@@ -183,6 +252,66 @@ mkdir -p "$CACHE" || exit 2
 # one run at a time per cache (the downloads, the initramfs)
 if exec 9>>"$CACHE/.lock"; then
 	flock 9 || exit 2
+fi
+# this architecture's kernels and apt lists
+KCACHE=$CACHE
+[ "$ARCH" = x86_64 ] || KCACHE=$CACHE/$ARCH
+
+# The arm64 cross compiler: aarch64-linux-gnu-gcc where it is installed,
+# else Debian's own (gcc-N-aarch64-linux-gnu, its cpp, binutils, libgcc
+# and libc6-dev-arm64-cross), unpacked into $KCACHE/gcc/ and put first in
+# PATH, never installed: the package conflicts with gcc-multilib, which
+# the i386 build needs (installing either removes the other). The
+# packages are the machine's own suite's (its apt lists, read only): the
+# compiler runs with the machine's libraries.
+cross_gcc() {
+	local dir=$KCACHE/gcc tmp d gcc_pkg n
+	command -v "$CC" >/dev/null 2>&1 && return 0
+	if [ ! -f "$dir/done" ]; then
+		[ "$(id -u)" = 0 ] || skip_all "no $CC, and apt-get download of gcc-aarch64-linux-gnu needs root here"
+		gcc_pkg=$(apt-cache depends gcc-aarch64-linux-gnu 2>>"$apt_log" |
+			awk '/Depends: gcc-[0-9]+-aarch64-linux-gnu$/ { print $2; exit }')
+		[ -n "$gcc_pkg" ] || skip_all "no $CC, and apt knows no gcc-aarch64-linux-gnu"
+		n=${gcc_pkg#gcc-}
+		n=${n%%-*}
+		tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || exit 2
+		log "downloading $gcc_pkg and what it needs (unpacked, not installed)"
+		# shellcheck disable=SC2086 # the packages
+		if ! (cd "$tmp" && apt-get download -q "$gcc_pkg" \
+			"cpp-$n-aarch64-linux-gnu" binutils-aarch64-linux-gnu \
+			"libgcc-$n-dev-arm64-cross" libgcc-s1-arm64-cross \
+			libc6-dev-arm64-cross libc6-arm64-cross \
+			linux-libc-dev-arm64-cross) >>"$apt_log" 2>&1; then
+			rm -rf "$tmp"
+			skip_all "no $CC, and its packages cannot be downloaded: $(apt_reason)"
+		fi
+		rm -rf "$dir" && mkdir -p "$dir" || exit 2
+		for d in "$tmp"/*.deb; do
+			dpkg-deb --fsys-tarfile "$d" |
+				tar -x -C "$dir" --exclude=./usr/share || exit 2
+		done
+		rm -rf "$tmp"
+		# libc.so, a linker script, names its files by absolute path
+		for d in "$dir"/usr/aarch64-linux-gnu/lib/*.so; do
+			grep -q 'GNU ld script' "$d" 2>/dev/null &&
+				sed -i "s, /usr/aarch64-linux-gnu/, $dir/usr/aarch64-linux-gnu/,g" "$d"
+		done
+		ln -s "aarch64-linux-gnu-gcc-$n" "$dir/usr/bin/$CC" &&
+			touch "$dir/done" || exit 2
+	fi
+	PATH=$dir/usr/bin:$PATH
+	# the cross binutils' own libraries (libbfd-V-arm64.so, ...: no name
+	# of the machine's)
+	for d in "$dir"/usr/lib/*-linux-gnu; do
+		[ -d "$d" ] && export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	done
+}
+if [ "$ARCH" = arm64 ]; then
+	cross_gcc
+	if ! echo 'int main(void){return 0;}' |
+		$CC -static -x c -o /dev/null - >/dev/null 2>&1; then
+		skip_all "$CC cannot link statically (libc6-dev-arm64-cross's libc.a missing)"
+	fi
 fi
 
 # The Debian archive's URI (archive_uri) and keyring, as the machine's
@@ -194,39 +323,47 @@ KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 # apt's options for a private view of one suite
 apt_opts() {
-	local d=$CACHE/apt/$1
+	local d=$KCACHE/apt/$1
 	echo "-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=-" \
 		"-o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache" \
-		"-o Debug::NoLocking=1 -o APT::Get::List-Cleanup=0"
+		"-o Debug::NoLocking=1 -o APT::Get::List-Cleanup=0" \
+		"-o APT::Architectures=$DEB_ARCH -o APT::Architecture=$DEB_ARCH"
 }
 
-# fetch_kernel LABEL SUITE: $CACHE/SUITE/vmlinuz and kernel-package;
+# apt_update SUITE: a sources list of SUITE's $DEB_ARCH packages and its
+# lists, in $KCACHE/apt/SUITE; says why when it fails
+apt_update() {
+	local d=$KCACHE/apt/$1 uri opts
+	uri=$(archive_uri) || { echo "no Debian archive URI in /etc/apt/sources.list.d/debian.sources"; return 1; }
+	[ -f "$KEYRING" ] || { echo "no $KEYRING"; return 1; }
+	mkdir -p "$d/lists/partial" "$d/cache" || return 1
+	echo "deb [arch=$DEB_ARCH signed-by=$KEYRING] $uri $1 main" \
+		>"$d/sources.list"
+	opts=$(apt_opts "$1")
+	# shellcheck disable=SC2086 # a list of options
+	apt-get $opts update -q >>"$apt_log" 2>&1 && return 0
+	echo "apt-get update of $1 ($uri) failed: $(apt_reason)"
+	return 1
+}
+
+# fetch_kernel LABEL SUITE: $KCACHE/SUITE/vmlinuz and kernel-package;
 # prints the SKIP line and fails when it cannot
 fetch_kernel() {
-	local label=$1 suite=$2 dir=$CACHE/$2 uri opts pkg ver bin tmp deb
+	local label=$1 suite=$2 dir=$KCACHE/$2 why opts pkg ver bin tmp deb
 	local debs img
 	if [ -s "$dir/vmlinuz" ] && [ -s "$dir/kernel-package" ]; then
 		return 0
 	fi
 	skip_k() {
-		echo "SKIP qemu-$label: $*"
+		echo "SKIP $QNAME-$label: $*"
 		rm -rf "${tmp:-}"
 		return 1
 	}
 	[ "$(id -u)" = 0 ] || { skip_k "no cached kernel, and apt-get download of $suite's $META_PKG needs root here"; return 1; }
 	command -v apt-get >/dev/null 2>&1 || { skip_k "no apt-get to fetch $suite's kernel"; return 1; }
-	uri=$(archive_uri) || { skip_k "no Debian archive URI in /etc/apt/sources.list.d/debian.sources"; return 1; }
-	[ -f "$KEYRING" ] || { skip_k "no $KEYRING"; return 1; }
-	mkdir -p "$CACHE/apt/$suite/lists/partial" "$CACHE/apt/$suite/cache" \
-		"$dir" || return 1
-	echo "deb [signed-by=$KEYRING] $uri $suite main" \
-		>"$CACHE/apt/$suite/sources.list"
+	why=$(apt_update "$suite") || { skip_k "$why"; return 1; }
+	mkdir -p "$dir" || return 1
 	opts=$(apt_opts "$suite")
-	# shellcheck disable=SC2086 # a list of options
-	if ! apt-get $opts update -q >>"$apt_log" 2>&1; then
-		skip_k "apt-get update of $suite ($uri) failed: $(apt_reason)"
-		return 1
-	fi
 	# shellcheck disable=SC2086
 	pkg=$(apt-cache $opts depends "$META_PKG" 2>>"$apt_log" |
 		awk '/Depends: linux-image-/{print $2; exit}')
@@ -240,7 +377,7 @@ fetch_kernel() {
 		bin=linux-binary-$ver
 	fi
 	tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || return 1
-	log "downloading $bin ($suite)"
+	note "downloading $bin ($suite, $(deb_mb "$opts" "$bin")) into $CACHE"
 	# shellcheck disable=SC2086
 	if ! (cd "$tmp" && apt-get $opts download -q "$bin") >>"$apt_log" 2>&1; then
 		skip_k "cannot download $bin: $(apt_reason)"
@@ -313,7 +450,7 @@ extract_modules() {
 # the guests loaded modules, or sid's separate linux-modules-V package);
 # without them the tests that need them say SKIP in the guest
 fetch_modules() {
-	local suite=$1 dir=$CACHE/$1 file pkg ver tmp opts debs
+	local suite=$1 dir=$KCACHE/$1 file pkg ver tmp opts debs
 	[ -f "$dir/modules.done" ] && return 0
 	[ "$(id -u)" = 0 ] || return 0
 	file=$(cat "$dir/kernel-package")
@@ -326,7 +463,7 @@ fetch_modules() {
 	esac
 	opts=$(apt_opts "$suite")
 	tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || return 0
-	log "downloading $pkg ($suite) for its modules"
+	note "downloading $pkg ($suite, $(deb_mb "$opts" "$pkg=$ver")) for its modules"
 	# shellcheck disable=SC2086 # a list of options
 	if (cd "$tmp" && apt-get $opts download -q "$pkg=$ver") >>"$apt_log" 2>&1; then
 		debs=("$tmp"/*.deb)
@@ -338,13 +475,44 @@ fetch_modules() {
 	return 0
 }
 
+# fetch_userlibs: lsmnt's libraries for the arm64 guest, bookworm's
+# libblkid1 and libsmartcols1 (lsmnt dlopen()s them; the glibc they need
+# is libc6-arm64-cross's, bookworm's 2.36), in $KCACHE/userlibs/; without
+# them lsmnt's cases of those libraries fail, naming the missing library
+fetch_userlibs() {
+	local dir=$KCACHE/userlibs tmp why debs d opts
+	[ -f "$dir/done" ] && return 0
+	[ "$(id -u)" = 0 ] || return 0
+	why=$(apt_update bookworm) || { log "lsmnt's libraries: $why"; return 0; }
+	tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || return 0
+	log "downloading libblkid1 and libsmartcols1 (bookworm, $DEB_ARCH)"
+	opts=$(apt_opts bookworm)
+	# shellcheck disable=SC2086 # a list of options
+	if (cd "$tmp" && apt-get $opts download -q \
+		libblkid1 libsmartcols1) >>"$apt_log" 2>&1; then
+		debs=("$tmp"/*.deb)
+		rm -rf "$dir" && mkdir -p "$dir" || return 0
+		for d in "${debs[@]}"; do
+			dpkg-deb -x "$d" "$tmp/x" 2>>"$apt_log"
+		done
+		cp -L "$tmp"/x/usr/lib/*/libblkid.so.1 \
+			"$tmp"/x/usr/lib/*/libsmartcols.so.1 "$dir/" &&
+			touch "$dir/done"
+	else
+		log "cannot download libblkid1 libsmartcols1: $(apt_reason)"
+	fi
+	rm -rf "$tmp"
+	return 0
+}
+
 # the lines' name of a cached kernel: qemu-MAJOR.MINOR of its package
+# (qemu-arm64-MAJOR.MINOR)
 kernel_name() {
 	local p
 	p=$(cat "$1/kernel-package")
 	p=${p#linux-image-}
 	p=${p#linux-binary-}
-	echo "qemu-$(echo "$p" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')"
+	echo "$QNAME-$(echo "$p" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')"
 }
 
 # GUESTS: "NAME KERNEL" of each guest to boot
@@ -365,18 +533,20 @@ else
 		fi
 		fetch_kernel "$label" "$suite" || continue
 		fetch_modules "$suite"
-		name=$(kernel_name "$CACHE/$suite")
-		log "$name: $(cat "$CACHE/$suite/kernel-package")"
-		GUESTS+=("$name $CACHE/$suite/vmlinuz")
+		name=$(kernel_name "$KCACHE/$suite")
+		log "$name: $(cat "$KCACHE/$suite/kernel-package")"
+		GUESTS+=("$name $KCACHE/$suite/vmlinuz")
 		GUEST_LABELS+=("$label")
 	done
 fi
 [ "${#GUESTS[@]}" -gt 0 ] || exit 0
+[ "$ARCH" = arm64 ] && fetch_userlibs
 
 # The i386 programs: on this host when it can run them (tests/cli/i386.sh),
 # else in one guest (the newest kernel's), when gcc -m32 links statically.
 I386_LABEL=${MNTKIT_QEMU_I386:-}
 I386_WHY=
+[ "$ARCH" = x86_64 ] || I386_LABEL=none
 if [ -z "$I386_LABEL" ]; then
 	I386_LABEL=none
 	t32=$(mktemp "${TMPDIR:-/tmp}/mntkit-qemu-i386.XXXXXX") || exit 2
@@ -401,6 +571,7 @@ fi
 # ---- 3. the guest's programs and initramfs ----
 
 OUTDIR=$BUILDDIR/qemu
+[ "$ARCH" = x86_64 ] || OUTDIR=$BUILDDIR/qemu-$ARCH
 mkdir -p "$OUTDIR" || exit 2
 
 # every test program: NAME and its sources (relative to the project root;
@@ -426,6 +597,7 @@ selected() {
 }
 
 for want in ${MNTKIT_QEMU_PROGS:-}; do
+	[ "$want" = python-smoke ] && continue # the Python layer's
 	known=0
 	for p in "${PROGS[@]}"; do
 		[ "${p%% *}" = "$want" ] && known=1
@@ -446,7 +618,8 @@ PKGCONF_CFLAGS=$(pkg-config --cflags smartcols blkid 2>/dev/null)
 # a stamp of everything the initramfs is made of
 inputs_stamp() {
 	{
-		gcc --version | head -n 1
+		command -v "$CC"
+		$CC --version | head -n 1
 		echo "${CFLAGS[*]}" "${MNTKIT_QEMU_PROGS:-}" "$PKGCONF_LIBS"
 		echo "i386: $I386_GUEST"
 		for g in "${GUESTS[@]}"; do
@@ -459,6 +632,10 @@ inputs_stamp() {
 			tests/emul/*.h tools/*.c tools/*.h tools/lsmnt/*.c \
 			tools/lsmnt/*.h tests/qemu/*.c \
 			tests/qemu/run.sh tests/*.c tests/emul/*.c 2>/dev/null
+		# arm64's programs are built by meson
+		[ "$ARCH" = x86_64 ] || cat meson.build meson_options.txt \
+			./*/meson.build tests/*/meson.build tests/cross/*.ini \
+			"$KCACHE"/userlibs/*
 	} | sha256sum | cut -d' ' -f1
 }
 
@@ -529,13 +706,11 @@ build_i386() {
 	bgwait
 }
 
-build_initramfs() {
-	local obj tobj stage srcs p name f cfile T
-	obj=$OUTDIR/obj
-	tobj=$OUTDIR/obj/tools
-	stage=$OUTDIR/stage
-	rm -rf "$obj" "$OUTDIR/obj32" "$stage" "$OUTDIR/build.log"
-	mkdir -p "$tobj/lsmnt" "$stage/bin" "$stage/tests" "$stage/proc" \
+# new_stage STAGE: the initramfs's tree, with the guests' modules
+new_stage() {
+	local stage=$1 g
+	rm -rf "$stage"
+	mkdir -p "$stage/bin" "$stage/tests" "$stage/proc" \
 		"$stage/sys" "$stage/dev" "$stage/tmp" "$stage/run" || return 1
 	# the tests find the tools next to their own directory (/tests ->
 	# /tools), as in the build tree
@@ -548,6 +723,27 @@ build_initramfs() {
 				cp -R "$g/modules/." "$stage/modules/" || return 1
 		fi
 	done
+}
+
+# pack_stage STAGE STRIP: its programs stripped, then OUTDIR/initramfs.cpio
+pack_stage() {
+	local stage=$1
+	"$2" "$stage/init" "$stage"/bin/* "$stage"/tests/* \
+		"$stage"/i386/tests/test-* "$stage"/i386/tests/emul/* 2>/dev/null
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio -o -H newc --quiet -R 0:0) >"$OUTDIR/initramfs.cpio.new" ||
+		return 1
+	mv "$OUTDIR/initramfs.cpio.new" "$OUTDIR/initramfs.cpio"
+}
+
+build_initramfs() {
+	local obj tobj stage srcs p name f cfile T
+	obj=$OUTDIR/obj
+	tobj=$OUTDIR/obj/tools
+	stage=$OUTDIR/stage
+	rm -rf "$obj" "$OUTDIR/obj32" "$OUTDIR/build.log"
+	mkdir -p "$tobj/lsmnt" || return 1
+	new_stage "$stage" || return 1
 	JOBS_OK=1
 	for cfile in "$SRCDIR"/lib/*.c; do
 		f=${cfile##*/}
@@ -605,35 +801,130 @@ build_initramfs() {
 			mkdir -p "$stage${lib%/*}" && cp -L "$lib" "$stage$lib" ||
 			return 1
 	done
-	strip "$stage/init" "$stage"/bin/* "$stage"/tests/* \
-		"$stage"/i386/tests/test-* "$stage"/i386/tests/emul/* 2>/dev/null
-	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
-		cpio -o -H newc --quiet -R 0:0) >"$OUTDIR/initramfs.cpio.new" ||
-		return 1
-	mv "$OUTDIR/initramfs.cpio.new" "$OUTDIR/initramfs.cpio"
+	pack_stage "$stage" strip
+}
+
+# cross_libs STAGE FILE: the shared libraries FILE needs (readelf's
+# NEEDED), from libc6-arm64-cross, into STAGE/lib/aarch64-linux-gnu
+cross_libs() {
+	local l
+	for l in $(aarch64-linux-gnu-readelf -d "$2" |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[ -f "$1/lib/aarch64-linux-gnu/$l" ] && continue
+		cp -L "$CROSS_LIBDIR/$l" "$1/lib/aarch64-linux-gnu/" || return 1
+	done
+}
+
+# build_initramfs_arm64: the library, the test programs and the tools
+# cross-built by meson (tests/cross/arm64.ini: static, -Werror) in
+# OUTDIR/build, ninja keeping it up to date; the guest's own programs
+# (init.c, tests/qemu/test-*.c) linked to its static library. lsmnt
+# dlopen()s libsmartcols and libblkid: a static program can load them
+# only with a second libc of its own (whose malloc, stdio and locale are
+# not the program's), so the guest's lsmnt is linked again from meson's
+# objects, dynamically, and goes in with libc6-arm64-cross's loader and
+# libc and bookworm's two libraries (fetch_userlibs).
+build_initramfs_arm64() {
+	local b=$OUTDIR/build stage=$OUTDIR/stage p name srcs t l cc_path
+	CROSS_LIBDIR=$(dirname "$($CC -print-file-name=libc.so.6)")
+	rm -f "$OUTDIR/build.log"
+	# a new setup when the compiler is another one (installed, unpacked)
+	cc_path=$(readlink -f "$(command -v "$CC")")
+	if [ ! -f "$b/build.ninja" ] || [ "$(cat "$b/cc" 2>/dev/null)" != "$cc_path" ]; then
+		rm -rf "$b"
+		meson setup "$b" "$SRCDIR" \
+			--cross-file "$SRCDIR/tests/cross/arm64.ini" \
+			-Dwerror=true -Ddocs=false -Dbench=false -Dfuzz=false \
+			-Dexamples=false >>"$OUTDIR/build.log" 2>&1 || return 1
+		echo "$cc_path" >"$b/cc"
+	fi
+	ninja -C "$b" -j 2 >>"$OUTDIR/build.log" 2>&1 || return 1
+	new_stage "$stage" || return 1
+	for t in statmnt mntwatch; do
+		cp "$b/tools/$t" "$stage/bin/" || return 1
+	done
+	JOBS_OK=1
+	bg2 "$CC" -o "$stage/bin/lsmnt" "$b"/tools/lsmnt.p/*.o \
+		"$b/tools/libmntkit-tools-output.a" "$b/lib/libmntkit.a" -ldl
+	bg2 "$CC" "${CFLAGS[@]}" -static -o "$stage/init" \
+		"$SRCDIR/tests/qemu/init.c"
+	: >"$stage/tests.list"
+	for p in "${PROGS[@]}"; do
+		read -r name srcs <<<"$p"
+		selected "$name" || continue
+		case $srcs in
+		tests/qemu/*)
+			bg2 "$CC" "${CFLAGS[@]}" -static -o "$stage/tests/$name" \
+				"$SRCDIR/$srcs" "$b/lib/libmntkit.a" ;;
+		tests/emul/*) cp "$b/tests/emul/$name" "$stage/tests/" ;;
+		*) cp "$b/tests/$name" "$stage/tests/" ;;
+		esac || return 1
+		echo "$name /tests/$name" >>"$stage/tests.list"
+	done
+	bgwait || return 1
+	mkdir -p "$stage/lib/aarch64-linux-gnu" || return 1
+	cp -L "$CROSS_LIBDIR/ld-linux-aarch64.so.1" "$stage/lib/" &&
+		cross_libs "$stage" "$stage/bin/lsmnt" || return 1
+	for l in "$KCACHE"/userlibs/*.so.*; do
+		[ -f "$l" ] || continue
+		cp "$l" "$stage/lib/aarch64-linux-gnu/" &&
+			cross_libs "$stage" "$l" || return 1
+	done
+	pack_stage "$stage" aarch64-linux-gnu-strip
 }
 
 stamp=$(inputs_stamp)
 if [ -s "$OUTDIR/initramfs.cpio" ] && [ -f "$OUTDIR/stamp" ] &&
 	[ "$(cat "$OUTDIR/stamp")" = "$stamp" ]; then
-	log "initramfs up to date"
+	note "the guests' initramfs is up to date"
 else
 	rm -f "$OUTDIR/stamp"
+	note "building the guests' programs and initramfs"
 	t0=$(date +%s)
-	if ! build_initramfs; then
-		echo "FAIL qemu/build: the guest's programs do not build"
+	builder=build_initramfs
+	[ "$ARCH" = x86_64 ] || builder=build_initramfs_$ARCH
+	if ! "$builder"; then
+		echo "FAIL $QNAME/build: the guest's programs do not build"
 		sed 's/^/    | /' "$OUTDIR/build.log" | tail -n 60 >&2
 		exit 1
 	fi
 	echo "$stamp" >"$OUTDIR/stamp"
-	log "built the initramfs in $(($(date +%s) - t0)) s"
+	note "built the initramfs in $(($(date +%s) - t0)) s"
+fi
+
+# the Python layer (tests/qemu/python-layer.sh): Debian's python3, the
+# module and python/tests/smoke.py, appended to the initramfs (the
+# machine's own python3: x86-64 guests only)
+INITRD=$OUTDIR/initramfs.cpio
+pylayer_failed=0
+if [ "$ARCH" = x86_64 ] && selected python-smoke; then
+	bash "$SRCDIR/tests/qemu/python-layer.sh" "$BUILDDIR" \
+		"$OUTDIR/python.cpio" 2>"$OUTDIR/python.log"
+	case $? in
+	0) cat "$OUTDIR/initramfs.cpio" "$OUTDIR/python.cpio" \
+		>"$OUTDIR/initramfs-python.cpio" &&
+		INITRD=$OUTDIR/initramfs-python.cpio ;;
+	77) echo "SKIP qemu/python-smoke: $(tail -n 1 "$OUTDIR/python.log")" ;;
+	*) echo "FAIL qemu/python-smoke: the Python layer does not build: $(tail -n 1 "$OUTDIR/python.log")"
+		pylayer_failed=1 ;;
+	esac
 fi
 
 # ---- 4. the guests ----
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mntkit-qemu.XXXXXX") || exit 2
-timeout_s=${MNTKIT_QEMU_TIMEOUT:-240}
-prog_timeout=${MNTKIT_QEMU_PROG_TIMEOUT:-120}
+# the limits: a guest's run, a program's, a case's (T_TIMEOUT, which the
+# kernel hands its unknown NAME=VALUE arguments to /init as environment);
+# qemu runs an arm64 guest's programs about twice as slowly
+if [ "$ARCH" = x86_64 ]; then
+	timeout_s=${MNTKIT_QEMU_TIMEOUT:-240}
+	prog_timeout=${MNTKIT_QEMU_PROG_TIMEOUT:-120}
+	case_timeout=${MNTKIT_QEMU_CASE_TIMEOUT:-60}
+else
+	timeout_s=${MNTKIT_QEMU_TIMEOUT:-600}
+	prog_timeout=${MNTKIT_QEMU_PROG_TIMEOUT:-240}
+	case_timeout=${MNTKIT_QEMU_CASE_TIMEOUT:-120}
+fi
 jobs=${MNTKIT_QEMU_JOBS:-2}
 # Without cx16: under this qemu's TCG, 6.12's SLUB fast path (a
 # gs-relative cmpxchg16b) corrupted the guest's memory in about one boot
@@ -641,6 +932,11 @@ jobs=${MNTKIT_QEMU_JOBS:-2}
 # before /init ran); without the instruction the kernel takes its other
 # path, and 6.12 booted cleanly 6 times of 6.
 cpu=${MNTKIT_QEMU_CPU:-qemu64,-cx16}
+# arm64: qemu's virt machine, whose one PL011 (ttyAMA0) is the console;
+# the results go to a PCI 16550 (the guest's ttyS0). pauth-impdef: the
+# pointer authentication of -cpu max with qemu's own hash instead of
+# QARMA, which TCG computes far more slowly (the guest cannot tell).
+[ "$ARCH" = arm64 ] && cpu=${MNTKIT_QEMU_CPU:-max,pauth-impdef=on}
 
 # boot I KERNEL: the guest's console, results and status in $WORK/I/
 boot() {
@@ -652,15 +948,34 @@ boot() {
 		limit=$((timeout_s * 2))
 	fi
 	mkdir -p "$d"
+	local machine=() results=(-serial "file:$d/results.log") con=ttyS0
+	if [ "$ARCH" = arm64 ]; then
+		machine=(-M virt)
+		# shellcheck disable=SC2054 # qemu's option, commas and all
+		results=(-chardev "file,id=res,path=$d/results.log"
+			-device pci-serial,chardev=res)
+		con=ttyAMA0
+	fi
 	t0=$(date +%s)
-	timeout -k 5 "$limit" "$QEMU" -accel tcg -cpu "$cpu" -m 512 -nodefaults \
-		-no-user-config -display none -no-reboot \
-		-serial "file:$d/console.log" -serial "file:$d/results.log" \
-		-kernel "$2" -initrd "$OUTDIR/initramfs.cpio" \
-		-append "console=ttyS0 panic=-1 quiet qemu_prog_timeout=$prog_timeout $extra ${MNTKIT_QEMU_APPEND:-}" \
+	note "guest ${GUESTS[$1]%% *} ($2) boots"
+	timeout -k 5 "$limit" "$QEMU" "${machine[@]}" -accel tcg -cpu "$cpu" \
+		-m 512 -nodefaults -no-user-config -display none -no-reboot \
+		-serial "file:$d/console.log" "${results[@]}" \
+		-kernel "$2" -initrd "$INITRD" \
+		-append "console=$con panic=-1 quiet qemu_prog_timeout=$prog_timeout T_TIMEOUT=$case_timeout $extra ${MNTKIT_QEMU_APPEND:-}" \
 		</dev/null >"$d/qemu.out" 2>&1
 	qrc=$?
-	echo "$qrc $(($(date +%s) - t0))" >"$d/status"
+	# and the CPU time qemu took (this subshell's children: `times`, not
+	# in a pipe), which a busy host does not stretch as it does the wall
+	# time
+	times >"$d/times"
+	echo "$qrc $(($(date +%s) - t0)) $(awk 'NR == 2 {
+		t = 0
+		for (i = 1; i <= 2; i++) {
+			split($i, a, "m"); t += a[1] * 60 + a[2]
+		}
+		printf "%d", t }' "$d/times")" >"$d/status"
+	note "guest ${GUESTS[$1]%% *} ended after $(($(date +%s) - t0)) s (qemu exit status $qrc)"
 }
 
 t0=$(date +%s)
@@ -682,7 +997,7 @@ for i in "${order[@]}"; do
 	running=$((running + 1))
 done
 wait
-log "${#GUESTS[@]} guests ran in $(($(date +%s) - t0)) s"
+note "${#GUESTS[@]} guests ran in $(($(date +%s) - t0)) s"
 
 # ---- 5. the results ----
 
@@ -690,9 +1005,9 @@ failed=0
 
 # report I NAME: one guest's lines
 report() {
-	local d=$WORK/$1 NAME=$2 qrc elapsed cur="" npass=0 nfail=0 nskip=0
+	local d=$WORK/$1 NAME=$2 qrc elapsed cpu_s cur="" npass=0 nfail=0 nskip=0
 	local other=$d/other done_seen=0 line rest name release
-	read -r qrc elapsed <"$d/status"
+	read -r qrc elapsed cpu_s <"$d/status"
 	tr -d '\r' <"$d/results.log" >"$d/results.txt" 2>/dev/null
 	: >"$other"
 
@@ -753,8 +1068,8 @@ report() {
 
 	release=$(sed -n 's/^@@START //p' "$d/results.txt" | head -n 1)
 	if [ "$NAME" = - ]; then
-		NAME=qemu-$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
-		[ "$NAME" = qemu- ] && NAME=qemu-kernel
+		NAME=$QNAME-$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+		[ "$NAME" = "$QNAME-" ] && NAME=$QNAME-kernel
 	fi
 	if [ -n "${MNTKIT_QEMU_LOGS:-}" ] && mkdir -p "$MNTKIT_QEMU_LOGS"; then
 		tr -d '\r' <"$d/console.log" >"$MNTKIT_QEMU_LOGS/$NAME.console"
@@ -765,7 +1080,7 @@ report() {
 		console_tail
 		return
 	fi
-	log "$NAME: guest kernel $release ran ${elapsed} s (qemu exit status $qrc)"
+	log "$NAME: guest kernel $release ran ${elapsed} s, ${cpu_s} s of CPU (qemu exit status $qrc)"
 
 	while IFS= read -r line || [ -n "$line" ]; do
 		case $line in
@@ -822,4 +1137,5 @@ for g in "${GUESTS[@]}"; do
 	report "$i" "${g%% *}"
 	i=$((i + 1))
 done
+[ "$pylayer_failed" = 0 ] || failed=1
 exit "$failed"

@@ -527,7 +527,7 @@ T_CASE(list_root_equals_mountinfo)
 	for (size_t i = 1; i < n; i++)
 		T_ASSERT(ids[i - 1] < ids[i]);
 	free(ids);
-	n = list_ok(MNTKIT_LSMT_ROOT, MNTKIT_LIST_REVERSE, NULL, &ids);
+	n = list_ok(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_REVERSE, NULL, &ids);
 	T_EQ_U(n, nw);
 	for (size_t i = 0; i < n; i++)
 		T_EQ_U(ids[i], want[n - 1 - i]);
@@ -676,7 +676,7 @@ T_CASE(root_mount_is_its_own_parent)
 	if (m->parent == m->id) {
 		/* the namespace's true root: its own parent */
 		T_EQ_U(sm->mnt_parent_id, sm->mnt_id);
-		T_EQ_I(mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id2), 0);
+		T_EQ_I(mntkit_root_id(MNTKIT_TABLE_F_UNREACHABLE, NULL, &id2), 0);
 		T_EQ_U(id2, id);
 	}
 	t_log("root: id %" PRIu64 " parent %" PRIu64 " type %s\n", id,
@@ -848,7 +848,7 @@ T_CASE(stacked_and_overmounted_mounts)
 	T_EQ_I(mntkit_path_id(AT_FDCWD, p, 0, &ids_n), 0);
 	T_EQ_U(ids_n, top);
 	/* below "under": inner, and top stacked on it */
-	ids_n = list_ok(under, MNTKIT_LIST_CHILDREN, NULL, &ids);
+	ids_n = list_ok(under, MNTKIT_LIST_F_CHILDREN, NULL, &ids);
 	T_EQ_U(ids_n, 2);
 	T_EQ_U(ids[0], inner < top ? inner : top);
 	T_EQ_U(ids[1], inner < top ? top : inner);
@@ -920,18 +920,18 @@ T_CASE(list_children_and_tree)
 	want = t_xcalloc(tab.n + 1, sizeof(*want));
 	root = old_id("/");
 	for (int rev = 0; rev < 2; rev++) {
-		unsigned int r = rev ? MNTKIT_LIST_REVERSE : 0;
+		unsigned int r = rev ? MNTKIT_LIST_F_REVERSE : 0;
 		uint64_t starts[] = {old_id(d), old_id(t_path("%s/t0", d)),
 				     old_id(t_path("%s/t2/c1", d)),
 				     old_id(t_path("%s/t3/c2", d))};
 
 		/* LSMT_ROOT: the root first, then depth-first */
-		n = list_ok(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE | r, NULL, &ids);
+		n = list_ok(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE | r, NULL, &ids);
 		want[0] = root;
 		nw = 1 + mi_walk(&tab, root, rev, want + 1);
 		same_ids(ids, n, want, nw, "TREE from LSMT_ROOT");
 		free(ids);
-		n = list_ok(MNTKIT_LSMT_ROOT, MNTKIT_LIST_CHILDREN | r, NULL,
+		n = list_ok(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_CHILDREN | r, NULL,
 			    &ids);
 		nw = mi_children(&tab, root, want);
 		if (rev)
@@ -945,12 +945,12 @@ T_CASE(list_children_and_tree)
 		free(ids);
 		for (size_t s = 0; s < sizeof(starts) / sizeof(starts[0]);
 		     s++) {
-			n = list_ok(starts[s], MNTKIT_LIST_TREE | r, NULL,
+			n = list_ok(starts[s], MNTKIT_LIST_F_TREE | r, NULL,
 				    &ids);
 			nw = mi_walk(&tab, starts[s], rev, want);
 			same_ids(ids, n, want, nw, "TREE below a mount");
 			free(ids);
-			n = list_ok(starts[s], MNTKIT_LIST_CHILDREN | r, NULL,
+			n = list_ok(starts[s], MNTKIT_LIST_F_CHILDREN | r, NULL,
 				    &ids);
 			nw = mi_children(&tab, starts[s], want);
 			if (rev)
@@ -979,10 +979,10 @@ T_CASE(list_children_and_tree)
 		}
 	}
 	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT,
-			  MNTKIT_LIST_TREE | MNTKIT_LIST_CHILDREN, NULL, &ids),
+			  MNTKIT_LIST_F_TREE | MNTKIT_LIST_F_CHILDREN, NULL, &ids),
 	      EINVAL);
 	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0x100, NULL, &ids), EINVAL);
-	T_NEG(mntkit_list(999999, MNTKIT_LIST_TREE, NULL, &ids), ENOENT);
+	T_NEG(mntkit_list(999999, MNTKIT_LIST_F_TREE, NULL, &ids), ENOENT);
 	free(want);
 	t_mi_free(&tab);
 }
@@ -1617,7 +1617,7 @@ T_CASE(chroot_lists_reachable_mounts)
 	root = old_id("/");
 	T_EQ_I(mntkit_root_id(0, NULL, &id), 0);
 	T_EQ_U(id, root);
-	n = list_ok(MNTKIT_LSMT_ROOT, MNTKIT_LIST_TREE, NULL, &ids);
+	n = list_ok(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE, NULL, &ids);
 	T_EQ_U(n, 3);
 	T_EQ_U(ids[0], root);
 	free(ids);
@@ -1639,13 +1639,13 @@ T_CASE(chroot_true_root_unknown)
 	t_private_ns();
 	true_root = old_id("/");
 	enter_jail();
-	r = mntkit_root_id(MNTKIT_TABLE_UNREACHABLE, NULL, &id);
+	r = mntkit_root_id(MNTKIT_TABLE_F_UNREACHABLE, NULL, &id);
 	t_log("mntkit_root_id(unreachable) in a chroot: %d (%s), id %" PRIu64
 	      ", true root %" PRIu64 "\n",
 	      r, r ? strerror(-r) : "ok", id, true_root);
 	if (r == 0)
 		T_EQ_U(id, true_root);
-	r = mntkit_table_new(0, MNTKIT_TABLE_UNREACHABLE, NULL, &t);
+	r = mntkit_table_new(0, MNTKIT_TABLE_F_UNREACHABLE, NULL, &t);
 	t_log("mntkit_table_new(UNREACHABLE) in a chroot: %d (%s)\n", r,
 	      r ? strerror(-r) : "ok");
 	if (r == 0) {

@@ -403,7 +403,7 @@ static void put_options(struct outbuf *ob, const struct mntkit_statmount *sm)
 		const char *vtail, *stail;
 		char vfs[256], sbw[128];
 
-		if (mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_PROC, vfs,
+		if (mntkit_attr_str(sm->mnt_attr, MNTKIT_DECODE_F_PROC, vfs,
 				    sizeof(vfs)) < 0)
 			vfs[0] = '\0';
 		if (mntkit_sb_flags_str(sm->sb_flags, 0, sbw, sizeof(sbw)) < 0)
@@ -853,7 +853,7 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 		if (cc->listmount)
 			return build(scratch, put_vfs_listmount, sm);
 		outbuf_reset(scratch);
-		put_words(scratch, mntkit_attr_str, MNTKIT_DECODE_PROC, sm->mnt_attr);
+		put_words(scratch, mntkit_attr_str, MNTKIT_DECODE_F_PROC, sm->mnt_attr);
 		return outbuf_cstr(scratch);
 	case COL_FS_OPTIONS:
 		return build(scratch, cc->listmount ? put_fs_listmount

@@ -312,7 +312,7 @@ struct forest {
 /*
  * The children of every mount, in findmnt's order: libmount walks a
  * mount's children by ascending (old, reused) mount ID. A snapshot has
- * them in that order (MNTKIT_TABLE_OLD_ORDER); these are for -U, whose
+ * them in that order (MNTKIT_TABLE_F_OLD_ORDER); these are for -U, whose
  * tree is not the snapshot's, and for a file's table. Children of i:
  * v[start[i] .. start[i + 1]).
  */
@@ -351,7 +351,7 @@ struct build {
 	const struct uniq *u; /* -U: the mounts dropped and moved, or NULL */
 	size_t *order;	      /* list order (list_order()), or NULL */
 	/*
-	 * the snapshots are compact (MNTKIT_TABLE_COMPACT): the rows keep
+	 * the snapshots are compact (MNTKIT_TABLE_F_COMPACT): the rows keep
 	 * table and index, the filters read a record in @smbuf
 	 */
 	bool lean;
@@ -362,7 +362,7 @@ struct build {
 	ssize_t *node_of;     /* per table index: its forest node (-R) */
 	/*
 	 * the tables' own sibling order is findmnt's (snapshots taken with
-	 * MNTKIT_TABLE_OLD_ORDER): without -U the walks follow their links,
+	 * MNTKIT_TABLE_F_OLD_ORDER): without -U the walks follow their links,
 	 * else @k
 	 */
 	bool linked;

@@ -302,11 +302,6 @@ static void pid_error(const char *opt, const char *s, enum cli_ns_fail what,
 {
 	if (what == CLI_NS_NOT_PID)
 		cli_errmsg(opt, "'%s' is not a process ID", s);
-	else if (err == EACCES || err == EPERM)
-		cli_errmsg(opt,
-			   "%s: %s (another user's process needs "
-			   "CAP_SYS_ADMIN and CAP_SYS_PTRACE)",
-			   s, cli_strerror(err));
 	else
 		cli_errmsg(opt, "%s: %s", s, cli_ns_reason(what, err));
 }
@@ -338,7 +333,8 @@ static int parse_task(const char *s, pid_t *pid)
 /* --ns ID|PATH|pid:PID (cli.c): "lsmnt: --ns: ARG: REASON" */
 static void ns_report(const char *arg, enum cli_ns_fail what, int err)
 {
-	if (what == CLI_NS_NOT_PID || what == CLI_NS_PID_ERR)
+	if (what == CLI_NS_NOT_PID || what == CLI_NS_PID_ERR ||
+	    what == CLI_NS_PID_REFUSED)
 		pid_error("--ns", arg + 4, what, err);
 	else if (what == CLI_NS_ID_ERR && err == ENOENT)
 		cli_errmsg("--ns", "%s: no such mount namespace (or no "

@@ -24,7 +24,7 @@ struct poll_opts {
 	const struct mntkit_opts *ns; /* NULL: lsmnt's own namespace */
 	const char *ns_subject;	      /* for errors: "--ns", "-N" or NULL */
 	/*
-	 * --all-namespaces: every namespace (MNTKIT_WATCH_ALL_NS); a row's
+	 * --all-namespaces: every namespace (MNTKIT_WATCH_F_ALL_NS); a row's
 	 * record has its namespace's ID in mnt_ns_id, its row.tid is the
 	 * event's ns_pid
 	 */
@@ -368,7 +368,7 @@ static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 	 */
 	MNTKIT_WATCH_OPTS(wo, .mask = po->mask,
 			  .rescan_ms = MNTKIT_WATCH_NO_RESCAN,
-			  .flags = po->all_ns ? MNTKIT_WATCH_ALL_NS : 0);
+			  .flags = po->all_ns ? MNTKIT_WATCH_F_ALL_NS : 0);
 	const char *subject = po->all_ns ? "--all-namespaces" : "--poll";
 	int r;
 

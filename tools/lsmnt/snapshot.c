@@ -62,13 +62,13 @@ static int take_snapshot(const struct cmdline *cl,
 			 struct mntkit_table **out, bool quiet)
 {
 	/* siblings in findmnt's order: build_rows() walks the links */
-	unsigned int flags = MNTKIT_TABLE_OLD_ORDER;
+	unsigned int flags = MNTKIT_TABLE_F_OLD_ORDER;
 	int r;
 
 	if (cl->unreachable)
-		flags |= MNTKIT_TABLE_UNREACHABLE;
+		flags |= MNTKIT_TABLE_F_UNREACHABLE;
 	if (cl->lean)
-		flags |= MNTKIT_TABLE_COMPACT;
+		flags |= MNTKIT_TABLE_F_COMPACT;
 	r = mntkit_table_new(mask, flags, opts, out);
 	return quiet ? r : query_failed(cl, r);
 }

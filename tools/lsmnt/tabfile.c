@@ -33,7 +33,7 @@ int read_tabfiles(struct cmdline *cl, struct mntkit_table ***tabs,
 					     ? MNTKIT_TAB_FSTAB
 					     : MNTKIT_TAB_AUTO;
 	for (size_t i = 0; i < cl->ntabfiles; i++) {
-		MNTKIT_TAB_OPTS(o, .flags = MNTKIT_TAB_SKIP_BAD,
+		MNTKIT_TAB_OPTS(o, .flags = MNTKIT_TAB_F_SKIP_BAD,
 				.format = fmt);
 		const char *path = cl->tabfiles[i];
 		int r = mntkit_table_read_file(path, &o, &(*tabs)[i]);
@@ -131,7 +131,7 @@ int mtab_merge(const struct cmdline *cl, struct mntkit_table **tabs,
 	       size_t ntabs)
 {
 	MNTKIT_TAB_OPTS(o, .format = MNTKIT_TAB_UTAB,
-			.flags = MNTKIT_TAB_SKIP_BAD);
+			.flags = MNTKIT_TAB_F_SKIP_BAD);
 	const char *path = secure_getenv("LIBMOUNT_UTAB");
 	int r;
 

@@ -1,6 +1,6 @@
 """Filter expressions (-Q) against the real findmnt 2.42.
 
-    lsmnt-filter.py CASE FINDMNT BUILDDIR
+    lsmnt_filter.py CASE FINDMNT BUILDDIR
 
 CASE is one of
   engine-fixed, engine-random  lsmnt's filter engine (tools/lsmnt/expr.c,

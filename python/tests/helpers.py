@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""What the tests of the mntkit module share.
+
+The sources of truth are independent of the module: lsmnt (its JSON, a
+program of the build), /proc/PID/mountinfo and mount(8). The tests that
+mount run only in a mount namespace of their own (tests/cli/python.sh
+runs pytest under `unshare -m --propagation private`): never_host()
+skips them in the host's namespace.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILDDIR = os.environ.get("MNTKIT_BUILDDIR", "")
+LSMNT = os.path.join(BUILDDIR, "tools", "lsmnt")
+
+# lsmnt's columns, and the Mount attribute (or function of a Mount) each
+# one is
+COLUMNS = {
+    # lsmnt shows only unique IDs there
+    "uniq-id": lambda m: m.id if m.id > 2 ** 31 else None,
+    "uniq-parent": lambda m: m.parent_id if m.parent_id > 2 ** 31 else None,
+    "id": lambda m: m.old_id,
+    "parent": lambda m: m.old_parent_id,
+    "target": lambda m: m.mount_point,
+    "source": lambda m: m.source,
+    "sb-source": lambda m: m.sb_source,
+    "fstype": lambda m: m.fs_type + ("." + m.fs_subtype
+                                     if m.fs_subtype else ""),
+    "subtype": lambda m: m.fs_subtype,
+    "options": lambda m: m.options,
+    "vfs-options": lambda m: m.vfs_options,
+    "fs-options": lambda m: m.fs_options,
+    "propagation": lambda m: m.propagation,
+    "maj:min": lambda m: "%d:%d" % m.dev if m.dev != (0, 0) else None,
+    "fsroot": lambda m: m.root,
+    "peer": lambda m: m.peer_group or None,
+    "master": lambda m: m.master or None,
+    "propagate-from": lambda m: m.propagate_from or None,
+    "ns": lambda m: m.ns_id,
+    "uidmap": lambda m: ",".join(m.uidmap) if m.uidmap else None,
+    "gidmap": lambda m: ",".join(m.gidmap) if m.gidmap else None,
+}
+
+
+def need_lsmnt():
+    if not os.access(LSMNT, os.X_OK):
+        pytest.skip("no lsmnt: set MNTKIT_BUILDDIR to the build directory")
+
+
+def lsmnt(*args, env=None):
+    """lsmnt ARGS: its JSON, parsed."""
+    need_lsmnt()
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run([LSMNT] + list(args), capture_output=True, env=e,
+                       timeout=60)
+    assert p.returncode == 0, "lsmnt %s: exit %d: %s" % (
+        " ".join(args), p.returncode, p.stderr.decode(errors="replace"))
+    return json.loads(p.stdout.decode("utf-8", "surrogateescape"))
+
+
+def lsmnt_list(*args, env=None):
+    """The rows of `lsmnt -J -l -o COLUMNS ARGS`, in lsmnt's order."""
+    cols = ",".join(c.upper() for c in COLUMNS)
+    return lsmnt("-J", "-l", "-o", cols, *args, env=env)["filesystems"]
+
+
+def row_of(m):
+    """A Mount as lsmnt's row."""
+    return {col: get(m) for col, get in COLUMNS.items()}
+
+
+def child(code, backend=None, timeout=120, env=None):
+    """Run CODE in a new Python (this one) with the module of the build,
+    the helpers importable and MNTKIT_BACKEND=BACKEND; its last stdout
+    line is JSON: the result. Fails the test with the child's stderr when
+    it exits non-zero or runs out of time."""
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join(
+        [HERE] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    if backend:
+        e["MNTKIT_BACKEND"] = backend
+    e.update(env or {})
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       env=e, timeout=timeout)
+    err = p.stderr.decode(errors="replace").strip()
+    assert p.returncode == 0, "child (%s) exit %d: %s" % (
+        backend or "auto", p.returncode, err[-1500:])
+    out = p.stdout.decode().strip().splitlines()
+    return json.loads(out[-1]) if out else None
+
+
+def in_own_namespace():
+    """Is this process in a mount namespace of its own: the one
+    tests/cli/python.sh made (MNTKIT_TEST_PRIVATE_NS names it), or one
+    other than PID 1's?"""
+    mine = os.stat("/proc/self/ns/mnt").st_ino
+    if os.environ.get("MNTKIT_TEST_PRIVATE_NS") == str(mine):
+        return True
+    try:
+        return mine != os.stat("/proc/1/ns/mnt").st_ino
+    except OSError:
+        return False
+
+
+def never_host():
+    """Skip unless root in a mount namespace of our own."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (mounts in a private namespace)")
+    if not in_own_namespace():
+        pytest.skip("mounts only in a private mount namespace: run "
+                    "tests/cli/python.sh, or pytest under unshare -m "
+                    "--propagation private")
+
+
+def sh(*argv):
+    p = subprocess.run(list(argv), capture_output=True, timeout=60)
+    assert p.returncode == 0, "%s: exit %d: %s" % (
+        " ".join(argv), p.returncode, p.stderr.decode(errors="replace"))
+    return p.stdout.decode()
+
+
+def mountinfo(pid="self"):
+    """(old ID, mount point) of each line of /proc/PID/mountinfo."""
+    out = []
+    with open("/proc/%s/mountinfo" % pid, "rb") as f:
+        for line in f.read().decode("utf-8", "surrogateescape").splitlines():
+            fields = line.split(" ")
+            point = re.sub(r"\\([0-7]{3})",
+                           lambda x: chr(int(x.group(1), 8)), fields[4])
+            out.append((int(fields[0]), point))
+    return out
+
+
+class Workspace:
+    """A tmpfs of a test's own on a fresh directory, and what it mounts
+    there: everything is unmounted (lazily) at the end."""
+
+    def __init__(self, name):
+        self.dir = tempfile.mkdtemp(prefix="mntkit-py-")
+        self.name = name
+        sh("mount", "-t", "tmpfs", "-o", "size=4m", name, self.dir)
+        sh("mount", "--make-private", self.dir)
+
+    def path(self, *parts):
+        p = os.path.join(self.dir, *parts)
+        os.makedirs(p, exist_ok=True)
+        return p
+
+    def close(self):
+        # lazily: the whole tree below goes with it, and no path below
+        # is looked at (one may be on a dead FUSE server's mount)
+        subprocess.run(["umount", "-l", self.dir], capture_output=True)
+        try:
+            os.rmdir(self.dir)
+        except OSError:
+            pass
+
+
+class OtherNamespace:
+    """A process in a mount namespace of its own that mounts a tmpfs named
+    SOURCE on a directory and sleeps."""
+
+    def __init__(self, source, point):
+        self.source = source
+        self.point = point
+        self.proc = subprocess.Popen(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c",
+             'mount -t tmpfs "$1" "$2" && echo ready && exec sleep 300',
+             "sh", source, point], stdout=subprocess.PIPE)
+        line = self.proc.stdout.readline()
+        assert line == b"ready\n", "the other namespace did not start"
+        self.pid = self.proc.pid
+        deadline = time.monotonic() + 10
+        while not any(p == point for _, p in mountinfo(self.pid)):
+            assert time.monotonic() < deadline, "no mount in %d" % self.pid
+            time.sleep(0.02)
+
+    def run(self, *argv):
+        """Run ARGV in the namespace (nsenter)."""
+        return sh("nsenter", "-t", str(self.pid), "-m", *argv)
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.proc.stdout.close()

@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The Python cases of tests/cli/lsmnt-tab.sh.
+
+Compare lsmnt with findmnt over table files.
+"""
+
+import os
+import subprocess
+
+from mntkit_test import case, expect, main, need_findmnt
+
+L = os.environ["LSMNT"]
+T = os.environ["TABS"]
+
+
+def run(argv, env):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(argv, capture_output=True, env=e)
+    return p.returncode, p.stdout
+
+
+def same(args, env=None):
+    f = run(["findmnt"] + args, env)
+    l = run([L] + args, env)
+    if f != l:
+        fl, ll = f[1].split(b"\n"), l[1].split(b"\n")
+        i = next((k for k, (a, b) in enumerate(zip(fl, ll)) if a != b),
+                 min(len(fl), len(ll)))
+        expect(False, "%s: exit %d/%d, line %d: findmnt %r / lsmnt %r" % (
+            " ".join(args), f[0], l[0], i + 1,
+            fl[i] if i < len(fl) else b"<end>",
+            ll[i] if i < len(ll) else b"<end>"))
+
+
+MODES = [[], ["-l"], ["-r"], ["-J"], ["-P"], ["-n"], ["-a"], ["-J", "-l"]]
+COLS = ["SOURCE,TARGET,FSTYPE,OPTIONS,VFS-OPTIONS,FS-OPTIONS,FREQ,PASSNO",
+        "+ID,PARENT,FSROOT,MAJ:MIN,PROPAGATION,OPT-FIELDS",
+        "TARGET,FSTYPE,FREQ,PASSNO,FS-OPTIONS", "source,target,passno"]
+FILTERS = [["-t", "ext4"], ["-t", "noext4,xfs"], ["-O", "noauto"],
+           ["-O", "ro"], ["-O", "nosuid,mode=1777"], ["-S", "LABEL=boot"],
+           ["-S", "/dev/sda3"], ["-T", "/"], ["-M", "/"], ["/"],
+           ["/dev/sda3"], ["-i", "-t", "ext4"], ["-f"], ["-f", "-t", "tmpfs"],
+           ["-n", "-o", "SOURCE", "/"], ["-d", "backward"], ["-U"], ["-v"],
+           ["-R", "-T", "/"], ["--tree", "-t", "tmpfs"], ["-t", "nosuch"],
+           ["-A", "-D", "-o", "SOURCE,TARGET"], ["--real"], ["--pseudo"],
+           ["/dev/sda1", "/"], ["-S", "0:30"], ["-t", "xfs,ext4"], ["-e"],
+           ["-c"], ["-e", "-c", "-o", "+SOURCES"], ["-C", "/"],
+           ["-C", "-T", "/proc"]]
+
+
+def compare_file(path, extra=()):
+    for m in MODES:
+        same(["-F", path] + m + list(extra))
+        for c in COLS:
+            same(["-F", path] + m + ["-o", c] + list(extra))
+    for f in FILTERS:
+        for m in ([], ["-J"], ["-r"]):
+            same(["-F", path] + m + f + list(extra))
+
+
+@case
+def tab_fstab():
+    need_findmnt()
+    compare_file(T + "/fstab")
+
+
+@case
+def tab_mtab():
+    need_findmnt()
+    compare_file(T + "/mtab")
+
+
+@case
+def tab_mountinfo():
+    need_findmnt()
+    compare_file(T + "/mountinfo")
+
+
+@case
+def tab_mountinfo_unordered():
+    need_findmnt()
+    compare_file(T + "/mountinfo2")
+    for a in (["--shadowed"], ["-R", "-T", "/dev"], ["-U", "-J"]):
+        same(["-F", T + "/mountinfo2"] + a)
+    for a in ([], ["-J"], ["--target", "/"], ["-T", "/sys/x/y"], ["-U"],
+              ["--kernel", "--tree"]):
+        same(["-F", T + "/mountinfo-nonroot"] + a)
+
+
+@case
+def tab_empty():
+    need_findmnt()
+    for f in ("empty", "comments", "no-such-file"):
+        for m in ([], ["-J"], ["-l", "-o", "FREQ"]):
+            same(["-F", T + "/" + f] + m)
+
+
+@case
+def tab_fstab_option():
+    need_findmnt()
+    env = {"LIBMOUNT_FSTAB": T + "/fstab"}
+    for a in ([], ["-J"], ["--fstab", "-r"], ["-s", "-t", "swap"],
+              ["-s", "-o", "+FREQ,PASSNO"], ["-s", "-S", "UUID=1234-abcd"]):
+        same(["-s"] + a if a[:1] not in (["-s"], ["--fstab"]) else a, env)
+    same(["-s", "-F", T + "/mtab"], env)
+    same(["-F", T + "/fstab", "-F", T + "/mtab"])
+    same(["-F", T + "/fstab", "-F", T + "/mtab", "-J"])
+
+
+@case
+def mtab_merge():
+    need_findmnt()
+    u = T + "/utab"
+    with open(u, "w") as f:
+        f.write("SRC=proc TARGET=/proc ROOT=/ OPTS=x-foo,user=me\n"
+                "SRC=nomatch TARGET=/sys ROOT=/ OPTS=x-bar\n"
+                "TARGET=/sys ROOT=/ OPTS=x-nosrc\n"
+                "SRC=sysfs TARGET=/sys ROOT=/ OPTS=noauto,x-sys\n"
+                "SRC=sysfs TARGET=/sys ROOT=/ OPTS=x-second\n"
+                "bad line\n")
+    env = {"LIBMOUNT_UTAB": u}
+    for a in ([], ["-J"], ["-r", "-o", "TARGET,OPTIONS"], ["-O", "x-foo"],
+              ["-O", "noauto"], ["/proc"], ["-T", "/sys"], ["--tree"],
+              ["-P", "-t", "sysfs,proc"], ["-o", "+VFS-OPTIONS,FS-OPTIONS"]):
+        same(["-m"] + a, env)
+    same(["-m"], {"LIBMOUNT_UTAB": T + "/no-such-utab"})
+
+
+@case
+def ns_mtab_merge():
+    need_findmnt()
+    d = T + "/m"
+    os.makedirs(d + "/a b", exist_ok=True)
+    os.makedirs(d + "/c", exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "tmp src", d + "/a b"], check=True)
+    os.makedirs(d + "/a b/sub", exist_ok=True)
+    subprocess.run(["mount", "--bind", d + "/a b/sub", d + "/c"], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "top", d + "/c"], check=True)
+    u = T + "/utab-ns"
+    m = d.replace(" ", "\\040")
+    with open(u, "w") as f:
+        f.write("SRC=tmp\\040src TARGET=%s/a\\040b ROOT=/ OPTS=x-space\n" % m)
+        f.write("SRC=tmp\\040src TARGET=%s/c ROOT=/sub OPTS=x-bind\n" % m)
+        f.write("SRC=top TARGET=%s/c ROOT=/ OPTS=x-top\n" % m)
+    env = {"LIBMOUNT_UTAB": u}
+    for a in ([], ["-J"], ["-R", "-T", d], ["-O", "x-bind"], ["--tree", "-R", "-T", d]):
+        same(["-m"] + a, env)
+
+
+@case
+def tab_target_walk():
+    need_findmnt()
+    d = os.path.realpath(T) + "/walk"
+    os.makedirs(d + "/x/y/z", exist_ok=True)
+    os.makedirs(d + "/xy", exist_ok=True)
+    os.makedirs(d + "/x/q", exist_ok=True)
+    f = T + "/fstab-walk"
+    with open(f, "w") as o:
+        o.write("/dev/sda1 / ext4 defaults 0 1\n"
+                "/dev/sdb1 %s/x/ ext4 defaults 0 2\n"
+                "/dev/sdc1 %s/x/y ext4 defaults 0 2\n" % (d, d))
+    for a in (["-T", d + "/x/q"], ["-T", d + "/x/y/z"], ["-T", d + "/x/y"], ["-T", d + "/x/"],
+              ["-T", d + "/xy"], ["-T", d + "/x/y/../z"], ["-C", "-T", d + "/x/y/z"],
+              ["-M", d + "/x"], [d + "/x/"], ["-J", "-T", d + "/x/y/z"]):
+        same(["-F", f] + a)
+
+
+@case
+def tab_verify():
+    need_findmnt()
+    vx = T + "/verify"
+    with open(vx, "w") as f:
+        f.write("LABEL=mntkit-no-such-label /tmp ext4 rw 0 0\n"
+                "LABEL=mntkit-no-such-label2 /tmp ext4 noauto 0 0\n"
+                "foo=bar /tmp none rw\n"
+                "/dev/null /tmp ext4 bind\n"
+                "/tmp /tmp auto rw\n"
+                "/dev/sda3 none swap discard=bad,pri=1x\n"
+                "/dev/sda4 none swap discard=once,pri=-5\n"
+                "/etc/passwd / xfs rw 0 0\n"
+                "proc /proc proc defaults 0 0\n"
+                "/dev/null /nonexistent-mntkit/d mntkitbogusfs noauto\n"
+                "/dev/null /tmp/ ext4 rw\n"
+                "/dev/null /etc/passwd ext4 rw\n"
+                "/dev/a /nonexistent-mntkit/x ext4 rw 0 1\n"
+                "/dev/b /nonexistent-mntkit/x/y ext4 rw 0 2\n"
+                "/dev/c /nonexistent-mntkit/x ext4 rw\n"
+                "server:/e /nonexistent-mntkit/n nfs rw,_netdev\n"
+                "tmpfs /tmp tmpfs mode=1777\n"
+                "/dev/d / ext4 rw 0 2\n"
+                "bad line\n")
+    good = T + "/verify-good"
+    with open(good, "w") as f:
+        f.write("proc /proc proc defaults 0 0\ntmpfs /tmp tmpfs rw\n")
+
+
+    def both(args, env=None):
+        same(args, env)
+        e = dict(os.environ)
+        e.update(env or {})
+        f = subprocess.run(["findmnt"] + args, capture_output=True, env=e)
+        l = subprocess.run([L] + args, capture_output=True, env=e)
+        fs = [x for x in f.stderr.split(b"\n") if b"parse error" not in x]
+        ls = [x for x in l.stderr.split(b"\n") if b"parse error" not in x]
+        expect(fs == ls, "%s: stderr %r / %r" % (" ".join(args), fs, ls))
+
+
+    for f in (vx, good, T + "/fstab", T + "/mtab", T + "/mountinfo",
+              T + "/empty"):
+        for a in ([], ["--verbose"], ["-t", "ext4"], ["-f"], ["-O", "bind"],
+                  ["--verbose", "-S", "/dev/null"]):
+            both(["-x", "-F", f] + a)
+    both(["--verify"], {"LIBMOUNT_FSTAB": vx})
+    both(["-x", "-s", "--verbose"], {"LIBMOUNT_FSTAB": good})
+
+
+@case
+def ns_verify_dev():
+    need_findmnt()
+    for a in ([], ["--verbose"], ["-S", os.environ["LOOP"]]):
+        same(["-x", "-F", T + "/dev"] + a)
+    same(["-F", T + "/dev", "-e", "-o", "+SOURCES"])
+
+
+if __name__ == "__main__":
+    main()
