@@ -507,8 +507,13 @@ static void put_options_listmount(struct outbuf *ob,
 		outbuf_puts(ob, tail);
 }
 
-/* OPT-FIELDS: mountinfo's optional fields, in the kernel's order */
-static void put_opt_fields(struct outbuf *ob, const struct mntkit_statmount *sm)
+/*
+ * OPT-FIELDS: mountinfo's optional fields, in the kernel's order; the
+ * kernel writes no propagate_from equal to the master's group, a file
+ * may (@as_written: findmnt repeats what it read)
+ */
+static void put_opt_fields_as(struct outbuf *ob,
+			      const struct mntkit_statmount *sm, bool as_written)
 {
 	uint64_t prop = sm->mnt_propagation;
 	bool sep = false;
@@ -522,12 +527,24 @@ static void put_opt_fields(struct outbuf *ob, const struct mntkit_statmount *sm)
 			      sm->mnt_master);
 		sep = true;
 		if ((sm->mask & MNTKIT_STATMOUNT_PROPAGATE_FROM) &&
-		    sm->propagate_from && sm->propagate_from != sm->mnt_master)
+		    sm->propagate_from &&
+		    (as_written || sm->propagate_from != sm->mnt_master))
 			outbuf_printf(ob, " propagate_from:%" PRIu64,
 				      sm->propagate_from);
 	}
 	if (prop & MNTKIT_MS_UNBINDABLE)
 		outbuf_printf(ob, "%sunbindable", sep ? " " : "");
+}
+
+static void put_opt_fields(struct outbuf *ob, const struct mntkit_statmount *sm)
+{
+	put_opt_fields_as(ob, sm, false);
+}
+
+static void put_opt_fields_file(struct outbuf *ob,
+				const struct mntkit_statmount *sm)
+{
+	put_opt_fields_as(ob, sm, true);
 }
 
 static void put_idmap(struct outbuf *ob, const struct mntkit_statmount *sm,
@@ -891,7 +908,11 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 		return outbuf_cstr(scratch);
 	case COL_OPT_FIELDS:
 		/* findmnt: mountinfo's, none in its listmount(2) table */
-		return cc->listmount ? NULL : build(scratch, put_opt_fields, sm);
+		if (cc->listmount)
+			return NULL;
+		return build(scratch,
+			     cc->tabfile ? put_opt_fields_file : put_opt_fields,
+			     sm);
 	case COL_NS:
 		return num_or_null(sm->mnt_ns_id, scratch);
 	case COL_PEER:
@@ -962,6 +983,11 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	default:
 		return NULL;
 	}
+}
+
+bool cell_wraps(const struct row *r, int col)
+{
+	return (lsmnt_cols[col].flags & CF_WRAP) && r->tags && r->tags->sources;
 }
 
 /* libmount 2.38's list of pseudo filesystems (--real, --pseudo), sorted */

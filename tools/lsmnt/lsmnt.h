@@ -147,6 +147,7 @@ struct cellctx {
 	 * them of a statmount(2) reply), else those of its mountinfo
 	 */
 	bool listmount;
+	bool tabfile; /* -F: OPT-FIELDS as the file writes them */
 };
 
 /*
@@ -158,6 +159,13 @@ struct cellctx {
  */
 const char *cell_value(const struct cellctx *cc, enum col_id col,
 		       const struct row *r, struct outbuf *scratch);
+
+/*
+ * Whether @col's cell of @r is one line per '\n'-separated chunk: a
+ * CF_WRAP column (SOURCES) with the devices of a tag; findmnt 2.42 keeps
+ * any other source as one value, its '\n's escaped like SOURCE's
+ */
+bool cell_wraps(const struct row *r, int col);
 
 /*
  * findmnt's OPTIONS (@listmount: of its --kernel=listmount table) and
@@ -341,6 +349,7 @@ struct uniq {
 };
 
 struct build {
+	const struct cmdline *cl;
 	struct matcher *m;
 	struct forest *fo;
 	bool tree;	      /* nest the rows */
@@ -491,6 +500,7 @@ struct printer {
 	bool evaluate;	   /* -e */
 	bool vfs_all;	   /* --vfs-all */
 	bool listmount;	   /* --kernel=listmount (struct cellctx) */
+	bool tabfile;	   /* -F (struct cellctx) */
 	bool hyperlink;	   /* --hyperlink: TARGET as a link, in text */
 	bool terminal;	   /* list/tree to a terminal: libsmartcols */
 	const int *cols;   /* enum col_id */
@@ -655,7 +665,7 @@ int print_json(const struct printer *pr, const struct row *rows, size_t n,
 
 /* the value @v of column @ci, of an object indented by @ind */
 void put_json_value(const struct printer *pr, const struct colinfo *ci,
-		    const char *v, size_t ind, struct outbuf *ob);
+		    const char *v, bool wrap, size_t ind, struct outbuf *ob);
 
 /*
  * The columns' keys as written before their values at one depth, made
@@ -830,6 +840,8 @@ struct cmdline {
 	size_t nbad[8];		 /* per file: the lines passed over */
 	const char *ns_arg;   /* --ns */
 	const char *task_arg; /* -N */
+	size_t task_pos;      /* -N among the files of -F */
+	char task_file[32];   /* -N with -F: /proc/TID/mountinfo */
 	struct mntkit_opts nsopts;
 	const struct mntkit_opts *ns;
 	struct filter f;

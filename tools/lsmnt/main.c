@@ -45,7 +45,8 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 		      struct forest *fo)
 {
 	struct matcher m = {.f = &cl->f, .q = cl->query};
-	struct build b = {.m = &m,
+	struct build b = {.cl = cl,
+			  .m = &m,
 			  .fo = fo,
 			  .tree = p->tree_mode,
 			  .all = list_all(&cl->f),

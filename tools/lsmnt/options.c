@@ -552,6 +552,7 @@ static int parse_table_option(struct cmdline *cl, int opt)
 	case 'N':
 		cl->tabtype = TAB_MOUNTINFO;
 		cl->task_arg = optarg;
+		cl->task_pos = cl->ntabfiles; /* among the files of -F */
 		return parse_task(optarg, &cl->nsopts.pid);
 	default:
 		return 1; /* not one of these */
@@ -847,7 +848,6 @@ static int parse_args(struct cmdline *cl, int argc, char *argv[])
 		/* SOURCE TARGET: TARGET must be the mount point itself */
 		f->target_arg = argv[optind + 1];
 		f->strict = true;
-		f->swap = false;
 	}
 	if (f->source)
 		parse_source(f);
@@ -897,11 +897,31 @@ static int check_combinations(struct cmdline *cl)
 				      "ID)");
 		return -1;
 	}
-	if (cl->poll && cl->f.shadowed) {
-		/* each change is matched alone, without its table */
-		cli_errmsg("--shadowed", "not with --poll");
+	return 0;
+}
+
+/*
+ * -N with -F: findmnt reads /proc/TID/mountinfo as one more file, in the
+ * place of -N among them
+ */
+static int task_as_file(struct cmdline *cl)
+{
+	size_t max = sizeof(cl->tabfiles) / sizeof(*cl->tabfiles);
+
+	if (!cl->task_arg || !cl->ntabfiles)
+		return 0;
+	if (cl->ntabfiles == max) {
+		cli_errmsg("--tab-file", "too many files");
 		return -1;
 	}
+	snprintf(cl->task_file, sizeof(cl->task_file), "/proc/%d/mountinfo",
+		 (int)cl->nsopts.pid);
+	memmove(&cl->tabfiles[cl->task_pos + 1], &cl->tabfiles[cl->task_pos],
+		(cl->ntabfiles - cl->task_pos) * sizeof(*cl->tabfiles));
+	cl->tabfiles[cl->task_pos] = cl->task_file;
+	cl->ntabfiles++;
+	cl->task_arg = NULL;
+	cl->nsopts.pid = 0;
 	return 0;
 }
 
@@ -987,9 +1007,10 @@ int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 
 		cl->tabfiles[cl->ntabfiles++] = env && *env ? env : "/etc/fstab";
 	}
-	if (check_combinations(cl) < 0 || parse_args(cl, argc, argv) < 0 ||
-	    check_backend_env() < 0)
+	if (task_as_file(cl) < 0 || check_combinations(cl) < 0 ||
+	    parse_args(cl, argc, argv) < 0 || check_backend_env() < 0)
 		return -1;
+	cl->pr.tabfile = cl->ntabfiles > 0;
 	/* not with --poll: findmnt matches its changes as any filter does */
 	cl->f.source_only = !cl->poll && cl->f.first && cl->f.source &&
 			    !cl->f.source_devno && !cl->f.types &&

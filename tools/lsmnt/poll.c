@@ -667,6 +667,25 @@ static void poll_undecorate(void *ctx)
  * just what they say (no walk up to a mount point, no source/target swap).
  * --all-namespaces needs the namespace IDs, as its lists do.
  */
+/*
+ * -p with a table file (-F, or -N with one): findmnt waits for the file
+ * to change as mountinfo does (POLLPRI), which a file never does: nothing
+ * comes until the timeout, or a signal
+ */
+static int poll_file(const struct cmdline *cl)
+{
+	struct timespec ts = {.tv_sec = cl->timeout_ms / 1000,
+			      .tv_nsec = (long)(cl->timeout_ms % 1000) * 1000000};
+
+	if (cl->timeout_ms < 0) {
+		for (;;)
+			pause();
+	}
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
 int run_poll(struct cmdline *cl)
 {
 	struct filter *f = &cl->f;
@@ -690,6 +709,8 @@ int run_poll(struct cmdline *cl)
 			       .ctx = &pc};
 	int r;
 
+	if (cl->ntabfiles)
+		return poll_file(cl);
 	if (cl->all_ns && own_ns_id(&pc.self_ns) < 0)
 		return -1;
 	if (has_col(cl, COL_TID))

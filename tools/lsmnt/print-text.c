@@ -140,7 +140,7 @@ static int measure(struct textctx *tc, const struct row *rows, size_t n)
 			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
 						   r, &tc->scratch);
 			size_t w = !v ? 0
-				   : is_wrap(pr, c) ? wrap_width(v)
+				   : cell_wraps(r, pr->cols[c]) ? wrap_width(v)
 						    : put_safe(NULL, v);
 
 			w += art_cols(pr, pr->cols[c], r);
@@ -325,7 +325,7 @@ int print_text(const struct printer *pr, const struct row *rows,
 			bool treecol = is_tree_col(pr, col) && d;
 			char *first = NULL;
 
-			if (is_wrap(pr, c))
+			if (cell_wraps(r, col))
 				v = wrap_first(v, &pend[c], &first);
 			wrapped |= pend[c] != NULL;
 			if (c)

@@ -35,7 +35,8 @@ struct cellctx cell_ctx(const struct printer *pr, bool text)
 			     .canonicalize = pr->canonicalize,
 			     .evaluate = pr->evaluate,
 			     .vfs_all = pr->vfs_all,
-			     .listmount = pr->listmount};
+			     .listmount = pr->listmount,
+			     .tabfile = pr->tabfile};
 
 	return cc;
 }

@@ -584,6 +584,104 @@ size_t *list_order(const struct cmdline *cl,
 	return order;
 }
 
+static const size_t *roots_pos; /* for the comparison */
+
+static int cmp_pos(const void *a, const void *b)
+{
+	size_t x = roots_pos[*(const size_t *)a], y = roots_pos[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The root libmount's mnt_table_get_root_fs() picks: the first mount in
+ * list order (@pos: each mount's place in it) whose parent ID is the
+ * lowest of the whole table, then up by the parent relation to a root.
+ * Its index, or -ENOMEM.
+ */
+static ssize_t libmount_root(struct build *b, const struct mntkit_table *t,
+			     const size_t *pos)
+{
+	size_t total = mntkit_table_count(t), best = 0, bestpos = SIZE_MAX;
+	uint32_t low = UINT32_MAX;
+	ssize_t up;
+
+	for (size_t i = 0; i < total; i++) {
+		const struct mntkit_statmount *sm = filter_rec(b, t, i);
+
+		if (!sm)
+			return -ENOMEM;
+		if (sm->mnt_parent_id_old < low ||
+		    (sm->mnt_parent_id_old == low && pos[i] < bestpos)) {
+			low = sm->mnt_parent_id_old;
+			best = i;
+			bestpos = pos[i];
+		}
+	}
+	/* a table's parent relation has no cycles: at most @total steps */
+	for (size_t steps = 0; steps < total; steps++) {
+		up = mntkit_table_parent(t, best);
+		if (up < 0)
+			break;
+		best = (size_t)up;
+	}
+	return (ssize_t)best;
+}
+
+/*
+ * The roots of the tree in findmnt's order: first libmount's root (see
+ * libmount_root()), then the others in list order (mountinfo's: findmnt
+ * adds each mount not in the tree yet as it walks the table). Into
+ * *@roots (@n of them); 0 or -ENOMEM.
+ */
+static int tree_roots(struct build *b, const struct mntkit_table *t,
+		      size_t **roots, size_t *n)
+{
+	size_t k = 0, cap = 8, *pos = NULL, *order = NULL, first;
+	size_t *v = malloc(cap * sizeof(*v)), total = mntkit_table_count(t);
+	ssize_t top;
+
+	for (ssize_t i = next_root(b, t, -1); v && i >= 0;
+	     i = next_root(b, t, i)) {
+		if (k == cap && mntkit__grow(&v, &cap, k + 1, sizeof(*v), 8))
+			goto fail;
+		v[k++] = (size_t)i;
+	}
+	if (!v)
+		return -ENOMEM;
+	*roots = v;
+	*n = k;
+	if (k < 2 || b->u)
+		return 0; /* -U: the table's first root, then table order */
+	pos = malloc(total * sizeof(*pos));
+	if (!pos)
+		goto fail;
+	order = list_order(b->cl, t);
+	for (size_t j = 0; j < total; j++)
+		pos[order ? order[j] : j] = j;
+	free(order);
+	roots_pos = pos;
+	qsort(v, k, sizeof(*v), cmp_pos);
+	top = libmount_root(b, t, pos);
+	if (top < 0)
+		goto fail;
+	for (size_t j = 0; j < k; j++) {
+		if (v[j] != (size_t)top)
+			continue;
+		/* libmount's root first, the others in their order */
+		first = v[j];
+		memmove(v + 1, v, j * sizeof(*v));
+		v[0] = first;
+		break;
+	}
+	free(pos);
+	return 0;
+fail:
+	free(pos);
+	free(v);
+	return -ENOMEM;
+}
+
 /*
  * The whole tree, filtered: a matching mount hangs under its nearest
  * matching ancestor (findmnt's tree with -t, -O, ...). Pre-order, without
@@ -591,10 +689,13 @@ size_t *list_order(const struct cmdline *cl,
  */
 int build_tree(struct build *b, const struct mntkit_table *t)
 {
+	size_t *roots = NULL, nroots = 0;
 	int r = walk_kids(b, t);
 
-	for (ssize_t root = next_root(b, t, -1); !r && root >= 0;
-	     root = next_root(b, t, root)) {
+	if (!r)
+		r = tree_roots(b, t, &roots, &nroots);
+	for (size_t ri = 0; !r && ri < nroots; ri++) {
+		ssize_t root = (ssize_t)roots[ri];
 		ssize_t me = visit_filtered(b, t, (size_t)root, -1);
 		size_t sp = 1;
 
@@ -621,6 +722,7 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 				r = -ENOMEM;
 		}
 	}
+	free(roots);
 	kids_free(&b->k);
 	return r;
 }
