@@ -27,13 +27,17 @@ static void json_key_lower(struct outbuf *ob, const char *name)
 /*
  * A CF_WRAP cell (SOURCES): libsmartcols' array of strings, one per line
  * of the value (the chunks between its '\n's; with @split false the whole
- * value), on one line of their own; an empty chunk - an empty cell, a
- * "\n\n" or a '\n' at the end - is null, as findmnt writes it ("trail\n"
- * gives "trail", null).
+ * value), on one line of their own; an empty chunk - a "\n\n" or a '\n'
+ * at the end - is null, as findmnt writes it ("trail\n" gives "trail",
+ * null); an empty cell is an empty array.
  */
 static void put_json_array(struct outbuf *ob, const char *v, bool split,
 			   size_t ind)
 {
+	if (!v || !*v) {
+		outbuf_puts(ob, "[]"); /* libsmartcols 2.42: no item at all */
+		return;
+	}
 	outbuf_puts(ob, "[\n");
 	put_spaces(ob, ind + 4);
 	for (v = v ? v : "";; v++) {
