@@ -23,6 +23,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
+use_findmnt
 
 LSMNT=$BUILDDIR/tools/lsmnt
 CLI_PROG=lsmnt
@@ -135,9 +136,9 @@ c_target_walk() {
 # summary line on stderr
 c_verify() {
 	py_case tab_verify
-	expect_error verify_not_json "mutually exclusive" - "$LSMNT" -x -J
-	expect_error verify_not_list "mutually exclusive" - "$LSMNT" -x -l
-	expect_error verify_not_poll "mutually exclusive" - "$LSMNT" -x -p
+	expect_error verify_not_json "cannot be combined" - "$LSMNT" -x -J
+	expect_error verify_not_list "cannot be combined" - "$LSMNT" -x -l
+	expect_error verify_not_poll "cannot be combined" - "$LSMNT" -x -p
 }
 
 # -x with a real device (root): a loop device with an ext4 labelled by
@@ -184,8 +185,8 @@ c_poll_file() {
 
 c_refused() {
 	expect_error tab_not_with_ns "--ns" - "$LSMNT" -F "$TABS/fstab" --ns 1
-	expect_error fstab_not_with_kernel "mutually exclusive" - "$LSMNT" -s -k
-	expect_error mtab_not_with_fstab "mutually exclusive" - "$LSMNT" -m -s
+	expect_error fstab_not_with_kernel "cannot be combined" - "$LSMNT" -s -k
+	expect_error mtab_not_with_fstab "cannot be combined" - "$LSMNT" -m -s
 }
 
 plain_cases="c_fstab c_mtab c_mountinfo c_mountinfo_unordered c_empty c_fstab_option c_mtab_merge

@@ -19,6 +19,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
+use_findmnt
 
 LSMNT=$BUILDDIR/tools/lsmnt
 CLI_PROG=lsmnt
@@ -361,8 +362,9 @@ c_ns_escape_words() {
 # mounts below it are several roots. Both as findmnt prints them there.
 c_ns_chroot_tree() {
 	local C=$T/chroot
-	if ! have_cmd chroot || ! have_cmd findmnt; then
-		skip ns_chroot_tree "no chroot or findmnt"
+	# findmnt 2.42 runs there: its files are in BUILDDIR/findmnt-cache
+	if ! have_cmd chroot || [ -z "$MNTKIT_FINDMNT" ]; then
+		skip ns_chroot_tree "no chroot or findmnt 2.42"
 		return
 	fi
 	mkdir -p "$C" && mount -t tmpfs lsmnt-chroot "$C" &&
@@ -378,7 +380,7 @@ c_ns_chroot_tree() {
 		return
 	fi
 	if ! chroot "$C" "$LSMNT" >/dev/null 2>&1 ||
-		! chroot "$C" findmnt >/dev/null 2>&1; then
+		! chroot "$C" "$MNTKIT_FINDMNT" >/dev/null 2>&1; then
 		skip ns_chroot_tree "lsmnt or findmnt does not run in a chroot here"
 		umount -R "$C"
 		return
