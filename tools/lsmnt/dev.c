@@ -208,9 +208,10 @@ static bool sysfs_devno(const char *dev, char *buf, size_t size)
 /*
  * findmnt asks libudev first: the properties udev's database keeps for
  * the device (/run/udev/data/bMAJ:MIN, "E:KEY=VALUE" lines), for the tags
- * of @want not yet in @out.
+ * of @want not yet in @out. Whether udev knows the device: findmnt 2.42
+ * then takes udev's word alone (a tag udev has not is empty).
  */
-static void udev_tags(const char *dev, unsigned int want, struct devtags *out)
+static bool udev_tags(const char *dev, unsigned int want, struct devtags *out)
 {
 	char *real = realpath(dev, NULL), devno[32], path[64], *line = NULL;
 	size_t cap = 0;
@@ -222,7 +223,7 @@ static void udev_tags(const char *dev, unsigned int want, struct devtags *out)
 		f = fopen(path, "re");
 	free(real);
 	if (!f)
-		return;
+		return false;
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "E:", 2))
@@ -241,9 +242,10 @@ static void udev_tags(const char *dev, unsigned int want, struct devtags *out)
 	}
 	free(line);
 	fclose(f);
+	return true;
 }
 
-/* then libmount's mnt_cache_read_tags(): a probe of the device itself */
+/* else libmount's mnt_cache_read_tags(): a probe of the device itself */
 static void probe_tags(const char *dev, unsigned int want, struct devtags *out)
 {
 	blkid_probe pr;
@@ -306,10 +308,8 @@ static void lookup_tags(struct devlookup *dl, const char *src,
 	dev = tag ? sym_blkid_evaluate_tag(name, value,
 					   (blkid_cache *)&dl->cache)
 		  : canonical_source(src);
-	if (dev && *dev && !path_may_block(dev)) {
-		udev_tags(dev, want, out);
+	if (dev && *dev && !path_may_block(dev) && !udev_tags(dev, want, out))
 		probe_tags(dev, want, out);
-	}
 	free(dev);
 out:
 	free(name);

@@ -312,11 +312,13 @@ def first_diff(a, b):
     return "same"
 
 
-DF_WORDS = ("-D", "--df", "SIZE", "AVAIL", "USED", "USE%", "ALL")
+DF_WORDS = ("-D", "--df", "SIZE", "AVAIL", "USED", "USE%", "ALL", "-I",
+            "--dfi", "INO.", "--output-all")
 
 
 def shows_usage(args):
-    """Does ARGS show a df column (SIZE, AVAIL, USED, USE%)?"""
+    """Does ARGS show a df column (SIZE, AVAIL, USED, USE%, the INO.
+    columns)?"""
     return any(w in a for a in args for w in DF_WORDS)
 
 
