@@ -75,14 +75,14 @@ c_errors() {
 	expect_error err_empty_column "-o" - "$LSMNT" -o TARGET,,SOURCE
 	expect_error err_empty_column_list "-o" - "$LSMNT" -o +
 	expect_error err_json_raw "-r" - "$LSMNT" -J -r
-	expect_error err_list_pairs "-P" - "$LSMNT" -l -P
-	expect_error err_raw_pairs "-P" - "$LSMNT" -r -P
+	expect_error err_list_pairs "--pairs" - "$LSMNT" -l -P
+	expect_error err_raw_pairs "--pairs" - "$LSMNT" -r -P
 	expect_error err_real_pseudo "--real" - "$LSMNT" --real --pseudo
-	expect_error err_target_mountpoint "-M" - "$LSMNT" -T / -M /
-	expect_error err_bad_id "--id" - "$LSMNT" --id abc
-	expect_error err_bad_uniq_id "--uniq-id" - "$LSMNT" --uniq-id 99999999999999999999999
-	expect_error err_bad_task "-N" - "$LSMNT" -N abc
-	expect_error err_no_such_task "-N" - "$LSMNT" -N "$(cat /proc/sys/kernel/pid_max)"
+	expect_error err_target_mountpoint "--mountpoint" - "$LSMNT" -T / -M /
+	expect_error err_bad_id "invalid id" - "$LSMNT" --id abc
+	expect_error err_bad_uniq_id "invalid uniq-id" - "$LSMNT" --uniq-id 99999999999999999999999
+	expect_error err_bad_task "invalid TID" - "$LSMNT" -N abc
+	expect_error err_no_such_task "/mountinfo" - "$LSMNT" -N "$(cat /proc/sys/kernel/pid_max)"
 	expect_error err_ns_not_ns_file "/etc/passwd" - "$LSMNT" --ns /etc/passwd
 	expect_error err_ns_not_mount_ns "not a mount namespace" - \
 		"$LSMNT" --ns /proc/self/ns/net
@@ -93,8 +93,15 @@ c_errors() {
 	expect_error err_ns_and_task "--ns" - "$LSMNT" --ns pid:$$ -N $$
 	expect_error err_order_bogus "--order" - "$LSMNT" --all-namespaces --order x
 	expect_error err_order_alone "--order" - "$LSMNT" --order id
-	expect_error err_extra_argument "three" - "$LSMNT" one two three
-	expect_error err_args_and_target "-T" - "$LSMNT" -T / /proc
+	# findmnt 2.42 reads no third argument: "one two" matches nothing,
+	# exit 1 without a word
+	run "$LSMNT" one two three
+	if [ "$RC" = 1 ] && [ ! -s "$OUT" ] && [ ! -s "$ERR" ]; then
+		pass err_extra_argument
+	else
+		fail err_extra_argument "exit $RC, stderr: $(head -c 200 "$ERR")"
+	fi
+	expect_error err_args_and_target "--target" - "$LSMNT" -T / /proc
 	expect_error err_backend_env "bogus" - env MNTKIT_BACKEND=bogus "$LSMNT"
 	expect_error err_escaped_subject 'a\nb' - "$LSMNT" --ns $'/nonexistent/a\nb'
 	# nothing found: exit 1 and no output at all, as findmnt
