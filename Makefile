@@ -10,6 +10,9 @@
 #                 and the compile-only builds (tests/check-all.sh); one
 #                 closing line for all of it (what CI runs: .ci/run)
 #   make check-sanitize   the suite under AddressSanitizer + UBSan
+#   make check-tsan       the cases of threads under ThreadSanitizer
+#                         (build-tsan/: snapshots of a live table read and
+#                         freed in threads while its writer applies events)
 #   make install  PREFIX=/usr/local DESTDIR=
 #   make abi-baseline  abi/libmntkit.abi anew (an intended ABI change)
 #   make bench    the benchmarks (bench/: listing, emulation, lsmnt, mntwatch;
@@ -28,6 +31,7 @@
 PREFIX  ?= /usr/local
 BUILD   ?= build
 SANBUILD ?= build-san
+TSANBUILD ?= build-tsan
 FUZZBUILD ?= build-fuzz
 RELBUILD ?= build-release
 CLANGBUILD ?= build-clang
@@ -75,7 +79,7 @@ CHECK_ALL_PKGS = build-essential debhelper dpkg-dev lintian qemu-system-x86 \
 FUZZ_DEB_PKGS = clang libclang-rt-dev
 
 .PHONY: all deps deps-check deps-check-all build run check check-all \
-	sanitize-build check-sanitize check-builds install bench fuzz abi-baseline \
+	sanitize-build check-sanitize check-tsan check-builds install bench fuzz abi-baseline \
 	clean
 
 all: build
@@ -117,6 +121,14 @@ check-sanitize: sanitize-build
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	 bash tests/run-tests.sh $(SANBUILD)
+
+$(TSANBUILD)/build.ninja:
+	$(MESON) setup $(TSANBUILD) $(WERROR) -Db_sanitize=thread \
+		-Db_lundef=false -Dbuildtype=debug
+
+check-tsan: deps-check $(TSANBUILD)/build.ninja
+	$(NINJA) -C $(TSANBUILD) tests/test-live
+	TSAN_OPTIONS=halt_on_error=1 $(TSANBUILD)/tests/test-live snapshot_threads
 
 # gcc warns at -O3 about what it cannot see at -O2 (maybe-uninitialized
 # through inlining); clang warns about other things. Both must stay clean.

@@ -10,10 +10,11 @@
  *	number of mounts.
  *
  *   bench-lsmnt run TIMEOUT CMD [ARG...]
- *	run CMD with its output to /dev/null and print "WALL MAXRSS CUT":
- *	wall seconds, peak RSS in KiB (wait4(2); this launcher is small, so
- *	the high-water mark carried over exec is small too) and 1 when it
- *	was killed after TIMEOUT seconds.
+ *	run CMD with its output to /dev/null and print "WALL MAXRSS CUT
+ *	CPU": wall seconds, peak RSS in KiB (wait4(2); this launcher is
+ *	small, so the high-water mark carried over exec is small too), 1
+ *	when it was killed after TIMEOUT seconds, and the CPU seconds (user
+ *	and system) of CMD and what it waited for.
  *
  *   bench-lsmnt grow DIR N1[,N2...] -- CMD [ARG...]
  *	in the current mount namespace, which must not be the initial one
@@ -182,7 +183,8 @@ static int run_timed(int argc, char **argv)
 		}
 		usleep(now_sec() - t0 < 1 ? 200 : 20000);
 	}
-	printf("%.6f %ld %d\n", now_sec() - t0, ru.ru_maxrss, cut);
+	printf("%.6f %ld %d %.6f\n", now_sec() - t0, ru.ru_maxrss, cut,
+	       tv_sec(&ru.ru_utime) + tv_sec(&ru.ru_stime));
 	return 0;
 }
 

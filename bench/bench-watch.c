@@ -31,23 +31,6 @@
 
 #include "common.h"
 
-/*
- * The script records the mount namespace it was started in
- * (BENCH_HOST_MNTNS, the link text of /proc/self/ns/mnt) before it
- * unshares; mounting is refused unless ours is another one.
- */
-static int in_host_ns(void)
-{
-	const char *host = getenv("BENCH_HOST_MNTNS");
-	char self[64];
-	ssize_t n = readlink("/proc/self/ns/mnt", self, sizeof(self) - 1);
-
-	if (!host || !*host || n <= 0)
-		return 1; /* cannot tell: refuse */
-	self[n] = '\0';
-	return !strcmp(self, host);
-}
-
 /* bind DIR/src on DIR/SUB/0..N-1, or with @undo unmount them again */
 static int binds(const char *dir, const char *sub, long n, int undo)
 {
@@ -170,7 +153,7 @@ int main(int argc, char **argv)
 		return read_mountinfo(atol(argv[2]));
 	if (argc != 4 && !(argc == 5 && !strcmp(argv[1], "burst")))
 		goto usage;
-	if (in_host_ns()) {
+	if (bench_in_host_ns()) {
 		fprintf(stderr, "bench-watch: not in a private mount namespace\n");
 		return 1;
 	}

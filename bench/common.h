@@ -509,6 +509,23 @@ static inline int bench_in_private_mntns(void)
 }
 
 /*
+ * 1 unless our mount namespace is another than the one a script recorded
+ * before it unshared (BENCH_HOST_MNTNS, the link text of
+ * /proc/self/ns/mnt); mounting is refused then. Unset: 1 (cannot tell).
+ */
+static inline int bench_in_host_ns(void)
+{
+	const char *host = getenv("BENCH_HOST_MNTNS");
+	char self[64];
+	ssize_t n = readlink("/proc/self/ns/mnt", self, sizeof(self) - 1);
+
+	if (!host || !*host || n <= 0)
+		return 1; /* cannot tell: refuse */
+	self[n] = '\0';
+	return !strcmp(self, host);
+}
+
+/*
  * The start of a table of bind mounts, in a private mount namespace (the
  * caller checks: bench_in_private_mntns()): every mount made private, a
  * tmpfs @fsname (mount options @opts) on @dir, and a second, small one

@@ -45,7 +45,7 @@ def once(argv, env):
     before = cpu_used()
     out = subprocess.run([H, "run", str(tmo)] + argv, env=env,
                          capture_output=True, text=True, check=True).stdout
-    t, m, c = out.split()
+    t, m, c = out.split()[:3]
     return float(t), int(m), c == "1", cpu_used() - before
 
 res = {name: [] for name, _, _ in variants}

@@ -1,70 +1,48 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * list-mounts - every mount of this process's namespace: ID, mount point,
- * filesystem type and source, one per line.
+ * list-mounts - every mount of this process's namespace as `findmnt -l`
+ * lists them: TARGET SOURCE FSTYPE OPTIONS, in findmnt's order.
  *
  *   cc list-mounts.c $(pkg-config --cflags --libs mntkit) -o list-mounts
- *   ./list-mounts
  */
+#include <err.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <mntkit.h>
 
-/* a string field, or @dflt when the reply does not carry it */
-static const char *field(const struct mntkit_statmount *sm, enum mntkit_field f,
-			 const char *dflt)
-{
-	const char *s;
-
-	return mntkit_sm_str(sm, sm->size, f, &s) == 0 ? s : dflt;
-}
-
 int main(int argc, char **argv)
 {
-	const uint64_t mask =
-		MNTKIT_STATMOUNT_MNT_BASIC | MNTKIT_STATMOUNT_MNT_POINT |
-		MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_SB_SOURCE;
 	struct mntkit_statmount *sm = NULL;
-	size_t smsize = 0;
+	size_t size = 0;
+	char opts[4096];
 	uint64_t *ids;
 	ssize_t n;
-	int ret = 0;
 
-	if (argc != 1) {
-		fprintf(stderr, "usage: %s\n", argv[0]);
-		return 2;
-	}
-
-	/* every mount, the root included, by ascending ID */
+	if (argc != 1)
+		errx(2, "usage: %s", argv[0]);
+	/* by ID, then in mountinfo's order (findmnt's) on either backend */
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
-	if (n < 0) {
-		fprintf(stderr, "mntkit_list: %s\n", strerror((int)-n));
-		return 1;
-	}
-
+	if (n < 0 || mntkit_list_order(ids, (size_t)n, NULL) < 0)
+		err(1, "mntkit_list");
 	for (ssize_t i = 0; i < n; i++) {
-		/* one buffer for all mounts, grown when a reply needs more */
-		int err = mntkit_stat_buf(ids[i], mask, NULL, &sm, &smsize);
+		/* one buffer for every reply, grown when one needs more */
+		int r = mntkit_stat_buf(ids[i], MNTKIT_STATMOUNT_ALL, NULL, &sm,
+					&size);
+		const char *src;
 
-		if (err == -ENOENT)
+		if (r == -ENOENT)
 			continue; /* unmounted since it was listed */
-		if (err < 0) {
-			fprintf(stderr, "mount %" PRIu64 ": %s\n", ids[i],
-				strerror(-err));
-			ret = 1;
-			continue;
-		}
-		printf("%-12" PRIu64 " %-40s %-12s %s\n", sm->mnt_id,
-		       field(sm, MNTKIT_FIELD_MNT_POINT, "(unreachable)"),
-		       field(sm, MNTKIT_FIELD_FS_TYPE, "?"),
-		       field(sm, MNTKIT_FIELD_SB_SOURCE, "-"));
+		if (r < 0 || mntkit_sm_options(sm, MNTKIT_OPTIONS_ALL, opts,
+					       sizeof(opts)) < 0)
+			err(1, "mount %llu", (unsigned long long)ids[i]);
+		src = mntkit_sm_get(sm, MNTKIT_FIELD_SB_SOURCE);
+		printf("%s %s %s %s\n", mntkit_sm_get(sm, MNTKIT_FIELD_MNT_POINT),
+		       src ? src : "none", mntkit_sm_get(sm, MNTKIT_FIELD_FS_TYPE),
+		       opts);
 	}
-
 	free(sm);
 	free(ids);
-	return ret;
+	return 0;
 }

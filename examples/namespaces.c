@@ -17,15 +17,6 @@
 
 #include <mntkit.h>
 
-/* a string field, or @dflt when the reply does not carry it */
-static const char *field(const struct mntkit_statmount *sm, enum mntkit_field f,
-			 const char *dflt)
-{
-	const char *s;
-
-	return mntkit_sm_str(sm, sm->size, f, &s) == 0 ? s : dflt;
-}
-
 /* one namespace's line; 0, or a negative errno (nothing printed) */
 static int print_ns(uint64_t ns_id)
 {
@@ -33,6 +24,7 @@ static int print_ns(uint64_t ns_id)
 		MNTKIT_STATMOUNT_FS_TYPE | MNTKIT_STATMOUNT_SB_SOURCE;
 	MNTKIT_OPTS(opts, .mnt_ns_id = ns_id);
 	struct mntkit_statmount *sm;
+	const char *src;
 	uint64_t *ids;
 	ssize_t n;
 	int err;
@@ -49,9 +41,9 @@ static int print_ns(uint64_t ns_id)
 	if (err < 0)
 		return err;
 
+	src = mntkit_sm_get(sm, MNTKIT_FIELD_SB_SOURCE);
 	printf("%-12" PRIu64 " %6zd  %-12s %s\n", ns_id, n,
-	       field(sm, MNTKIT_FIELD_FS_TYPE, "?"),
-	       field(sm, MNTKIT_FIELD_SB_SOURCE, "-"));
+	       mntkit_sm_get(sm, MNTKIT_FIELD_FS_TYPE), src ? src : "-");
 	free(sm);
 	return 0;
 }

@@ -1,86 +1,47 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * ns-mounts - the mount tree of another process's mount namespace,
- * indented by depth (needs privilege over that namespace).
+ * ns-mounts - the mount tree of another process's mount namespace as
+ * `findmnt -N PID` shows it: TARGET SOURCE FSTYPE, indented by depth
+ * (CAP_SYS_ADMIN, or a process whose /proc/PID/mountinfo one may read).
  *
  *   cc ns-mounts.c $(pkg-config --cflags --libs mntkit) -o ns-mounts
  *   ./ns-mounts $(pidof some-daemon)
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
+#include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mntkit.h>
 
-#define MAX_DEPTH 64
-
 int main(int argc, char **argv)
 {
-	const uint64_t mask = MNTKIT_STATMOUNT_MNT_BASIC |
-			      MNTKIT_STATMOUNT_MNT_POINT |
-			      MNTKIT_STATMOUNT_FS_TYPE;
-	uint64_t stack[MAX_DEPTH], ns_id, *ids;
-	struct mntkit_statmount *sm = NULL;
-	size_t smsize = 0;
-	int depth = 0, ret = 0, err;
-	ssize_t n;
-	char *end;
-	long pid;
-
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s PID\n", argv[0]);
-		return 2;
-	}
-	errno = 0;
-	pid = strtol(argv[1], &end, 10);
-	if (errno || *end || end == argv[1] || pid <= 0 || pid > INT_MAX) {
-		fprintf(stderr, "%s: not a PID\n", argv[1]);
-		return 2;
-	}
-
-	/* every convenience takes the namespace in one options struct */
+	char *end = "";
+	long pid = argc == 2 ? strtol(argv[1], &end, 10) : 0;
 	MNTKIT_OPTS(opts, .pid = (pid_t)pid);
+	struct mntkit_table *t;
+	int r;
 
-	err = mntkit_ns_id_from_pid((pid_t)pid, &ns_id);
-	if (err == 0)
-		printf("mount namespace %" PRIu64 " of PID %ld\n", ns_id, pid);
+	if (argc != 2 || *end || pid <= 0 || pid != (pid_t)pid)
+		errx(2, "usage: %s PID", argv[0]);
+	/* findmnt's order of siblings: by the IDs mountinfo shows */
+	r = mntkit_table_new(MNTKIT_STATMOUNT_ALL, MNTKIT_TABLE_F_OLD_ORDER,
+			     &opts, &t);
+	if (r < 0)
+		errx(1, "PID %ld: %s", pid, strerror(-r));
+	/* pre-order: a mount, its first child, else the next sibling of
+	 * the nearest mount on the way up that has one */
+	for (ssize_t m = mntkit_table_first_root(t), next; m >= 0; m = next) {
+		const struct mntkit_statmount *sm = mntkit_table_get(t, (size_t)m);
+		const char *src = mntkit_sm_get(sm, MNTKIT_FIELD_SB_SOURCE);
 
-	/* depth-first: a parent comes before its children */
-	n = mntkit_list(MNTKIT_LSMT_ROOT, MNTKIT_LIST_F_TREE, &opts, &ids);
-	if (n < 0) {
-		fprintf(stderr, "PID %ld: %s\n", pid, strerror((int)-n));
-		return 1;
+		printf("%*s%s %s %s\n", 2 * (int)mntkit_table_depth(t, (size_t)m),
+		       "", mntkit_sm_get(sm, MNTKIT_FIELD_MNT_POINT),
+		       src ? src : "none", mntkit_sm_get(sm, MNTKIT_FIELD_FS_TYPE));
+		next = mntkit_table_first_child(t, (size_t)m);
+		for (; next < 0 && m >= 0; m = mntkit_table_parent(t, (size_t)m))
+			next = mntkit_table_next_sibling(t, (size_t)m);
 	}
-
-	for (ssize_t i = 0; i < n; i++) {
-		const char *point, *type;
-
-		err = mntkit_stat_buf(ids[i], mask, &opts, &sm, &smsize);
-		if (err == -ENOENT)
-			continue; /* gone since it was listed */
-		if (err < 0) {
-			fprintf(stderr, "mount %" PRIu64 ": %s\n", ids[i],
-				strerror(-err));
-			ret = 1;
-			break;
-		}
-		/* pop until the top of the stack is this mount's parent */
-		while (depth > 0 && stack[depth - 1] != sm->mnt_parent_id)
-			depth--;
-		if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point))
-			point = "(unreachable)";
-		if (mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_FS_TYPE, &type))
-			type = "?";
-		printf("%*s%s [%s] %" PRIu64 "\n", 2 * depth, "", point, type,
-		       sm->mnt_id);
-		if (depth < MAX_DEPTH)
-			stack[depth++] = sm->mnt_id;
-	}
-
-	free(sm);
-	free(ids);
-	return ret;
+	mntkit_table_free(t);
+	return 0;
 }

@@ -14,17 +14,22 @@
  *   find in a table             mntkit_table_find_target(), _find_source(),
  *                               _find_containing(), _find_devno()
  *   the IDs below a mount       mntkit_list(id, flags, NULL, &ids)
+ *   every mount below a path,   mntkit_list_under(path,
+ *   in unmount order              MNTKIT_LIST_F_CHILDREN_FIRST, NULL, &ids)
  *   what changed                mntkit_diff(before, after, ...), or a watch:
  *                               mntkit_watch_new(), mntkit_watch_fd(),
  *                               mntkit_watch_read()
- *   read a reply's strings      mntkit_sm_str(sm, sm->size, field, &s)
+ *   the table, always current   mntkit_live_new(), mntkit_live_process(),
+ *                               mntkit_live_snapshot()
+ *   read a reply's strings      mntkit_sm_get(sm, field)
+ *   findmnt's OPTIONS columns   mntkit_sm_options(sm, MNTKIT_OPTIONS_ALL, ...)
  *   findmnt's words for flags   mntkit_attr_str(), mntkit_propagation_str()
+ *   the mount of a findmnt ID   mntkit_id_from_old(old_id, NULL, &id)
  *   another mount namespace     struct mntkit_opts (MNTKIT_OPTS(o, .pid = N))
  *
  * For example, the mount point and type of every mount:
  *
  *	struct mntkit_table *t;
- *	const char *point, *type;
  *
  *	if (mntkit_table_new(MNTKIT_STATMOUNT_MNT_POINT |
  *			     MNTKIT_STATMOUNT_FS_TYPE, 0, NULL, &t) < 0)
@@ -32,16 +37,17 @@
  *	for (size_t i = 0; i < mntkit_table_count(t); i++) {
  *		const struct mntkit_statmount *sm = mntkit_table_get(t, i);
  *
- *		if (!mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &point) &&
- *		    !mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_FS_TYPE, &type))
- *			printf("%s %s\n", point, type);
+ *		printf("%s %s\n", mntkit_sm_get(sm, MNTKIT_FIELD_MNT_POINT),
+ *		       mntkit_sm_get(sm, MNTKIT_FIELD_FS_TYPE));
  *	}
  *	mntkit_table_free(t);
  *
  * A reply is the kernel's own struct mntkit_statmount (mntkit/abi.h):
  * @mask says which groups it holds; the groups are asked for with a mask
  * of MNTKIT_STATMOUNT_* bits. mntkit(3) is the overview; each call has
- * its page (man 3 mntkit_table_new, ...); examples/ has whole programs.
+ * its page (man 3 mntkit_table_new, ...); whole programs, one per
+ * everyday job, are in /usr/share/doc/libmntkit-dev/examples/ (examples/
+ * of the source tree).
  *
  * MOUNT IDS. A mount has two IDs. @mnt_id (and @mnt_parent_id) is the
  * unique 64-bit ID (Linux 6.8+): above 2^31 (MNTKIT_MNT_UNIQUE_ID_OFFSET),
@@ -82,8 +88,10 @@
  *     MNTKIT_TAB_ENTRY(), MNTKIT_EVENT(), MNTKIT_FEATURES(). The library
  *     reads and writes only the fields both it and the caller know; a
  *     size below the struct's first version (its _SIZE_VER0) is -EINVAL
- *     (a struct declared without its macro has size 0), a larger struct
- *     whose tail beyond what the library knows is not zero is -E2BIG.
+ *     (a struct declared without its macro has size 0), an input struct
+ *     whose tail beyond what the library knows is not zero is -E2BIG, and
+ *     an output struct's tail beyond what the library knows is zeroed
+ *     (a newer field an older library cannot fill reads as 0).
  *  4. Names. A call on an object is mntkit_OBJ_VERB() (mntkit_table_new(),
  *     mntkit_watch_read()); a getter of an enum or struct mntkit_X is
  *     mntkit_get_X() or mntkit_OBJ_get_X() (mntkit_get_backend(),
@@ -112,6 +120,9 @@
  *    records an event points to live until the next mntkit_watch_read()
  *    or mntkit_watch_free() of the watch. Different watches are
  *    independent.
+ *  - struct mntkit_live: one thread at a time, as a watch; its snapshots
+ *    are tables as above, which any thread may also free while the live
+ *    table applies events.
  *  - Replies (struct mntkit_statmount) and the structs a caller passes
  *    are the caller's: the library reads them during the call only.
  *  - The print hook (mntkit_set_print()) may be called from any thread.
@@ -968,7 +979,8 @@ enum mntkit_event_kind {
 /*
  * struct mntkit_event - one event of a diff or a watch. Extensible: the
  * caller sets @size (declare it with MNTKIT_EVENT()), the library writes
- * only the fields that fit in it and never @size itself.
+ * the fields that fit in it, zeroes a newer caller's tail beyond them, and
+ * never writes @size itself.
  *
  * @size:    sizeof(struct mntkit_event) as the caller knows it; at least
  *           MNTKIT_EVENT_SIZE_VER0 (-EINVAL otherwise).
@@ -1192,6 +1204,143 @@ int mntkit_watch_read(struct mntkit_watch *watch, struct mntkit_event *ev);
  * watch then owes a RESYNC, which its next reads bring).
  */
 int mntkit_watch_rescan(struct mntkit_watch *watch);
+
+/* ---- A live table: a namespace's table kept current by a watch ---- */
+
+/*
+ * struct mntkit_live - the mount table of a namespace (or of every
+ * namespace), kept current by the events of a watch: what a daemon that
+ * follows the mounts holds instead of a snapshot taken again at every
+ * change. Each event costs what it changes (a record copied, a few map
+ * updates), not the size of the table; a snapshot of it
+ * (mntkit_live_snapshot()) is a struct mntkit_table that shares the
+ * records, made without a system call.
+ *
+ * The state is exactly what the events applied so far made it: the
+ * watch's view (mntkit_watch(3)). A RESYNC is handled inside: the watch
+ * reads the table again and diffs it against that state, so the events
+ * that follow bring it to the kernel's table, none lost or invented;
+ * mntkit_live_process() hands the RESYNC to the caller too.
+ *
+ * Threads: one thread at a time calls the live table's functions (the
+ * writer). Its snapshots are immutable tables: they may be read in many
+ * threads at once and freed (mntkit_table_free()) in any thread, also
+ * while the writer applies events; a record a snapshot holds stays as it
+ * was. The records the lookups and the events give stay valid until the
+ * next mntkit_live_process() or mntkit_live_free().
+ */
+struct mntkit_live;
+
+/*
+ * mntkit_live_new - a live table of the namespace of @opts (NULL: the
+ * caller's; by ID, fd or PID as for the other calls), or with
+ * MNTKIT_WATCH_F_ALL_NS in @wopts->flags (and @opts NULL) of every
+ * namespace a process is in, watched as mntkit_watch_new() watches
+ * (@wopts: the source, the records' mask, the rescans). Takes the first
+ * state: the table now, applied without events; with
+ * MNTKIT_WATCH_F_INITIAL the state starts empty and the first
+ * mntkit_live_process() brings an ATTACH for every mount. With
+ * MNTKIT_WATCH_F_ALL_NS each namespace's state starts empty and comes as
+ * its NS_ADD and the ATTACH events of its mounts (INITIAL or not).
+ * Returns 0 and *@out (free it with mntkit_live_free()), or a negative
+ * errno and *@out NULL: -EINVAL (NULL @out), mntkit_watch_new()'s.
+ */
+int mntkit_live_new(const struct mntkit_watch_opts *wopts,
+		    const struct mntkit_opts *opts, struct mntkit_live **out);
+
+/*
+ * mntkit_live_free - free a live table (NULL is fine); the snapshots
+ * taken of it stay valid until they are freed. Never fails.
+ */
+void mntkit_live_free(struct mntkit_live *live);
+
+/*
+ * mntkit_live_fd - an fd that polls readable (POLLIN) when the table may
+ * have changed: call mntkit_live_process() then (a wakeup may bring no
+ * event). The fd is the live table's: do not close it. Returns it, or
+ * -EINVAL for a NULL @live.
+ */
+int mntkit_live_fd(const struct mntkit_live *live);
+
+/*
+ * mntkit_live_process - apply the events pending, without blocking, and
+ * return them. With @events NULL and @max 0, every pending event is
+ * applied and their number returned. Otherwise at most @max are applied,
+ * each written to @events[i] as mntkit_watch_read() writes one (the
+ * fields that fit in @events[0].size, which the caller sets:
+ * MNTKIT_EVENT(); every element is that big, and gets that @size); the
+ * rest stay pending for the next call. An event's @before and @after are
+ * the live table's records, valid until the next mntkit_live_process()
+ * or mntkit_live_free(). A RESYNC is returned like the others (the
+ * state is right once the events up to its @resync_end are applied).
+ * Returns the number of events applied, 0 when none is pending, or a
+ * negative errno: -EINVAL (NULL @live, NULL @events with @max > 0, an
+ * @events[0].size below MNTKIT_EVENT_SIZE_VER0), -ENOMEM,
+ * mntkit_watch_read()'s. A failure after some events were applied is
+ * not returned: the call returns their number. An event read but not applied for want of
+ * memory leaves the state behind the kernel for good: every later call
+ * fails with -ENOMEM (make a new live table).
+ */
+ssize_t mntkit_live_process(struct mntkit_live *live,
+			    struct mntkit_event *events, size_t max);
+
+/*
+ * mntkit_live_rescan - mntkit_watch_rescan() of the live table's watch:
+ * a diff now, its events pending (for a change the kernel does not
+ * signal, e.g. propagation set with mount(2)). 0, or a negative errno
+ * (-EINVAL for a NULL @live; mntkit_watch_rescan()'s).
+ */
+int mntkit_live_rescan(struct mntkit_live *live);
+
+/*
+ * mntkit_live_snapshot - the state now, as an immutable table that every
+ * table call takes (mntkit_table_get(), the tree, the lookups,
+ * mntkit_diff()): the records by ascending ID, linked into the tree as
+ * mntkit_table_new() links them. Made without a system call and without
+ * copying a record: the table shares the live table's (a record
+ * replaced later stays as it was in the snapshot). While nothing
+ * changes, every call returns the same table. Free it with
+ * mntkit_table_free() (in any thread). mntkit_live_snapshot_ns() is that
+ * of the namespace @mnt_ns_id of an all-namespace live table (the ID of
+ * its events; 0: that of a live table of one namespace). Returns 0 and
+ * *@out, or a negative errno and *@out NULL: -EINVAL (NULL argument;
+ * mntkit_live_snapshot() of an all-namespace live table), -ENOENT (no
+ * such namespace, or gone), -ENOMEM.
+ */
+int mntkit_live_snapshot(struct mntkit_live *live, struct mntkit_table **out);
+int mntkit_live_snapshot_ns(struct mntkit_live *live, uint64_t mnt_ns_id,
+			    struct mntkit_table **out);
+
+/*
+ * Lookups on the state of a live table of one namespace (-EINVAL or
+ * errno EINVAL for an all-namespace one: take mntkit_live_snapshot_ns()
+ * and the table's calls). The records they give stay valid until the
+ * next mntkit_live_process() or mntkit_live_free().
+ *
+ * mntkit_live_get: the record of mount @mnt_id; NULL with errno ENOENT
+ *   (no such mount) or EINVAL. O(1).
+ * mntkit_live_parent: 0 and the parent's ID in *@parent_id; -ENOENT when
+ *   the mount has no parent in the table (a root) or is not in it. O(1).
+ * mntkit_live_children: the IDs of the mounts whose parent is @mnt_id,
+ *   ascending, into *@ids (malloc'd, free(3); NULL when none); their
+ *   number, or a negative errno (-ENOENT: no such mount). O(children).
+ * mntkit_live_find_target / mntkit_live_find_source: the record
+ *   mntkit_table_find_target() / mntkit_table_find_source() (@flags as
+ *   there) finds in mntkit_live_snapshot() of the state (taken again
+ *   only when the state changed); NULL with errno ENOENT, EINVAL, ENOMEM.
+ */
+const struct mntkit_statmount *mntkit_live_get(const struct mntkit_live *live,
+					       uint64_t mnt_id);
+int mntkit_live_parent(const struct mntkit_live *live, uint64_t mnt_id,
+		       uint64_t *parent_id);
+ssize_t mntkit_live_children(const struct mntkit_live *live, uint64_t mnt_id,
+			     uint64_t **ids);
+const struct mntkit_statmount *
+mntkit_live_find_target(struct mntkit_live *live, const char *path,
+			unsigned int flags);
+const struct mntkit_statmount *
+mntkit_live_find_source(struct mntkit_live *live, const char *source,
+			unsigned int flags);
 
 /* ---- Mount namespaces ---- */
 

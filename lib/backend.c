@@ -80,7 +80,6 @@ static int forced(void)
 static MNTKIT__TLS const struct mntkit_backend_ops *pinned_ops;
 static MNTKIT__TLS unsigned int pin_depth;
 /* the process whose mountinfo alone the pinned call reads (or 0) */
-static MNTKIT__TLS pid_t pinned_pid;
 
 /* the backend in effect now, whatever is pinned */
 static enum mntkit_backend backend_now(void)
@@ -125,7 +124,7 @@ struct mntkit__pin mntkit__pin_begin(const struct mntkit_backend_ops *ops)
 void mntkit__pin_end(struct mntkit__pin *pin)
 {
 	if (pin->pinned && pin_depth && !--pin_depth)
-		pinned_pid = 0;
+		mntkit__emul_set_pid(0);
 	pin->pinned = 0;
 }
 
@@ -135,7 +134,7 @@ struct mntkit__pin mntkit__pin_begin_pid(const struct mntkit_backend_ops *ops,
 	struct mntkit__pin pin = mntkit__pin_begin(ops);
 
 	if (pid > 0 && pin_depth == 1)
-		pinned_pid = pid;
+		mntkit__emul_set_pid(pid);
 	return pin;
 }
 
@@ -144,13 +143,13 @@ int mntkit__pin_mountinfo_of(pid_t pid)
 	if (!pin_depth)
 		return -EPERM;
 	pinned_ops = &mntkit_mountinfo_ops;
-	pinned_pid = pid;
+	mntkit__emul_set_pid(pid);
 	return 0;
 }
 
 pid_t mntkit__pinned_pid(void)
 {
-	return pin_depth ? pinned_pid : 0;
+	return pin_depth ? mntkit__emul_pid() : 0;
 }
 
 int mntkit_set_backend(enum mntkit_backend backend)
@@ -199,10 +198,10 @@ int mntkit_get_features(struct mntkit_features *features)
 	if (!features)
 		return MNTKIT__MISUSE(EINVAL, "a NULL features pointer");
 	if (features->size < MNTKIT_FEATURES_SIZE_VER0)
-		return mntkit__misuse("struct mntkit_features", EINVAL,
-			"size %zu, below the %zu of its first version: "
-			"declare it with MNTKIT_FEATURES(), which sets the "
-			"size", features->size, (size_t)MNTKIT_FEATURES_SIZE_VER0);
+		return mntkit__short_size("struct mntkit_features",
+					  features->size,
+					  MNTKIT_FEATURES_SIZE_VER0,
+					  "MNTKIT_FEATURES");
 	f.flags = mntkit__kernel_features() | mntkit__kernel_fanotify();
 	f.backend = mntkit_get_backend();
 	/* the emulation's IDs are old ones (MNTKIT_TEST_OLD_IDS, lib/features.c) */

@@ -99,6 +99,15 @@ int mntkit__misuse(const char *func, int err, const char *fmt, ...)
 	return mntkit__fail(err);
 }
 
+int mntkit__short_size(const char *type, size_t size, size_t ver0,
+		       const char *macro)
+{
+	return mntkit__misuse(type, EINVAL,
+			      "size %zu, below the %zu of its first version: "
+			      "declare it with %s(), which sets the size",
+			      size, ver0, macro);
+}
+
 int mntkit__sized_arg(void *out, size_t out_size, const void *in,
 		      size_t in_size, size_t ver0, const char *type,
 		      const char *macro)
@@ -106,10 +115,7 @@ int mntkit__sized_arg(void *out, size_t out_size, const void *in,
 	int ret = mntkit__sized_in(out, out_size, in, in_size, ver0);
 
 	if (ret == -EINVAL)
-		return mntkit__misuse(type, EINVAL,
-			"size %zu, below the %zu of its first version: "
-			"declare it with %s(), which sets the size",
-			in_size, ver0, macro);
+		return mntkit__short_size(type, in_size, ver0, macro);
 	if (ret == -E2BIG)
 		return mntkit__misuse(type, E2BIG,
 			"size %zu with fields set beyond the %zu bytes this "

@@ -292,11 +292,13 @@ ssize_t mntkit_diff(const struct mntkit_table *before,
 	int ret = 0;
 
 	if (!events)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL events pointer");
 	*events = NULL;
-	if (flags || event_size < MNTKIT_EVENT_SIZE_VER0 ||
-	    event_size > SIZE_MAX / 2)
-		return mntkit__fail(EINVAL);
+	if (flags)
+		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x", flags);
+	if (event_size < MNTKIT_EVENT_SIZE_VER0 || event_size > SIZE_MAX / 2)
+		return MNTKIT__MISUSE(EINVAL, "event_size %zu: pass sizeof(struct "
+				      "mntkit_event)", event_size);
 	while (!ret && (i < na || j < nb)) {
 		const struct mntkit_statmount *a = mntkit_table_get(before, i);
 		const struct mntkit_statmount *b = mntkit_table_get(after, j);

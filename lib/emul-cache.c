@@ -298,6 +298,104 @@ static int collect_groups(struct table *t)
 	return 0;
 }
 
+/* ---- a foreign namespace's view ---- */
+
+struct id_at {
+	uint32_t id;
+	uint32_t at;
+};
+
+static int cmp_id_at(const void *a, const void *b)
+{
+	const struct id_at *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* the entry of old ID @id (the first of a reused one), or -1 */
+static ssize_t id_find(const struct id_at *v, size_t n, uint32_t id)
+{
+	struct id_at key = { .id = id };
+	const struct id_at *f = bsearch(&key, v, n, sizeof(*v), cmp_id_at);
+
+	return f ? (ssize_t)f->at : -1;
+}
+
+/* the mount on @root first in the file (the kernel's ID order), or -1 */
+static ssize_t first_on(const struct mntkit_mi_table *mi, size_t root)
+{
+	for (size_t i = 0; i < mi->n; i++)
+		if (i != root && mi->v[i].parent == mi->v[root].id)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* keep what is below entry @top (marked in @keep), in passes */
+static void keep_below(const struct mntkit_mi_table *mi, const struct id_at *v,
+		       uint8_t *keep, size_t top)
+{
+	int more = 1;
+
+	keep[top] = 1;
+	while (more) {
+		more = 0;
+		for (size_t i = 0; i < mi->n; i++) {
+			ssize_t p;
+
+			if (keep[i] || i == top)
+				continue;
+			p = id_find(v, mi->n, mi->v[i].parent);
+			if (p >= 0 && keep[p] && (size_t)p != i)
+				more = keep[i] = 1;
+		}
+	}
+}
+
+/*
+ * A foreign namespace read through a process that sits on the
+ * namespace's root mount (one of UNSHARE_EMPTY_MNTNS on its nullfs, an
+ * initramfs on rootfs): its mountinfo has that root, its own parent. The
+ * kernel lists a foreign namespace from the first mount on its root
+ * (grab_requested_root(): the lowest ID whose parent is the root; the
+ * file's order is the kernel's ID order) and only what is below that
+ * one: the rest is dropped here. -ENOENT when nothing is on the root, as
+ * the kernel answers then.
+ */
+static int foreign_view(struct mntkit_mi_table *mi)
+{
+	struct id_at *v;
+	uint8_t *keep;
+	ssize_t root = -1, top;
+	size_t n = 0;
+
+	for (size_t i = 0; i < mi->n && root < 0; i++)
+		if (mi->v[i].parent == mi->v[i].id)
+			root = (ssize_t)i;
+	if (root < 0)
+		return 0;
+	top = first_on(mi, (size_t)root);
+	if (top < 0)
+		return -ENOENT;
+	v = malloc(mi->n * sizeof(*v));
+	keep = calloc(mi->n, 1);
+	if (!v || !keep) {
+		free(v);
+		free(keep);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < mi->n; i++)
+		v[i] = (struct id_at){ .id = mi->v[i].id, .at = (uint32_t)i };
+	qsort(v, mi->n, sizeof(*v), cmp_id_at);
+	keep_below(mi, v, keep, (size_t)top);
+	for (size_t i = 0; i < mi->n; i++)
+		if (keep[i])
+			mi->v[n++] = mi->v[i];
+	mi->n = n;
+	free(v);
+	free(keep);
+	return 0;
+}
+
 /*
  * One read, parse, ID resolution and index. -EAGAIN: the read was torn
  * (it does not parse or index) and must be redone; -ESTALE: the table is
@@ -312,6 +410,8 @@ static int load_once(struct table *t, int ids)
 	if (ret)
 		return ret;
 	table_drop(t);
+	t->gen++;
+	t->clean = 0;
 	mntkit__emul_table_changed(t); /* consume what happened before this read */
 	ret = mntkit__mi_read(t->fd, &t->buf, &t->cap, &t->len);
 	if (ret)
@@ -319,6 +419,11 @@ static int load_once(struct table *t, int ids)
 	ret = mntkit__mi_parse(&t->mi, t->buf, t->len, &err);
 	if (ret)
 		return ret == -EBADMSG ? -EAGAIN : ret;
+	if (t != &self_tab) {
+		ret = foreign_view(&t->mi);
+		if (ret)
+			return ret;
+	}
 	t->unique_mode = ids == IDS_BACKEND && mntkit__emul_have_unique;
 	t->probe = calloc(t->mi.n + 1, sizeof(*t->probe));
 	if (t->unique_mode)
@@ -341,7 +446,8 @@ static int load_once(struct table *t, int ids)
 	if (ret)
 		return ret;
 	t->loaded = 1;
-	return mntkit__emul_table_changed(t) ? -ESTALE : 0;
+	t->clean = !mntkit__emul_table_changed(t);
+	return t->clean ? 0 : -ESTALE;
 }
 
 /* how long a load takes: the precise clock */
@@ -364,6 +470,21 @@ static long long age_now_ns(void)
 static int table_aged(const struct table *t)
 {
 	return age_now_ns() - t->loaded_at > t->max_age;
+}
+
+/*
+ * May @t serve a load as it is? In a snapshot window only when it was
+ * read in this window: the window's first load reads mountinfo, so that
+ * a change the kernel signals to no one (propagation set with mount(2),
+ * a superblock's options changed from another namespace) is in a
+ * watch's rescan. Else when nothing says it changed and it is not too
+ * old.
+ */
+static int table_current(struct table *t)
+{
+	if (snap_cur)
+		return t->snap == snap_cur;
+	return !t->stale && !mntkit__emul_table_changed(t) && !table_aged(t);
 }
 
 static int table_load(struct table *t, int ids)
@@ -453,8 +574,7 @@ int mntkit__emul_self_table(struct table **out, int ids)
 	same_root = t->fd >= 0 && rdev == t->root_dev && rino == t->root_ino &&
 		    rmnt == t->root_mnt;
 	if (same_root && rmnt && t->loaded && ids_ok(t, ids) &&
-	    ((snap_cur && t->snap == snap_cur) ||
-	     (!t->stale && !mntkit__emul_table_changed(t) && !table_aged(t)))) {
+	    table_current(t)) {
 		*out = t;
 		return 0;
 	}
@@ -468,8 +588,7 @@ int mntkit__emul_self_table(struct table **out, int ids)
 		ret = table_open(t, 0);
 		if (ret)
 			return ret;
-	} else if (!rmnt && t->loaded && !t->stale && ids_ok(t, ids) &&
-		   !mntkit__emul_table_changed(t) && !table_aged(t)) {
+	} else if (!rmnt && t->loaded && ids_ok(t, ids) && table_current(t)) {
 		*out = t;
 		return 0;
 	}
@@ -703,9 +822,7 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 	int ret;
 
 	if (other_matches(w)) {
-		if (!ids_ok(t, ids) ||
-		    ((!snap_cur || t->snap != snap_cur) &&
-		     (t->stale || mntkit__emul_table_changed(t) || table_aged(t)))) {
+		if (!ids_ok(t, ids) || !table_current(t)) {
 			ret = table_load(t, ids);
 			if (ret)
 				return ret;
@@ -746,8 +863,25 @@ static int other_table(const struct ns_want *w, struct table **out, int ids)
 }
 
 /*
+ * The process whose mountinfo alone this thread's pinned call reads
+ * (mntkit__pin_mountinfo_of() in backend.c sets it, the end of the pin
+ * clears it); 0: none.
+ */
+static MNTKIT__TLS pid_t read_pid;
+
+void mntkit__emul_set_pid(pid_t pid)
+{
+	read_pid = pid;
+}
+
+pid_t mntkit__emul_pid(void)
+{
+	return read_pid;
+}
+
+/*
  * The namespace of process @pid whose nsfs file the caller may not open
- * (mntkit__pinned_pid()), read from its mountinfo alone: it cannot be
+ * (read_pid, set by a pinned call: mntkit__pin_mountinfo_of()), read from its mountinfo alone: it cannot be
  * named, so the cached table is taken for it while it is the same
  * process's and its change signal and age say it is current. Its root is
  * refused too: its mount points are never looked at, so each mount is
@@ -759,9 +893,7 @@ static int pid_table(pid_t pid, struct table **out, int ids)
 	int ret;
 
 	if (t->fd >= 0 && t->loaded && t->pid_only && t->pid == pid &&
-	    ids_ok(t, ids) &&
-	    ((snap_cur && t->snap == snap_cur) ||
-	     !(t->stale || mntkit__emul_table_changed(t) || table_aged(t)))) {
+	    ids_ok(t, ids) && table_current(t)) {
 		*out = t;
 		return 0;
 	}
@@ -799,8 +931,8 @@ int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
 
 	if (req->mnt_ns_id && req->mnt_ns_fd)
 		return -EINVAL;
-	if (!req->mnt_ns_id && !req->mnt_ns_fd && mntkit__req_foreign(req))
-		return pid_table(mntkit__pinned_pid(), out, ids);
+	if (!req->mnt_ns_id && !req->mnt_ns_fd && read_pid > 0)
+		return pid_table(read_pid, out, ids);
 	if (!req->mnt_ns_id && !req->mnt_ns_fd)
 		return mntkit__emul_self_table(out, ids);
 	if (req->mnt_ns_fd) {

@@ -11,18 +11,9 @@
 #include "internal.h"
 #include "mountinfo.h"
 
-/* (key, entry index) pairs, sorted by key */
-struct pair {
-	uint64_t key;
-	uint32_t idx;
-};
-
-/*
- * Sort @n pairs (@tmp: room for as many) by key, stably, in O(n): an LSD
- * radix sort on the bytes in which the keys differ (2 or 3 for IDs).
- * Returns the sorted array (@p or @tmp).
- */
-static struct pair *radix_sort(struct pair *p, struct pair *tmp, size_t n)
+/* an LSD radix sort, a pass per byte in which the keys differ */
+struct mntkit_mi_pair *mntkit__pairs_sort(struct mntkit_mi_pair *p,
+					  struct mntkit_mi_pair *tmp, size_t n)
 {
 	uint64_t diff = 0;
 
@@ -30,7 +21,7 @@ static struct pair *radix_sort(struct pair *p, struct pair *tmp, size_t n)
 		diff |= p[i].key ^ p[0].key;
 	for (unsigned int shift = 0; shift < 64; shift += 8) {
 		size_t count[256] = { 0 }, sum = 0;
-		struct pair *swap;
+		struct mntkit_mi_pair *swap;
 
 		if (!((diff >> shift) & 0xff))
 			continue;
@@ -59,7 +50,7 @@ static struct pair *radix_sort(struct pair *p, struct pair *tmp, size_t n)
  */
 static int sort_keys(uint64_t *key, size_t n, uint32_t *out)
 {
-	struct pair *p, *sorted;
+	struct mntkit_mi_pair *p, *sorted;
 	size_t i;
 
 	for (i = 0; i + 1 < n && key[i] < key[i + 1]; i++)
@@ -73,8 +64,8 @@ static int sort_keys(uint64_t *key, size_t n, uint32_t *out)
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		p[i] = (struct pair){ key[i], (uint32_t)i };
-	sorted = radix_sort(p, p + n, n);
+		p[i] = (struct mntkit_mi_pair){ key[i], (uint32_t)i };
+	sorted = mntkit__pairs_sort(p, p + n, n);
 	for (i = 0; i < n; i++) {
 		if (i && sorted[i].key == sorted[i - 1].key)
 			break;

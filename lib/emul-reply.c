@@ -323,12 +323,7 @@ static void fill_fixed(struct reply *r, struct table *t, size_t i,
 		sm->mask |= MNTKIT_STATMOUNT_MNT_BASIC;
 		sm->mnt_id = t->ix.key[i];
 		sm->mnt_parent_id = parent_key(t, i);
-		sm->mnt_id_old = m->id;
-		sm->mnt_parent_id_old = m->parent;
-		sm->mnt_attr = m->attr;
-		sm->mnt_propagation = mntkit__mi_propagation(m);
-		sm->mnt_peer_group = m->shared;
-		sm->mnt_master = m->master;
+		mntkit__mi_basic(sm, m);
 	}
 	if (want & MNTKIT_STATMOUNT_SB_BASIC) {
 		sm->mask |= MNTKIT_STATMOUNT_SB_BASIC;

@@ -27,7 +27,9 @@
  * mntkit_path_id() of a path on it names it the same way. A mount that
  * moves is hidden for a moment, so one load names it by its old ID and the
  * next by its unique one: where the memo proves it the same mount (old ID
- * X was unique ID U, X still in the table on that device), statmount and
+ * X was unique ID U, X still in the table on that device), and for any
+ * old ID X whose mount is named by its unique ID now (uncovered: the
+ * order a teardown unmounts in uncovers hidden mounts), statmount and
  * the snapshot batch find it by the name it had (mntkit__emul_renamed_entry()), and a
  * snapshot asks which of the IDs it does not find is a parent above the
  * caller's root (mntkit__emul_parent_outside()). The hybrid
@@ -57,8 +59,15 @@
  * half a poll() when nothing happened (poll() where epoll is refused). So
  * listmount + statmount of every mount costs one parse.
  * A reload keeps what earlier loads proved (old ID X was unique ID U) and
- * re-proves it with one statx of the mount point (see probe_again()), so a
- * table that changed a little costs one lookup per mount, not four.
+ * re-proves it with one statx of the mount point (see probe_again()) for
+ * the mounts after the anchor: the last mount, from the end, still proved
+ * (its point leads to the unique ID the memo has). The mounts before it
+ * are named from the memo without a look: from 6.8 mountinfo lists mounts
+ * by ascending unique ID, so each was made before the anchor and was the
+ * mount of its old ID when the memo proved it (resolve_from_memo() says
+ * why); the table alone tells whether its point leads to it. So a table
+ * that changed a little costs a few lookups, not one a mount. A cold
+ * load's probes close their fds by runs with close_range(2).
  * Staleness: a signalled change is seen by the next call. The kernel does
  * not signal propagation type changes (make-shared/-slave/-private/
  * -unbindable) nor superblock changes made by a filesystem itself (ext4
@@ -160,6 +169,9 @@ struct memo {
 	uint32_t major, minor; /* the line's st_dev, when it was proved */
 	uint64_t unique;
 	uint64_t f_type;
+	uint64_t gen;         /* the load that proved it (struct table) */
+	uint8_t anchor_ok;    /* that load read no change (see
+			       * mntkit__emul_resolve_ids()) */
 };
 
 struct table {
@@ -194,6 +206,11 @@ struct table {
 	 */
 	struct memo *memo;
 	size_t nmemo;
+	int memo_ordered;     /* the memo's load had its unique IDs in
+			       * line order (the kernel's, 6.8+) */
+	uint64_t gen;         /* the loads, counted */
+	int clean;            /* this load read no change */
+	int ordered;          /* its unique keys ascend line by line */
 	long long loaded_at;  /* CLOCK_MONOTONIC ns when the read ended */
 	long long max_age;    /* re-read when older than this */
 	uint32_t *groups;     /* the peer groups of the table, sorted */

@@ -107,6 +107,9 @@ void mntkit__pin_end(struct mntkit__pin *pin);
  */
 int mntkit__pin_mountinfo_of(pid_t pid);
 pid_t mntkit__pinned_pid(void);
+/* the emulation's side of it (emul-cache.c): the PID, set by backend.c */
+void mntkit__emul_set_pid(pid_t pid);
+pid_t mntkit__emul_pid(void);
 
 /* is @req about another namespace than the calling thread's? (ns.c) */
 int mntkit__req_foreign(const struct mntkit_mnt_id_req *req);
@@ -460,6 +463,25 @@ int mntkit__table_build(const struct mntkit_mnt_id_req *req, uint64_t start,
 			uint64_t mask, struct mntkit_table **out);
 
 /*
+ * Shared records (lib/table-shared.c): a reply with a reference count
+ * before it, held by a live table (lib/live.c) and by every snapshot
+ * made of it, freed by the last owner, from any thread.
+ * mntkit__srec_new: a copy of @sm, one reference (NULL: -ENOMEM).
+ * mntkit__srec_get / _put: one reference more, one less (NULL is fine).
+ * mntkit__table_shared: a snapshot of @n shared records, sorted by
+ * ascending mnt_id, each ID once, linked as mntkit_table_new() links
+ * them; it takes a reference to each (and none on failure). A table
+ * made so has a count of owners: mntkit__table_hold() adds one, and
+ * mntkit_table_free() frees it when the last lets go. 0 or -ENOMEM.
+ */
+struct mntkit_statmount *mntkit__srec_new(const struct mntkit_statmount *sm);
+void mntkit__srec_get(const struct mntkit_statmount *sm);
+void mntkit__srec_put(const struct mntkit_statmount *sm);
+int mntkit__table_shared(const struct mntkit_statmount *const *recs,
+			 size_t n, struct mntkit_table **out);
+void mntkit__table_hold(struct mntkit_table *t);
+
+/*
  * mntkit_list()'s MNTKIT_LIST_F_CHILDREN and MNTKIT_LIST_F_TREE listings of
  * @mnt_id (@flags) into @iv, over a snapshot; 0 or -errno
  */
@@ -522,6 +544,11 @@ int mntkit__misuse(const char *func, int err, const char *fmt, ...)
 int mntkit__sized_arg(void *out, size_t out_size, const void *in,
 		      size_t in_size, size_t ver0, const char *type,
 		      const char *macro);
+
+/* the refusal of a sized struct @type of @size below @ver0, with its
+ * reason (declare it with @macro) in the trace: -EINVAL */
+int mntkit__short_size(const char *type, size_t size, size_t ver0,
+		       const char *macro);
 
 /* return -err and set errno = err (err > 0) */
 static inline int mntkit__fail(int err)

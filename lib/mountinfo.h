@@ -97,6 +97,22 @@ static inline uint64_t mntkit__mi_propagation(const struct mntkit_mi *m)
 }
 
 /*
+ * A line's fields of statmount's MNT_BASIC group but the unique IDs (its
+ * old IDs, attributes, propagation, peer group, master): the emulation's
+ * replies and the table-file reader fill them alike
+ */
+static inline void mntkit__mi_basic(struct mntkit_statmount *sm,
+				    const struct mntkit_mi *m)
+{
+	sm->mnt_id_old = m->id;
+	sm->mnt_parent_id_old = m->parent;
+	sm->mnt_attr = m->attr;
+	sm->mnt_propagation = mntkit__mi_propagation(m);
+	sm->mnt_peer_group = m->shared;
+	sm->mnt_master = m->master;
+}
+
+/*
  * The kernel's string_unescape(UNESCAPE_OCTAL) over @len bytes at @src
  * (stopping at a NUL as the kernel does), writing to @dst (which may be
  * @src). Returns the number of bytes written.
@@ -140,6 +156,20 @@ struct mntkit_mindex {
 int mntkit__mindex_build(struct mntkit_mindex *ix, const struct mntkit_mi *v,
 			 size_t n, const uint64_t *key);
 void mntkit__mindex_free(struct mntkit_mindex *ix);
+
+/* (key, entry index) pairs */
+struct mntkit_mi_pair {
+	uint64_t key;
+	uint32_t idx;
+};
+
+/*
+ * Sort @n pairs (@tmp: room for as many) by key, stably, in O(n): an LSD
+ * radix sort on the bytes in which the keys differ (2 or 3 for IDs).
+ * Returns the sorted array (@p or @tmp).
+ */
+struct mntkit_mi_pair *mntkit__pairs_sort(struct mntkit_mi_pair *p,
+					  struct mntkit_mi_pair *tmp, size_t n);
 
 /* entry index of @key / of old ID @old, or -1 */
 ssize_t mntkit__mindex_find(const struct mntkit_mindex *ix, uint64_t key);

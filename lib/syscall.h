@@ -149,6 +149,11 @@ struct mntkit_mnt_ns_info {
 #endif
 #define MNTKIT_PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
 
+/* close_range(2) (5.9+), one number on every architecture */
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
 /* statfs f_type of the filesystems the library tells apart by magic
  * (the others: lib/fsmagic.c's table) */
 #define MNTKIT_PROC_SUPER_MAGIC 0x9fa0

@@ -326,12 +326,14 @@ int mntkit_table_new(uint64_t mask, unsigned int flags,
 	uint64_t start = MNTKIT_LSMT_ROOT;
 	int fd, ret;
 
+	const unsigned int known = MNTKIT_TABLE_F_UNREACHABLE |
+				   MNTKIT_TABLE_F_COMPACT | MNTKIT_TABLE_F_OLD_ORDER;
+
 	if (!out)
-		return mntkit__fail(EINVAL);
+		return MNTKIT__MISUSE(EINVAL, "a NULL out pointer");
 	*out = NULL;
-	if (flags & ~(MNTKIT_TABLE_F_UNREACHABLE | MNTKIT_TABLE_F_COMPACT |
-		      MNTKIT_TABLE_F_OLD_ORDER))
-		return mntkit__fail(EINVAL);
+	if (flags & ~known)
+		return MNTKIT__MISUSE(EINVAL, "unknown flags %#x", flags & ~known);
 	ret = mntkit__req_init(&req, opts, &fd);
 	if (ret)
 		return mntkit__fail(-ret);

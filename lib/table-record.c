@@ -63,6 +63,13 @@ static struct fixed fixed_at(const struct mntkit_table *t, size_t off)
 
 struct fixed mntkit__table_fixed(const struct mntkit_table *t, size_t idx)
 {
+	const struct mntkit_statmount *sm;
+
+	if (t->shared) {
+		sm = t->shared[idx];
+		return (struct fixed){ sm->mask, sm->mnt_id, sm->mnt_parent_id,
+				       sm->mnt_id_old };
+	}
 	return fixed_at(t, t->off[idx]);
 }
 

@@ -13,6 +13,8 @@ void mntkit_table_free(struct mntkit_table *t)
 {
 	if (!t)
 		return;
+	if (t->shared && !mntkit__table_let_go(t))
+		return;
 	for (size_t i = 0; t->full && i < t->n; i++)
 		free(t->full[i]);
 	free(t->full);

@@ -65,6 +65,9 @@ struct mntkit__tab {
 struct mntkit_table {
 	size_t n;
 	int compact;	 /* records are struct crec (see above) */
+	/* shared records (table-shared.c), by index, instead of the arena */
+	const struct mntkit_statmount **shared;
+	uint32_t owners; /* of a table of shared records (atomic) */
 	/* compact: the replies made by get() (the array: by the first) */
 	struct mntkit_statmount **full;
 	struct mntkit__arena arena; /* the records, 8-byte aligned */
@@ -90,6 +93,8 @@ struct mntkit_table {
 static inline const struct mntkit_statmount *
 rec_of(const struct mntkit_table *t, size_t idx)
 {
+	if (t->shared)
+		return t->shared[idx];
 	return (const struct mntkit_statmount *)(t->arena.base + t->off[idx]);
 }
 
@@ -109,14 +114,19 @@ static inline uint64_t id_at_off(const struct mntkit_table *t, size_t off)
 
 static inline uint64_t id_at(const struct mntkit_table *t, size_t idx)
 {
+	if (t->shared)
+		return t->shared[idx]->mnt_id;
 	return id_at_off(t, t->off[idx]);
 }
 
 /* the parent's mount ID of mount @idx */
 static inline uint64_t parent_at(const struct mntkit_table *t, size_t idx)
 {
-	size_t off = t->off[idx];
+	size_t off;
 
+	if (t->shared)
+		return t->shared[idx]->mnt_parent_id;
+	off = t->off[idx];
 	if (t->compact)
 		return crec_at(t, off)->mnt_parent_id;
 	return ((const struct mntkit_statmount *)(t->arena.base + off))
@@ -209,6 +219,14 @@ int mntkit__table_link(struct mntkit_table *t);
  * that do not fit again, then place the rest as roots. 0 or -errno.
  */
 int mntkit__table_settle(struct build *b);
+
+/* ---- shared records (table-shared.c; internal.h has the rest) ---- */
+
+/*
+ * One owner of a table of shared records lets go: true when it was the
+ * last (the records are let go then, and the caller frees the rest).
+ */
+bool mntkit__table_let_go(struct mntkit_table *t);
 
 /* ---- walks and orders (table-walk.c) ---- */
 

@@ -3,7 +3,9 @@
  * watch-view.c - a watch's view (what it has told the caller: one record
  * per mount ID) and the queue of the events that changed it, each queued
  * in the step that changes the view; the diff of the view against a
- * snapshot.
+ * snapshot. The records are shared (mntkit__srec_new(), counted owners):
+ * the view's record of a mount is its last event's, and a live table's
+ * (live.c) without a copy.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +48,8 @@ static void q_push(struct mntkit__watch_queue *q, enum mntkit_event_kind kind,
 
 void mntkit__watch_qev_free(struct mntkit__qev *e)
 {
-	free(e->own[0]);
-	free(e->own[1]);
+	mntkit__srec_put(e->own[0]);
+	mntkit__srec_put(e->own[1]);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -77,7 +79,7 @@ void mntkit__view_free(struct mntkit__watch_view *v)
 	uint64_t id;
 
 	while ((r = mntkit__map_next(&v->recs, &pos, &id)))
-		free(r->sm);
+		mntkit__srec_put(r->sm);
 	mntkit__map_free(&v->recs);
 	mntkit__map_free(&v->kids);
 }
@@ -142,13 +144,15 @@ static void view_note(struct mntkit_watch *w,
 /* the record of a mount gone before it could be stat'ed: its ID only */
 static struct mntkit_statmount *sm_stub(uint64_t id)
 {
-	struct mntkit_statmount *c = calloc(1, MNTKIT_STATMOUNT_FIXED_SIZE);
+	union {
+		struct mntkit_statmount sm;
+		char fixed[MNTKIT_STATMOUNT_FIXED_SIZE];
+	} stub;
 
-	if (c) {
-		c->size = MNTKIT_STATMOUNT_FIXED_SIZE;
-		c->mnt_id = id;
-	}
-	return c;
+	memset(&stub, 0, sizeof(stub));
+	stub.sm.size = MNTKIT_STATMOUNT_FIXED_SIZE;
+	stub.sm.mnt_id = id;
+	return mntkit__srec_new(&stub.sm);
 }
 
 /*
@@ -182,13 +186,12 @@ int mntkit__view_refresh(struct mntkit_watch *w,
 		if (!kind)
 			return 0;
 	}
-	c1 = mntkit__sm_dup(sm);
-	c2 = mntkit__sm_dup(sm);
-	if (!c1 || !c2) {
-		free(c1);
-		free(c2);
+	/* one record, the view's and the event's (a live table's too) */
+	c1 = mntkit__srec_new(sm);
+	if (!c1)
 		return -ENOMEM;
-	}
+	mntkit__srec_get(c1);
+	c2 = c1;
 	if (!r) {
 		r = mntkit__map_put(&w->view.recs, sm->mnt_id, NULL);
 		r->sm = c1;
@@ -280,13 +283,12 @@ void mntkit__view_gone(struct mntkit_watch *w, uint64_t id, uint64_t mask)
 	if (!(mask & MNTKIT_FAN_MNT_ATTACH))
 		return; /* never seen: detached before our first snapshot */
 	c1 = sm_stub(id);
-	c2 = sm_stub(id);
-	if (!c1 || !c2) {
-		free(c1);
-		free(c2);
+	if (!c1) {
 		w->need_resync = true;
 		return;
 	}
+	mntkit__srec_get(c1);
+	c2 = c1;
 	r = mntkit__map_put(&w->view.recs, id, NULL);
 	r->sm = c1;
 	q_push(&w->q, MNTKIT_EVENT_ATTACH, 0, MNTKIT_EVENT_F_GONE, id, NULL,
@@ -369,19 +371,45 @@ out:
 	return ret;
 }
 
-/* mntkit__view_refresh() with record @sm taken under ID @id */
+/*
+ * mntkit__view_refresh() with record @sm taken under ID @id, and naming
+ * its parent @parent (each 0: as the record has it)
+ */
 static int refresh_as(struct mntkit_watch *w, const struct mntkit_statmount *sm,
-		      uint64_t id)
+		      uint64_t id, uint64_t parent)
 {
 	struct mntkit_statmount *c = mntkit__sm_dup(sm);
 	int ret;
 
 	if (!c)
 		return -ENOMEM;
-	c->mnt_id = id;
+	if (id)
+		c->mnt_id = id;
+	if (parent)
+		c->mnt_parent_id = parent;
 	ret = mntkit__view_refresh(w, c);
 	free(c);
 	return ret;
+}
+
+/*
+ * The alias of the parent of record @i of @t (0: none): a mount taken
+ * under its view's name is its children's parent under that name too,
+ * or they would name a mount the view does not hold.
+ */
+static uint64_t parent_alias(const struct mntkit_table *t,
+			     const uint64_t *alias, size_t i)
+{
+	const struct mntkit_statmount *sm = mntkit_table_get(t, i);
+	int saved = errno;
+	ssize_t j;
+
+	if (!(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC) ||
+	    sm->mnt_parent_id == sm->mnt_id)
+		return 0;
+	j = mntkit_table_find(t, sm->mnt_parent_id);
+	errno = saved;
+	return j >= 0 ? alias[j] : 0;
 }
 
 /* the diff of the view against snapshot @t */
@@ -406,10 +434,13 @@ static int apply_table(struct mntkit_watch *w, const struct mntkit_table *t)
 		ret = find_aliases(w, t, &alias);
 	if (!ret)
 		ret = mntkit__view_detach_unseen(w);
-	for (size_t i = 0; i < n && ret >= 0; i++)
-		ret = alias && alias[i] ?
-			      refresh_as(w, mntkit_table_get(t, i), alias[i]) :
-			      mntkit__view_refresh(w, mntkit_table_get(t, i));
+	for (size_t i = 0; i < n && ret >= 0; i++) {
+		uint64_t me = alias ? alias[i] : 0;
+		uint64_t up = alias ? parent_alias(t, alias, i) : 0;
+
+		ret = me || up ? refresh_as(w, mntkit_table_get(t, i), me, up) :
+				 mntkit__view_refresh(w, mntkit_table_get(t, i));
+	}
 	free(alias);
 	return ret < 0 ? ret : 0;
 }

@@ -70,8 +70,11 @@ int mntkit_watch_read(struct mntkit_watch *w, struct mntkit_event *ev)
 {
 	int ret;
 
-	if (!w || !ev || ev->size < MNTKIT_EVENT_SIZE_VER0)
-		return mntkit__fail(EINVAL);
+	if (!w || !ev)
+		return MNTKIT__MISUSE(EINVAL, "a NULL %s", w ? "event" : "watch");
+	if (ev->size < MNTKIT_EVENT_SIZE_VER0)
+		return mntkit__short_size("struct mntkit_event", ev->size,
+					  MNTKIT_EVENT_SIZE_VER0, "MNTKIT_EVENT");
 	if (w->all) {
 		ret = mntkit__watch_all_read(w->all, ev);
 		return ret < 0 ? mntkit__fail(-ret) : ret;
@@ -205,14 +208,20 @@ static int setup_fds(struct mntkit_watch *w)
 static int watch_opts_copy(const struct mntkit_watch_opts *in,
 			   struct mntkit_watch_opts *out)
 {
-	int ret = mntkit__sized_in(out, sizeof(*out), in, in ? in->size : 0,
-				   MNTKIT_WATCH_OPTS_SIZE_VER0);
+	const unsigned int known = MNTKIT_WATCH_F_INITIAL | MNTKIT_WATCH_F_ALL_NS;
+	int ret = mntkit__sized_arg(out, sizeof(*out), in, in ? in->size : 0,
+				    MNTKIT_WATCH_OPTS_SIZE_VER0,
+				    "struct mntkit_watch_opts",
+				    "MNTKIT_WATCH_OPTS");
 
 	if (ret)
 		return ret;
-	if (out->source > MNTKIT_WATCH_POLL ||
-	    (out->flags & ~(MNTKIT_WATCH_F_INITIAL | MNTKIT_WATCH_F_ALL_NS)))
-		return -EINVAL;
+	if (out->source > MNTKIT_WATCH_POLL)
+		return mntkit__misuse("mntkit_watch_new", EINVAL,
+				      "unknown source %d", (int)out->source);
+	if (out->flags & ~known)
+		return mntkit__misuse("mntkit_watch_new", EINVAL,
+				      "unknown flags %#x", out->flags & ~known);
 	return 0;
 }
 
@@ -284,14 +293,18 @@ static int watch_new(const struct mntkit_watch_opts *wopts,
 	int ret;
 
 	if (!out)
-		return mntkit__fail(EINVAL);
+		return mntkit__misuse("mntkit_watch_new", EINVAL,
+				      "a NULL out pointer");
 	*out = NULL;
 	ret = watch_opts_copy(wopts, &wo);
 	if (ret)
 		return mntkit__fail(-ret);
+	if ((wo.flags & MNTKIT_WATCH_F_ALL_NS) && (opts || fed))
+		return mntkit__misuse("mntkit_watch_new", EINVAL,
+				      "MNTKIT_WATCH_F_ALL_NS watches every "
+				      "namespace: no opts");
 	if (wo.flags & MNTKIT_WATCH_F_ALL_NS)
-		return opts || fed ? mntkit__fail(EINVAL) :
-				     watch_all_new(&wo, out);
+		return watch_all_new(&wo, out);
 	w = watch_alloc();
 	if (!w)
 		return mntkit__fail(ENOMEM);

@@ -170,6 +170,16 @@ int mntkit__watch_new_fed(const struct mntkit_watch_opts *wopts,
 int mntkit__watch_feed(struct mntkit_watch *w, uint64_t mnt_id,
 		       uint64_t mask);
 
+/*
+ * The events queued and not yet read, of a watch of one namespace (after
+ * mntkit_watch_new() with MNTKIT_WATCH_F_INITIAL: the ATTACH events of
+ * its first snapshot, which a live table applies silently, live.c)
+ */
+static inline size_t mntkit__watch_queued(const struct mntkit_watch *w)
+{
+	return w->q.n - w->q.head;
+}
+
 /* ---- the view and the event queue (watch-view.c) ---- */
 
 /* the view holds mount @id (no system call) */

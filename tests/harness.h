@@ -1312,6 +1312,31 @@ static inline void t_ns_child_start(struct t_ns_child *c,
 		       strerror(errno));
 }
 
+/*
+ * Run @body(@arg) as PID 1 of a new PID namespace with its own /proc, in
+ * a private mount namespace: a watch of every namespace sees the case's
+ * only. The case's verdict is its child's.
+ */
+static inline void t_in_own_pidns(void (*body)(int), int arg)
+{
+	pid_t pid;
+
+	t_private_ns();
+	if (unshare(CLONE_NEWPID))
+		t_skip("unshare(CLONE_NEWPID): %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
+							   MS_NOEXEC, NULL))
+			t_fail("mount proc: %s", strerror(errno));
+		body(arg);
+		_exit(0);
+	}
+	t_wait_child(pid, "the case in its PID namespace");
+}
+
 /* let the child of t_ns_child_start() exit, and reap it */
 static inline void t_ns_child_stop(struct t_ns_child *c)
 {

@@ -100,7 +100,7 @@ T_CASE(watch_event_seq_and_time)
 /*
  * A caller built against the first layout (size VER0) gets those fields
  * and not one byte past them; a size below it is refused; a caller with a
- * larger struct (a newer header) keeps its tail as it was.
+ * larger struct (a newer header) finds its tail beyond them zeroed.
  */
 T_CASE(watch_read_writes_what_fits)
 {
@@ -140,8 +140,9 @@ T_CASE(watch_read_writes_what_fits)
 	T_EQ_U(big.ev.size, sizeof(big));
 	T_EQ_I(big.ev.kind, MNTKIT_EVENT_DETACH);
 	T_EQ_U(big.ev.seq, 2);
+	/* a newer caller's fields the library does not know read as 0 */
 	for (size_t i = 0; i < sizeof(big.tail); i++)
-		T_ASSERTF(big.tail[i] == 0x5a, "tail byte %zu written", i);
+		T_ASSERTF(big.tail[i] == 0, "tail byte %zu not zeroed", i);
 	mntkit_watch_free(w);
 }
 

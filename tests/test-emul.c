@@ -572,21 +572,15 @@ T_CASE(emul_follows_root_and_namespace)
 }
 
 /*
- * A mount the emulation names by its old ID (its point leads to another
- * mount stacked on it) vanishes: statmount of the ID it handed out says
- * ENOENT, as for any mount that vanished between listmount and statmount.
+ * Two tmpfs stacked on @x, "lower" under "upper": the ID the emulation
+ * hands out for "lower" (its old ID: its point leads to "upper")
  */
-T_CASE(emul_vanished_stacked_mount_enoent)
+static uint64_t stacked_lower(const char *x)
 {
-	struct t_tree t;
-	struct mntkit_mnt_id_req r;
 	struct mntkit_statmount *sm;
 	uint64_t *ids, lower = 0;
-	char *x, buf[1024];
 	size_t n;
 
-	setup(&t);
-	x = t_path("%s/stacked", t.dir);
 	t_mkdir(x);
 	t_mount("lower", x, "tmpfs", 0, NULL);
 	t_mount("upper", x, "tmpfs", 0, NULL);
@@ -601,6 +595,25 @@ T_CASE(emul_vanished_stacked_mount_enoent)
 	}
 	free(ids);
 	T_ASSERT(lower);
+	return lower;
+}
+
+/*
+ * A mount the emulation names by its old ID (its point leads to another
+ * mount stacked on it) vanishes: statmount of the ID it handed out says
+ * ENOENT, as for any mount that vanished between listmount and statmount.
+ */
+T_CASE(emul_vanished_stacked_mount_enoent)
+{
+	struct t_tree t;
+	struct mntkit_mnt_id_req r;
+	struct mntkit_statmount *sm;
+	uint64_t lower;
+	char *x, buf[1024];
+
+	setup(&t);
+	x = t_path("%s/stacked", t.dir);
+	lower = stacked_lower(x);
 	t_umount(x);
 	t_umount(x);
 	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
@@ -617,6 +630,30 @@ T_CASE(emul_vanished_stacked_mount_enoent)
 	r.param = lower;
 	r.mnt_id = MNTKIT_LSMT_ROOT;
 	T_OK(mntkit_listmount(&r, (uint64_t *)(void *)buf, 8, 0));
+}
+
+/*
+ * A mount the emulation names by its old ID (stacked under another) is
+ * uncovered (the one on it unmounted, as a teardown does): the old ID it
+ * handed out still names it, although it is listed by its unique ID now.
+ */
+T_CASE(emul_uncovered_mount_keeps_old_id)
+{
+	struct mntkit_statmount *sm;
+	struct t_tree t;
+	uint64_t lower;
+	char *x;
+
+	setup(&t);
+	x = t_path("%s/stacked", t.dir);
+	lower = stacked_lower(x);
+	t_umount(x);
+	sm = stat_on(MNTKIT_BACKEND_MOUNTINFO, lower,
+		     MNTKIT_STATMOUNT_MNT_BASIC | MNTKIT_STATMOUNT_SB_SOURCE);
+	T_EQ_U(sm->mnt_id, lower);
+	T_ASSERT(!strcmp(t_sm_s(sm, sm->sb_source), "lower"));
+	free(sm);
+	t_umount(x);
 }
 
 int main(int argc, char **argv)

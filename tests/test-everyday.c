@@ -120,8 +120,7 @@ static void under_teardown(const char *backend)
 	T_EQ_I(m, n);
 	/*
 	 * unmounting in the order given succeeds for every mount (the mount
-	 * points read first: on the emulation a hidden mount's ID changes
-	 * once it is uncovered)
+	 * points read first; examples/teardown.c reads each as it goes)
 	 */
 	char **points = t_xcalloc((size_t)m, sizeof(*points));
 
@@ -377,10 +376,95 @@ struct mistake {
 
 static uint64_t root_id(void)
 {
-	uint64_t id;
+	uint64_t id = 0;
 
 	T_OK(mntkit_root_id(0, NULL, &id));
 	return id;
+}
+
+static const char fstab[] = "/dev/sda1 / ext4 defaults 0 1\n";
+
+/* a mistake with a watch (poll source) made for it; its return value */
+static long watch_mistake(int k)
+{
+	MNTKIT_WATCH_OPTS(wo, .source = MNTKIT_WATCH_POLL);
+	struct mntkit_event ev = { 0 };
+	struct mntkit_watch *w;
+	long r;
+
+	T_OK(mntkit_watch_new(&wo, NULL, &w));
+	r = k ? mntkit_watch_read(w, NULL) : mntkit_watch_read(w, &ev);
+	mntkit_watch_free(w);
+	return r;
+}
+
+/* a mistake with a table read from a file's text; its return value */
+static long tab_mistake(int k)
+{
+	struct mntkit_tab_entry e = { 0 };
+	struct mntkit_table *t, *t2;
+	struct mntkit_event *ev;
+	long r;
+
+	T_OK(mntkit_table_read_buf(fstab, sizeof(fstab) - 1, NULL, &t));
+	T_OK(mntkit_table_read_buf(fstab, sizeof(fstab) - 1, NULL, &t2));
+	if (k == 0)
+		r = mntkit_table_tab_entry(t, 0, &e);
+	else if (k == 1)
+		r = mntkit_diff(t, t2, 1, sizeof(*ev), &ev);
+	else
+		r = mntkit_diff(t, t2, 0, 8, &ev);
+	mntkit_table_free(t);
+	mntkit_table_free(t2);
+	return r;
+}
+
+/* the mistakes of the older calls: watches, tables, table files */
+static long older_mistake(int k)
+{
+	struct mntkit_watch_opts wzero = { 0 };
+	struct mntkit_tab_opts tzero = { 0 };
+	MNTKIT_WATCH_OPTS(wflag, .flags = 0x100);
+	MNTKIT_WATCH_OPTS(wall, .flags = MNTKIT_WATCH_F_ALL_NS);
+	MNTKIT_TAB_OPTS(tflag, .flags = 0x100);
+	MNTKIT_TAB_OPTS(tformat, .format = (enum mntkit_tab_format)99);
+	MNTKIT_OPTS(opts);
+	struct mntkit_watch *w;
+	struct mntkit_table *t;
+
+	switch (k) {
+	case 0:
+		return mntkit_watch_new(&wzero, NULL, &w);
+	case 1:
+		return mntkit_watch_new(&wflag, NULL, &w);
+	case 2:
+		return mntkit_watch_new(NULL, NULL, NULL);
+	case 3:
+		return mntkit_watch_new(&wall, &opts, &w);
+	case 4:
+	case 5:
+		return watch_mistake(k - 4);
+	case 6:
+		return mntkit_table_new(0, 0x100, NULL, &t);
+	case 7:
+		return mntkit_table_new(0, 0, NULL, NULL);
+	case 8:
+		return mntkit_table_read_buf(fstab, 4, &tzero, &t);
+	case 9:
+		return mntkit_table_read_buf(fstab, 4, &tflag, &t);
+	case 10:
+		return mntkit_table_read_buf(fstab, 4, &tformat, &t);
+	case 11:
+		return mntkit_table_read_buf(NULL, 4, NULL, &t);
+	case 12:
+		return mntkit_table_read_file(NULL, NULL, &t);
+	case 13:
+	case 14:
+	case 15:
+		return tab_mistake(k - 13);
+	}
+	t_fail("no mistake %d", k);
+	return 0;
 }
 
 /* the mistake @k of the table below; its return value */
@@ -431,8 +515,7 @@ static long make_mistake(int k)
 		free(sm);
 		return r;
 	}
-	t_fail("no mistake %d", k);
-	return 0;
+	return older_mistake(k - 13);
 }
 
 T_CASE(mistakes_say_why)
@@ -451,6 +534,23 @@ T_CASE(mistakes_say_why)
 		{ "NULL reply", EINVAL, "NULL reply" },
 		{ "old ID for a unique one", EINVAL, "mntkit_id_from_old()" },
 		{ "string field as an array", EINVAL, "mntkit_sm_str()" },
+		/* the older calls: 13 + older_mistake()'s k */
+		{ "watch opts of size 0", EINVAL, "MNTKIT_WATCH_OPTS()" },
+		{ "unknown watch flag", EINVAL, "unknown flags 0x100" },
+		{ "NULL watch out", EINVAL, "NULL out pointer" },
+		{ "all namespaces with opts", EINVAL, "no opts" },
+		{ "event of size 0", EINVAL, "MNTKIT_EVENT()" },
+		{ "NULL event", EINVAL, "NULL event" },
+		{ "unknown table flag", EINVAL, "unknown flags 0x100" },
+		{ "NULL table out", EINVAL, "NULL out pointer" },
+		{ "tab opts of size 0", EINVAL, "MNTKIT_TAB_OPTS()" },
+		{ "unknown tab flag", EINVAL, "unknown flags 0x100" },
+		{ "unknown tab format", EINVAL, "unknown format 99" },
+		{ "NULL text with a length", EINVAL, "NULL buffer" },
+		{ "NULL file path", EINVAL, "NULL path" },
+		{ "tab entry of size 0", EINVAL, "MNTKIT_TAB_ENTRY()" },
+		{ "unknown diff flag", EINVAL, "unknown flags 0x1" },
+		{ "event size too small", EINVAL, "sizeof(struct mntkit_event)" },
 	};
 
 	mntkit_set_print(keep_warn);

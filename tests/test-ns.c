@@ -16,6 +16,7 @@
 
 #include "harness.h"
 #include "tree.h"
+#include "foreign-errno.h"
 
 #define MAX_IDS T_NS_MAX_IDS
 
@@ -845,104 +846,14 @@ T_CASE(ns_list_has_what_listns_lists)
 	close(keep);
 }
 
-/*
- * A namespace asked for by ID (not by fd) needs CAP_SYS_ADMIN over its
- * owner: without it statmount answers EPERM (6.12.95, 6.18.44 and 7.2
- * measured; ENOENT before "statmount: permission check should return
- * EPERM", 7.0 and its stable backports), listmount ENOENT. An
- * unprivileged caller that can read the namespace's mountinfo (a process
- * of its own uid is in it) gets the kernel's errno from both backends.
- */
-static int errno_of(long ret)
-{
-	return ret < 0 ? errno : 0;
-}
-
+/* the errno of a request by ID without CAP_SYS_ADMIN (foreign-errno.h) */
 T_CASE(foreign_by_id_without_cap)
 {
 	struct t_ns_tree c;
-	int go[2], ready[2], st;
-	pid_t in, pid;
-	char buf[4096];
 
 	start_child(&c);
-	T_OK(pipe(go));
-	T_OK(pipe(ready));
-	/* a process of uid 65534 in the namespace, readable by one */
-	in = fork();
-	T_ASSERT(in >= 0);
-	if (in == 0) {
-		char x = 1;
-
-		if (setns(c.ch.ns_fd, CLONE_NEWNS) || setgid(65534) ||
-		    setuid(65534) || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
-			_exit(1);
-		close(go[1]);
-		close(ready[0]);
-		(void)!write(ready[1], &x, 1);
-		(void)!read(go[0], &x, 1);
-		_exit(0);
-	}
-	close(go[0]);
-	close(ready[1]);
-	{
-		/* the checker looks only once that process is in place (it
-		 * raced it: seen on 6.12 under qemu's TCG) */
-		char x;
-
-		T_ASSERTF(read(ready[0], &x, 1) == 1, "%s",
-			  "the namespace's process failed");
-		close(ready[0]);
-	}
-	pid = fork();
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		struct mntkit_mnt_id_req req = {
-			.size = MNTKIT_MNT_ID_REQ_SIZE_VER1,
-			.mnt_id = c.rep.ids[0],
-			.param = MNTKIT_STATMOUNT_MNT_BASIC,
-			.mnt_ns_id = c.rep.ns_id,
-		};
-		uint64_t ids[4];
-		int ksm, klm;
-
-		T_OK(setgid(65534));
-		T_OK(setuid(65534));
-		T_OK(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
-		ksm = errno_of(t_sys_statmount(&req, buf, sizeof(buf), 0));
-		req.mnt_id = T_LSMT_ROOT;
-		req.param = 0;
-		klm = errno_of(t_sys_listmount(&req, ids, 4, 0));
-		T_ASSERTF(ksm == EPERM || ksm == ENOENT,
-			  "the kernel's statmount: %s", strerror(ksm));
-		T_EQ_I(klm, ENOENT);
-		for (int b = MNTKIT_BACKEND_NATIVE;
-		     b <= MNTKIT_BACKEND_MOUNTINFO; b++) {
-			int e;
-
-			T_EQ_I(mntkit_set_backend((enum mntkit_backend)b), 0);
-			req.mnt_id = c.rep.ids[0];
-			req.param = MNTKIT_STATMOUNT_MNT_BASIC;
-			e = errno_of(mntkit_statmount(&req, (void *)buf,
-						      sizeof(buf), 0));
-			T_ASSERTF(e == ksm, "%s: statmount %s, the kernel's %s",
-				  mntkit_backend_name(mntkit_get_backend()),
-				  strerror(e), strerror(ksm));
-			req.mnt_id = T_LSMT_ROOT;
-			req.param = 0;
-			e = errno_of(mntkit_listmount(&req, ids, 4, 0));
-			T_ASSERTF(e == klm, "%s: listmount %s, the kernel's %s",
-				  mntkit_backend_name(mntkit_get_backend()),
-				  strerror(e), strerror(klm));
-		}
-		_exit(0);
-	}
-	T_ASSERT(waitpid(pid, &st, 0) == pid);
-	close(go[1]);
-	waitpid(in, NULL, 0);
+	t_foreign_errno_check(c.ch.ns_fd, c.rep.ns_id, c.rep.ids[0]);
 	t_ns_tree_stop(&c);
-	T_ASSERTF(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		  "the unprivileged child failed (status %#x)", st);
 }
 
 int main(int argc, char **argv)

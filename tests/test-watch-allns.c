@@ -573,29 +573,6 @@ static void wait_settled(struct world *wd, struct mntkit_watch *w,
 
 /* ---- the cases ---- */
 
-/*
- * Run @body as PID 1 of a new PID namespace with its own /proc, in a
- * private mount namespace; the case's verdict is its child's.
- */
-static void in_own_pidns(void (*body)(int), int arg)
-{
-	pid_t pid;
-
-	t_private_ns();
-	if (unshare(CLONE_NEWPID))
-		t_skip("unshare(CLONE_NEWPID): %s", strerror(errno));
-	pid = fork();
-	T_OK(pid);
-	if (pid == 0) {
-		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
-							   MS_NOEXEC, NULL))
-			t_fail("mount proc: %s", strerror(errno));
-		body(arg);
-		_exit(0);
-	}
-	t_wait_child(pid, "the case in its PID namespace");
-}
-
 static void use_backend(int mountinfo)
 {
 	if (mountinfo) {
@@ -703,17 +680,17 @@ static void replay_body(int how)
 
 T_CASE(replay_native)
 {
-	in_own_pidns(replay_body, 0);
+	t_in_own_pidns(replay_body, 0);
 }
 
 T_CASE(replay_mountinfo)
 {
-	in_own_pidns(replay_body, 1);
+	t_in_own_pidns(replay_body, 1);
 }
 
 T_CASE(replay_native_poll)
 {
-	in_own_pidns(replay_body, 2);
+	t_in_own_pidns(replay_body, 2);
 }
 
 /*
@@ -742,7 +719,7 @@ static void skip_body(int unused)
 
 T_CASE(unwatchable_skipped)
 {
-	in_own_pidns(skip_body, 0);
+	t_in_own_pidns(skip_body, 0);
 }
 
 /*
@@ -805,7 +782,7 @@ static void rescan_body(int unused)
 
 T_CASE(rescan_and_exit_at_once)
 {
-	in_own_pidns(rescan_body, 0);
+	t_in_own_pidns(rescan_body, 0);
 }
 
 /*
@@ -863,12 +840,12 @@ static void signal_body(int how)
 
 T_CASE(signal_wakes_mountinfo)
 {
-	in_own_pidns(signal_body, 1);
+	t_in_own_pidns(signal_body, 1);
 }
 
 T_CASE(signal_wakes_native_poll)
 {
-	in_own_pidns(signal_body, 2);
+	t_in_own_pidns(signal_body, 2);
 }
 
 /*
@@ -933,7 +910,7 @@ static void retry_body(int unused)
 
 T_CASE(emfile_read_again)
 {
-	in_own_pidns(retry_body, 0);
+	t_in_own_pidns(retry_body, 0);
 }
 
 /*
@@ -1051,7 +1028,7 @@ static void group_body(int unused)
 
 T_CASE(one_fanotify_group)
 {
-	in_own_pidns(group_body, 0);
+	t_in_own_pidns(group_body, 0);
 }
 
 /*
@@ -1147,13 +1124,13 @@ static void limit_body(int marks)
 T_CASE(fanotify_marks_limit)
 {
 	own_userns(2, 3);
-	in_own_pidns(limit_body, 1);
+	t_in_own_pidns(limit_body, 1);
 }
 
 T_CASE(fanotify_groups_limit)
 {
 	own_userns(0, 100);
-	in_own_pidns(limit_body, 0);
+	t_in_own_pidns(limit_body, 0);
 }
 
 /*
@@ -1214,7 +1191,7 @@ static void gone_body(int unused)
 
 T_CASE(gone_before_routing)
 {
-	in_own_pidns(gone_body, 0);
+	t_in_own_pidns(gone_body, 0);
 }
 
 /* the flag with a namespace named is refused; one namespace: 0 skipped */

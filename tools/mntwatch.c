@@ -38,7 +38,7 @@
 #define PROG "mntwatch"
 
 static const char usage_line[] =
-	"usage: " PROG " [--json|--journal] [-t TYPES] [-p PATH] [-e EVENTS] "
+	"usage: " PROG " [--json|--journal] [-t TYPES] [--prefix PATH] [-e EVENTS] "
 	"[--ns NS | --all-namespaces] [-c N] [--timeout S] [--initial] "
 	"[--source SRC]";
 
@@ -49,7 +49,8 @@ static const char *const help_text[] = {
 	"",
 	"  -t, --types LIST     only these filesystem types (comma list;",
 	"                       \"noA,B\" for all but A and B)",
-	"  -p, --prefix PATH    only mounts at PATH or below it",
+	"      --prefix PATH    only mounts at PATH or below it (-p, which",
+	"                       findmnt has for --poll, is deprecated)",
 	"  -e, --events LIST    only these events: attach,detach,move,",
 	"                       change,resync,ns-add,ns-gone",
 	"      --ns NS          watch another mount namespace: its ID, a",
@@ -222,11 +223,12 @@ enum {
 	OPT_SOURCE,
 	OPT_ALL_NS,
 	OPT_JOURNAL,
+	OPT_PREFIX,
 };
 
 static const struct option long_options[] = {
 	{ "types", required_argument, NULL, 't' },
-	{ "prefix", required_argument, NULL, 'p' },
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
 	{ "events", required_argument, NULL, 'e' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -248,8 +250,13 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 	case 't':
 		return parse_types(cl, optarg);
 	case 'p':
+		/* findmnt's -p is --poll: one release of warnings first */
+		fprintf(stderr, "%s: -p is deprecated and will go: write "
+			"--prefix (findmnt's -p is --poll)\n", PROG);
+		/* fall through */
+	case OPT_PREFIX:
 		if (optarg[0] != '/') {
-			cli_usage_error("-p", "not an absolute path");
+			cli_usage_error("--prefix", "not an absolute path");
 			return -1;
 		}
 		cl->prefix = optarg;
@@ -473,7 +480,7 @@ static void text_event(struct outbuf *ob, const struct mntkit_event *ev,
 		outbuf_putc(ob, '\n');
 		return;
 	}
-	outbuf_printf(ob, " 0x%" PRIx64 " ", ev->mnt_id);
+	outbuf_printf(ob, " %" PRIu64 " ", ev->mnt_id);
 	put_text_field(ob, sm_field(sm, MNTKIT_FIELD_MNT_POINT));
 	outbuf_putc(ob, ' ');
 	type = sm_field(sm, MNTKIT_FIELD_FS_TYPE);

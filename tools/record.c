@@ -108,8 +108,8 @@ static int walk_group(const struct record_ops *ops, void *ctx,
 			 REC_DECODE_SB_FLAGS);
 		return 0;
 	case MNTKIT_STATMOUNT_MNT_BASIC:
-		ops->num(ctx, "mnt_id", sm->mnt_id, REC_HEX, REC_DECODE_NONE);
-		ops->num(ctx, "mnt_parent_id", sm->mnt_parent_id, REC_HEX,
+		ops->num(ctx, "mnt_id", sm->mnt_id, REC_DEC, REC_DECODE_NONE);
+		ops->num(ctx, "mnt_parent_id", sm->mnt_parent_id, REC_DEC,
 			 REC_DECODE_NONE);
 		ops->num(ctx, "mnt_id_old", sm->mnt_id_old, REC_DEC,
 			 REC_DECODE_NONE);
@@ -129,7 +129,7 @@ static int walk_group(const struct record_ops *ops, void *ctx,
 			 REC_DECODE_NONE);
 		return 0;
 	case MNTKIT_STATMOUNT_MNT_NS_ID:
-		ops->num(ctx, "mnt_ns_id", sm->mnt_ns_id, REC_HEX,
+		ops->num(ctx, "mnt_ns_id", sm->mnt_ns_id, REC_DEC,
 			 REC_DECODE_NONE);
 		return 0;
 	case MNTKIT_STATMOUNT_SUPPORTED_MASK:
@@ -156,7 +156,7 @@ int record_walk(const struct record_ops *ops, void *ctx,
 	int r, first = 0;
 
 	if (listed_id && !(sm->mask & MNTKIT_STATMOUNT_MNT_BASIC))
-		ops->num(ctx, "mnt_id", listed_id, REC_HEX, REC_DECODE_NONE);
+		ops->num(ctx, "mnt_id", listed_id, REC_DEC, REC_DECODE_NONE);
 	ops->num(ctx, "size", sm->size, REC_DEC, REC_DECODE_NONE);
 	ops->num(ctx, "mask", sm->mask, REC_HEX, REC_DECODE_NONE);
 	for (bit = 1; bit; bit <<= 1) {

@@ -16,7 +16,7 @@
 /* how text shows a number */
 enum rec_numfmt {
 	REC_DEC,   /* 123 */
-	REC_HEX,   /* 0x7b */
+	REC_HEX,   /* 0x7b (masks, magics; IDs are REC_DEC) */
 	REC_HEX32, /* 0x0000007b (words) */
 	REC_WORDS, /* words only */
 };

@@ -3,8 +3,8 @@
  * statmnt - show the attributes of a mount, or list mounts, with
  * statmount(2) and listmount(2) (served by libmntkit on every kernel).
  *
- *   statmnt [-l|-r] [-u] [--json] [--mask LIST] [--ns ID|PATH|pid:PID]
- *           (mnt_id|path)
+ *   statmnt [-l|-r] [-u] [-v] [--json] [--mask LIST]
+ *           [--ns ID|PATH|pid:PID] (mnt_id|path)
  *
  * All output is built in memory and written only once everything
  * succeeded; every error is one line on stderr and exit status 1.
@@ -34,12 +34,13 @@
 #define LIST_DEFAULT_MASK MNTKIT_STATMOUNT_MNT_POINT
 
 static const char usage_line[] =
-	"usage: " PROG " [-l|-r] [-u] [--json] [--mask LIST] "
+	"usage: " PROG " [-l|-r] [-u] [-v] [--json] [--mask LIST] "
 	"[--ns ID|PATH|pid:PID] (mnt_id|path)";
 
 struct cmdline {
 	unsigned int list; /* 0, MNTKIT_LIST_F_CHILDREN or MNTKIT_LIST_F_TREE */
 	bool unreachable;  /* -u */
+	bool verbose;	   /* -v: which kind of ID the target was */
 	bool json;	   /* --json */
 	bool mask_given;   /* --mask */
 	uint64_t mask;
@@ -89,6 +90,8 @@ static const char *const help_text[] = {
 	"                     (no mnt_id|path: the root mount, then all)",
 	"  -u, --unreachable  start from the namespace's true root, above",
 	"                     a chroot (needs CAP_SYS_ADMIN)",
+	"  -v, --verbose      say on stderr which kind of mount ID mnt_id",
+	"                     is (old or unique) and the mount it names",
 	"      --json         print JSON",
 	"      --mask LIST    statmount groups to ask for: names",
 	"                     (sb_basic,mnt_basic,...), all, or a number",
@@ -97,8 +100,10 @@ static const char *const help_text[] = {
 	"  -h, --help         show this help",
 	"  -V, --version      show the version",
 	"",
-	"mnt_id is a decimal number or 0x hex; anything else is a path",
-	"(write ./123 for a file named 123). Errors exit with status 1.",
+	"mnt_id is a decimal number or 0x hex: a unique 64-bit mount ID, or",
+	"an old one (mountinfo's and findmnt's ID column, up to 2^31);",
+	"anything else is a path (write ./123 for a file named 123). IDs",
+	"are printed in decimal. Errors exit with status 1.",
 };
 
 /* ---- parsing ---- */
@@ -157,6 +162,7 @@ static const struct option long_options[] = {
 	{"list", no_argument, NULL, 'l'},
 	{"recursive", no_argument, NULL, 'r'},
 	{"unreachable", no_argument, NULL, 'u'},
+	{"verbose", no_argument, NULL, 'v'},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"mask", required_argument, NULL, OPT_MASK},
 	{"ns", required_argument, NULL, OPT_NS},
@@ -186,6 +192,9 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 	case 'u':
 		cl->unreachable = true;
 		return 0;
+	case 'v':
+		cl->verbose = true;
+		return 0;
 	case OPT_JSON:
 		cl->json = true;
 		return 0;
@@ -209,7 +218,7 @@ static int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 	int opt, r;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":lruhV", long_options, NULL)) !=
+	while ((opt = getopt_long(argc, argv, ":lruvhV", long_options, NULL)) !=
 	       -1) {
 		r = parse_option(cl, opt, argv);
 		if (r)
@@ -319,22 +328,48 @@ static void query_error(const struct cmdline *cl, uint64_t id, int err)
 		return;
 	if (err == -ENOENT && cl->target && cl->ns)
 		cli_errmsg(what,
-		       "no such mount 0x%" PRIx64 " in mount namespace %s", id,
+		       "no such mount %" PRIu64 " in mount namespace %s", id,
 		       cl->ns_arg);
 	else if (err == -ENOENT && cl->target)
-		cli_errmsg(what, "no such mount 0x%" PRIx64, id);
-	else if (err == -EINVAL && id <= MNTKIT_MNT_UNIQUE_ID_OFFSET &&
-		 mntkit_get_backend() == MNTKIT_BACKEND_NATIVE)
-		cli_errmsg(what,
-		       "%s (not a unique mount ID: those are above "
-		       "0x%llx; old IDs of mountinfo are not accepted)",
-		       strerror(EINVAL),
-		       (unsigned long long)MNTKIT_MNT_UNIQUE_ID_OFFSET);
+		cli_errmsg(what, "no such mount %" PRIu64, id);
 	else if (cl->ns)
 		cli_errmsg(what, "%s (mount namespace %s)", strerror(-err),
 		       cl->ns_arg);
 	else
 		cli_errmsg(what, "%s", strerror(-err));
+}
+
+/*
+ * A number given as mnt_id: a unique ID as it is, an old ID (at most
+ * 2^31: mountinfo's, findmnt's) through mntkit_id_from_old(); -v says
+ * which it was.
+ */
+static int id_of_number(const struct cmdline *cl, uint64_t *id)
+{
+	uint64_t given = *id;
+	int r;
+
+	if (given > MNTKIT_MNT_UNIQUE_ID_OFFSET) {
+		if (cl->verbose)
+			fprintf(stderr, "%s: %s: a unique mount ID\n", PROG,
+				cl->target);
+		return 0;
+	}
+	r = given ? mntkit_id_from_old(given, cl->ns, id) : -EINVAL;
+	if (r == -ENOENT) {
+		cli_errmsg(cl->target, "no mount has the old ID %" PRIu64 "%s%s",
+			   given, cl->ns ? " in mount namespace " : "",
+			   cl->ns ? cl->ns_arg : "");
+		return -1;
+	}
+	if (r < 0) {
+		query_error(cl, given, r);
+		return -1;
+	}
+	if (cl->verbose)
+		fprintf(stderr, "%s: %s: an old mount ID (mountinfo's); its mount "
+			"is %" PRIu64 "\n", PROG, cl->target, *id);
+	return 0;
 }
 
 static int resolve_target(const struct cmdline *cl, uint64_t *id)
@@ -353,7 +388,7 @@ static int resolve_target(const struct cmdline *cl, uint64_t *id)
 	}
 	r = cli_parse_number(cl->target, id);
 	if (r == 1)
-		return 0;
+		return id_of_number(cl, id);
 	if (r < 0) {
 		cli_errmsg(cl->target, "mount ID out of range");
 		return -1;
@@ -477,7 +512,7 @@ static int emit_list_line(struct out *o, const struct mntkit_statmount *sm,
 		json_object_end(&o->jw);
 		return 0;
 	}
-	outbuf_printf(&o->ob, "0x%" PRIx64 "\t", id);
+	outbuf_printf(&o->ob, "%" PRIu64 "\t", id);
 	if (point)
 		outbuf_text_str(&o->ob, point);
 	else
@@ -495,7 +530,7 @@ static void emit_list_error(struct out *o, uint64_t id, int err)
 		json_object_end(&o->jw);
 		return;
 	}
-	outbuf_printf(&o->ob, "0x%" PRIx64 "\t[%s]\n", id, strerror(err));
+	outbuf_printf(&o->ob, "%" PRIu64 "\t[%s]\n", id, strerror(err));
 }
 
 struct lister {
@@ -528,7 +563,7 @@ static int list_one(struct lister *ls, uint64_t id)
 	else
 		r = emit_list_line(o, ls->buf, ls->bufsize, id);
 	if (r < 0) {
-		cli_errmsg(NULL, "mount 0x%" PRIx64 ": bad statmount reply: %s", id,
+		cli_errmsg(NULL, "mount %" PRIu64 ": bad statmount reply: %s", id,
 		       strerror(-r));
 		return -1;
 	}

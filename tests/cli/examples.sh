@@ -21,7 +21,8 @@
 cli_init "$1"
 
 EX=$BUILDDIR/examples
-EXAMPLES="list-mounts mount-of-path namespaces ns-mounts tree watch"
+EXAMPLES="list-mounts mount-of-path teardown snapshot-diff watch ns-mounts emulated
+	namespaces live-prefix"
 export EX
 if [ ! -x "$EX/list-mounts" ]; then
 	skip examples "the examples are not built (meson -Dexamples=false)"
@@ -70,56 +71,70 @@ c_bad_args() {
 		"$EX/mount-of-path" /nonexistent
 	expect_fail mount_of_path_empty 1 ": No such file" \
 		"$EX/mount-of-path" ""
+	expect_fail teardown_no_arg 2 "usage: .* PATH" "$EX/teardown"
+	expect_fail teardown_bad_option 2 "usage: " "$EX/teardown" -x /
+	expect_fail teardown_empty 1 ": Invalid argument" "$EX/teardown" ""
+	expect_fail snapshot_diff_no_arg 2 "usage: .* COMMAND" \
+		"$EX/snapshot-diff"
 	expect_fail namespaces_extra_arg 2 "usage: " "$EX/namespaces" -a
-	expect_fail ns_mounts_no_arg 2 "usage: .* PID" "$EX/ns-mounts"
-	expect_fail ns_mounts_word 2 "abc: not a PID" "$EX/ns-mounts" abc
-	expect_fail ns_mounts_zero 2 "not a PID" "$EX/ns-mounts" 0
-	expect_fail ns_mounts_negative 2 "not a PID" "$EX/ns-mounts" -1
-	# 2^32 + 1 is not PID 1
-	expect_fail ns_mounts_wide 2 "not a PID" "$EX/ns-mounts" 4294967297
-	expect_fail ns_mounts_no_process 1 "PID $nopid: No such" \
-		"$EX/ns-mounts" "$nopid"
-	expect_fail tree_bad_option 2 "usage: " "$EX/tree" -x
-	expect_fail tree_zero 2 "usage: " "$EX/tree" 0
-	expect_fail tree_empty 2 "usage: " "$EX/tree" ""
-	expect_fail tree_wide 2 "usage: " "$EX/tree" 4294967297
-	expect_fail tree_two_pids 2 "usage: " "$EX/tree" 1 1
-	expect_fail tree_no_process 1 "PID $nopid: No such" "$EX/tree" "$nopid"
-	expect_fail watch_word 2 "x: not a number" "$EX/watch" x
-	expect_fail watch_negative 2 "not a number" "$EX/watch" -1
-	expect_fail watch_suffix 2 "not a number" "$EX/watch" 1s
-	expect_fail watch_huge 2 "not a number" "$EX/watch" 99999999999
+	for ex in ns-mounts emulated; do
+		expect_fail "${ex}_no_arg" 2 "usage: .* PID" "$EX/$ex"
+		expect_fail "${ex}_word" 2 "usage: " "$EX/$ex" abc
+		expect_fail "${ex}_zero" 2 "usage: " "$EX/$ex" 0
+		expect_fail "${ex}_negative" 2 "usage: " "$EX/$ex" -1
+		expect_fail "${ex}_empty" 2 "usage: " "$EX/$ex" ""
+		# 2^32 + 1 is not PID 1
+		expect_fail "${ex}_wide" 2 "usage: " "$EX/$ex" 4294967297
+		expect_fail "${ex}_no_process" 1 "PID $nopid: No such" \
+			"$EX/$ex" "$nopid"
+	done
+	expect_fail watch_word 2 "usage: .* \[SECONDS\]" "$EX/watch" x
+	expect_fail watch_zero 2 "usage: " "$EX/watch" 0
+	expect_fail watch_negative 2 "usage: " "$EX/watch" -1
+	expect_fail watch_suffix 2 "usage: " "$EX/watch" 1s
+	expect_fail watch_empty 2 "usage: " "$EX/watch" ""
+	expect_fail watch_huge 2 "usage: " "$EX/watch" 99999999999
 	expect_fail watch_two_args 2 "usage: " "$EX/watch" 1 2
+	expect_fail live_prefix_no_arg 2 "usage: .* PREFIX" "$EX/live-prefix"
+	expect_fail live_prefix_word 2 "usage: " "$EX/live-prefix" / x
+	expect_fail live_prefix_negative 2 "usage: " "$EX/live-prefix" / -1
+	expect_fail live_prefix_three_args 2 "usage: " "$EX/live-prefix" / 1 2
 }
 
-# list-mounts: exactly the mounts of mountinfo, with their types and sources
+# both CASE [PYCASE]: the Python case on the native backend (where the
+# kernel has it) and on the emulation over mountinfo, as CASE and
+# CASE_emul
+both() {
+	py_case "$1" "${2:-$1}"
+	MNTKIT_BACKEND=mountinfo py_case "${1}_emul" "${2:-$1}"
+}
+
+# list-mounts: findmnt -l's TARGET SOURCE FSTYPE OPTIONS, in its order
 c_list_mounts() {
-	py_case "list_mounts${1:-}" list_mounts
+	both "list_mounts${1:-}" list_mounts
 }
 
-# mount-of-path: each line against the mountinfo entry of the path's
-# mount (by the ID statx gives) and findmnt -T
+# mount-of-path: findmnt -T's columns, and statx's ID
 check_paths() {
-	py_case "mount_of_path${1:-}" mount_of_path
+	both "mount_of_path${1:-}" mount_of_path
 }
 
 c_mount_of_path() {
 	PATHS="/:/proc:/proc/self/status:$CLI_TMP" check_paths
 }
 
-# tree: the nesting is the parent relation of mountinfo
-c_tree() {
-	py_case "tree${1:-}" tree
-}
-
-# watch SECONDS: ends after that long, with the table printed
+# watch [SECONDS]: ends after 3 s (or SECONDS), with the table printed
 c_watch_time() {
-	py_case watch_time
+	both watch_time
 }
 
-# ns-mounts on our own PID: our own tree
+# ns-mounts and emulated on our own PID: findmnt -N's tree and list
 c_ns_mounts_self() {
-	py_case ns_mounts_self
+	both ns_mounts_self
+}
+
+c_emulated_self() {
+	py_case emulated_self
 }
 
 # namespaces: ours, with its number of mounts and its root's type and source
@@ -127,8 +142,8 @@ c_namespaces_self() {
 	py_case namespaces_self
 }
 
-plain_cases="c_bad_args c_list_mounts c_mount_of_path c_tree c_ns_mounts_self
-	c_namespaces_self c_watch_time"
+plain_cases="c_bad_args c_list_mounts c_mount_of_path c_ns_mounts_self
+	c_emulated_self c_namespaces_self c_watch_time"
 
 # ---- cases in a private mount namespace ----
 
@@ -152,36 +167,45 @@ c_mount_of_path_ns() {
 	PATHS+=":$T/u:$T/ov:$T/sp:$T/lnk" check_paths _ns
 }
 
-c_tree_ns() {
-	c_tree _ns
+# teardown: the mounts at and below a path (stacked, hidden, rbind,
+# binds), each after those on it; with -u all unmounted in that order
+c_teardown() {
+	both teardown
 }
 
-# tree -a: from the namespace's true root (above our root) down
-c_tree_all() {
-	py_case tree_all
+# snapshot-diff: a mount, a remount and an unmount by a command
+c_snapshot_diff() {
+	both snapshot_diff
 }
 
 # watch: the table (every mount, attach), then the events of a mount
 # made and removed while it runs
 c_watch() {
-	py_case watch
+	both watch
 }
 
-# ns-mounts PID, tree PID and namespaces on namespaces of other processes
+# live-prefix: the mounts under a prefix, then those that come and go
+# there, and nothing of those elsewhere
+c_live_prefix() {
+	py_case live_prefix
+}
+
+# ns-mounts PID, emulated PID and namespaces on namespaces of other
+# processes
 c_ns_mounts_other() {
-	py_case ns_mounts_other
+	both ns_mounts_other
 }
 
-c_tree_other() {
-	py_case tree_other
+c_emulated_other() {
+	py_case emulated_other
 }
 
 c_namespaces() {
 	py_case namespaces
 }
 
-ns_cases="c_list_mounts_ns c_mount_of_path_ns c_tree_ns c_tree_all c_watch
-	c_ns_mounts_other c_tree_other c_namespaces"
+ns_cases="c_list_mounts_ns c_mount_of_path_ns c_teardown c_snapshot_diff
+	c_watch c_live_prefix c_ns_mounts_other c_emulated_other c_namespaces"
 
 # ---- main ----
 

@@ -3,9 +3,10 @@
 #
 # tests/cli/install.sh - what `make install` puts in place works: the
 # staged tree has the library (soname, versioned symbols), the header, the
-# pkg-config file, the tools and the man pages, and a program built from
-# the staged tree alone with pkg-config links and runs; the Python module
-# imports from the staged tree.
+# pkg-config file, the tools, the man pages, the README and the sources of
+# examples/, and a program built from the staged tree alone with
+# pkg-config links and runs, and so do the installed examples; the Python
+# module imports from the staged tree.
 #
 # Usage: bash tests/cli/install.sh ABS_BUILDDIR
 
@@ -44,9 +45,16 @@ for f in "$S_LIB/libmntkit.so.0" "$S_LIB/libmntkit.so" "$S_LIB/libmntkit.a" \
 	"$STAGE$PREFIX/share/bash-completion/completions/lsmnt" \
 	"$STAGE$PREFIX/share/bash-completion/completions/statmnt" \
 	"$STAGE$PREFIX/share/bash-completion/completions/mntwatch" \
-	"$STAGE$PREFIX/share/mntkit/mntwatch-event.schema.json"; do
+	"$STAGE$PREFIX/share/mntkit/mntwatch-event.schema.json" \
+	"$STAGE$PREFIX/share/doc/libmntkit-dev/README.md"; do
 	[ -e "$f" ] || missing="$missing ${f#"$STAGE"}"
 done
+# every example of the tree, and nothing else, as mntkit(3) says
+EXDIR="$STAGE$PREFIX/share/doc/libmntkit-dev/examples"
+got=$(cd "$EXDIR" 2>/dev/null && echo *)
+if [ "$(cd "$SRCDIR/examples" && echo *.c)" != "$got" ]; then
+	missing="$missing examples: ${got:-none}"
+fi
 if [ -z "$missing" ]; then
 	pass installed_files
 else
@@ -162,6 +170,24 @@ if [ "${got%% *}" = "$want" ] &&
 	pass pkgconfig_build
 else
 	fail pkgconfig_build "staged program printed '$got'; mountinfo has $want lines"
+fi
+
+# the installed examples build from the staged tree alone (-Werror: as
+# clean for a user's compiler as in the tree) and run
+bad=""
+for ex in "$EXDIR"/*.c; do
+	name=$(basename "$ex" .c)
+	# shellcheck disable=SC2086
+	if ! cc -Wall -Wextra -Werror -o "$CLI_TMP/$name" "$ex" $flags \
+		2>"$CLI_TMP/cc.err"; then
+		bad="$bad $name($(head -n 1 "$CLI_TMP/cc.err"))"
+	fi
+done
+exlines=$(LD_LIBRARY_PATH="$S_LIB" "$CLI_TMP/list-mounts" 2>&1 | grep -c '')
+if [ -z "$bad" ] && [ "$exlines" = "$want" ]; then
+	pass examples_build
+else
+	fail examples_build "cc:${bad:- ok}; the staged list-mounts printed $exlines lines, mountinfo has $want"
 fi
 
 # one release number everywhere: meson.build (the .pc file), the header's

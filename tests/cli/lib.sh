@@ -124,9 +124,14 @@ cli_init() {
 	BLKID_FILE=$CLI_TMP/blkid.tab
 	export BLKID_FILE
 	CLI_PY=$SRCDIR/tests/cli/py/$(basename "$0" .sh | tr - _).py
-	# the Python of the cases: python3, its program found once (a
-	# version manager's shim in front of it can take a second a start)
-	if [ -z "${MNTKIT_PYTHON:-}" ]; then
+	# the Python of the cases: Debian's /usr/bin/python3, for which the
+	# Makefile installs the modules the cases use (jsonschema, pyflakes,
+	# pytest) and meson builds the extension; else python3, its program
+	# found once (a version manager's shim in front of it can take a
+	# second a start)
+	if [ -z "${MNTKIT_PYTHON:-}" ] && [ -x /usr/bin/python3 ]; then
+		MNTKIT_PYTHON=/usr/bin/python3
+	elif [ -z "${MNTKIT_PYTHON:-}" ]; then
 		MNTKIT_PYTHON=$(python3 "$SRCDIR/tests/cli/py/mntkit_test.py" \
 			executable 2>/dev/null) || MNTKIT_PYTHON=python3
 	fi

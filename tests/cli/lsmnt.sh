@@ -133,12 +133,27 @@ c_ns_privilege() {
 		skip ns_privilege "no setpriv to drop capabilities"
 		return
 	fi
-	local pid
+	local pid drop=(setpriv --inh-caps=-all --ambient-caps=-all
+		--bounding-set=-all --)
 	unshare -m sleep 30 &
 	pid=$!
 	sleep 0.2
-	expect_error ns_privilege "CAP_SYS_ADMIN" - setpriv --inh-caps=-all \
-		--ambient-caps=-all --bounding-set=-all -- "$LSMNT" --ns "pid:$pid"
+	# without capabilities the namespace file is refused: a namespace
+	# named by the file fails, one named by its process is read from the
+	# process's mountinfo, as findmnt -N reads it
+	expect_error ns_privilege "Permission denied" - "${drop[@]}" \
+		"$LSMNT" --ns "/proc/$pid/ns/mnt"
+	run "${drop[@]}" findmnt -N "$pid" -l -o TARGET,SOURCE,FSTYPE,OPTIONS
+	cp "$OUT" "$CLI_TMP/ns_privilege.findmnt"
+	run "${drop[@]}" "$LSMNT" --ns "pid:$pid" -l \
+		-o TARGET,SOURCE,FSTYPE,OPTIONS
+	if [ "$RC" != 0 ]; then
+		fail ns_privilege_pid "exit status $RC: $(head -n 1 "$ERR")"
+	elif ! cmp -s "$OUT" "$CLI_TMP/ns_privilege.findmnt"; then
+		fail ns_privilege_pid "not findmnt -N's: $(diff "$CLI_TMP/ns_privilege.findmnt" "$OUT" | head -n 3 | tr '\n' ' ')"
+	else
+		pass ns_privilege_pid
+	fi
 	stop_bg "$pid"
 }
 
@@ -146,9 +161,15 @@ c_backend_mountinfo() {
 	py_case backend_mountinfo
 }
 
+# --id and --uniq-id with either kind of mount ID, on both backends
+c_ids_either_kind() {
+	py_case ids_either_kind
+	MNTKIT_BACKEND=mountinfo py_case ids_either_kind_emul ids_either_kind
+}
+
 plain_cases="c_help c_version c_host_json c_host_list c_host_raw_pairs
 	c_host_filters c_host_terminal c_new_columns c_list_columns c_errors
-	c_write_error c_ns_privilege c_backend_mountinfo"
+	c_write_error c_ns_privilege c_backend_mountinfo c_ids_either_kind"
 
 # ---- cases in a private mount namespace ----
 

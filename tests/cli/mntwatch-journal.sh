@@ -114,7 +114,7 @@ c_journal_resync() {
 	local max
 	need_journald journal_resync || return
 	max=$(cat /proc/sys/fs/fanotify/max_queued_events 2>/dev/null)
-	if ! "$MNTWATCH" --source fanotify --timeout 0 -p /x 2>"$ERR"; then
+	if ! "$MNTWATCH" --source fanotify --timeout 0 --prefix /x 2>"$ERR"; then
 		skip journal_resync "$(cat "$ERR")"
 		return
 	elif [ -z "$max" ] || [ "$max" -gt 100000 ]; then
@@ -146,7 +146,7 @@ c_journal_restart() {
 	need_journald journal_restart || return
 	mkdir -p "$d" && mount -t tmpfs ready "$d" && mkdir "$d/a" "$d/b" ||
 		{ fail journal_restart "setup"; return; }
-	"$MNTWATCH" --journal --initial -p "$d" >"$OUT" 2>"$ERR" &
+	"$MNTWATCH" --journal --initial --prefix "$d" >"$OUT" 2>"$ERR" &
 	mw=$!
 	if ! jwait 1 "$mw" ready; then
 		stop_bg "$mw"

@@ -62,7 +62,7 @@ setup_ns() {
 }
 
 have_fanotify() {
-	"$MNTWATCH" --source fanotify --timeout 0 -p /x 2>"$ERR"
+	"$MNTWATCH" --source fanotify --timeout 0 --prefix /x 2>"$ERR"
 }
 
 # attach, change, move (a subtree), detach, each waited for

@@ -40,7 +40,7 @@ c_bad_args() {
 	expect_error bad_timeout "--timeout" usage "$MNTWATCH" --timeout 1s
 	expect_error negative_timeout "--timeout" usage "$MNTWATCH" --timeout -1
 	expect_error bad_source "--source" usage "$MNTWATCH" --source inotify
-	expect_error relative_prefix "-p" usage "$MNTWATCH" -p mnt
+	expect_error relative_prefix "--prefix" usage "$MNTWATCH" --prefix mnt
 	expect_error empty_type "-t" usage "$MNTWATCH" -t tmpfs,,ext4
 	expect_error extra_arg "extra" usage "$MNTWATCH" extra
 	expect_error ns_not_pid "pid:0" - "$MNTWATCH" --ns pid:0
@@ -55,7 +55,7 @@ c_bad_args() {
 c_timeout() {
 	local t0 t1
 	t0=$(date +%s%N)
-	run "$MNTWATCH" --timeout 0.3 -p /nonexistent/prefix
+	run "$MNTWATCH" --timeout 0.3 --prefix /nonexistent/prefix
 	t1=$(date +%s%N)
 	if [ "$RC" != 0 ] || [ -s "$OUT" ] || [ -s "$ERR" ]; then
 		fail timeout "exit $RC, out '$(cat "$OUT")', err '$(cat "$ERR")'"
@@ -64,6 +64,18 @@ c_timeout() {
 		fail timeout "took $(((t1 - t0) / 1000000)) ms for 0.3 s"
 	else
 		pass timeout
+	fi
+}
+
+# -p, findmnt's --poll, is mntwatch's --prefix for one more release:
+# it works and says it is deprecated
+c_short_prefix() {
+	run "$MNTWATCH" --timeout 0.1 -p /nonexistent/prefix
+	if [ "$RC" != 0 ] || [ -s "$OUT" ] ||
+		! grep -q "^mntwatch: -p is deprecated.*--prefix" "$ERR"; then
+		fail short_prefix "exit $RC, out '$(cat "$OUT")', err '$(cat "$ERR")'"
+	else
+		pass short_prefix
 	fi
 }
 
@@ -83,7 +95,7 @@ c_signals() {
 	py_case signals
 }
 
-plain_cases="c_help c_version c_bad_args c_timeout c_initial_count_json
+plain_cases="c_help c_version c_bad_args c_timeout c_short_prefix c_initial_count_json
 	c_initial_text c_closed_stdout c_signals"
 
 # ---- cases in a private mount namespace ----
@@ -104,7 +116,7 @@ c_events_poll() {
 }
 
 c_events_fanotify() {
-	if ! "$MNTWATCH" --source fanotify --timeout 0 -p /x 2>"$ERR"; then
+	if ! "$MNTWATCH" --source fanotify --timeout 0 --prefix /x 2>"$ERR"; then
 		skip events_fanotify "$(cat "$ERR")"
 		return
 	fi

@@ -102,6 +102,8 @@ want="libmntkit0 ./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libmntkit.s
 if [ -z "$dup" ] && grep -q "^$want" "$CLI_TMP/files" &&
 	grep -q '^libmntkit-dev ./usr/include/mntkit.h$' "$CLI_TMP/files" &&
 	grep -q '^libmntkit-dev ./usr/share/man/man3/mntkit_stat.3.gz$' "$CLI_TMP/files" &&
+	grep -q '^libmntkit-dev ./usr/share/doc/libmntkit-dev/examples/teardown.c$' "$CLI_TMP/files" &&
+	grep -q '^libmntkit-dev ./usr/share/doc/libmntkit-dev/README.md\(.gz\)\?$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/bin/lsmnt$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/share/man/man8/lsmnt.8.gz$' "$CLI_TMP/files" &&
 	grep -q '^mntkit-tools ./usr/share/mntkit/mntwatch-event.schema.json$' "$CLI_TMP/files" &&
@@ -144,6 +146,14 @@ printf '%s\n' '#include <stdio.h>' '#include <mntkit.h>' \
 cc -o /tmp/p /tmp/p.c $(pkg-config --cflags --libs mntkit) 2>/tmp/cc.err ||
 	echo "FAILED: cc against the -dev package: $(head -n 1 /tmp/cc.err)"
 [ "$(/tmp/p)" = "$VERSION" ] || echo "FAILED: the program says $(/tmp/p)"
+# the examples mntkit(3) points to, built from the installed header alone
+n=0
+for ex in /usr/share/doc/libmntkit-dev/examples/*.c; do
+	cc -Wall -Werror -o /tmp/ex "$ex" $(pkg-config --cflags --libs mntkit) \
+		2>/tmp/cc.err && n=$((n + 1)) ||
+		echo "FAILED: cc $ex: $(head -n 1 /tmp/cc.err)"
+done
+[ "$n" -ge 7 ] || echo "FAILED: $n examples in /usr/share/doc/libmntkit-dev/examples"
 # the Python module, imported by Debian's python3 from dist-packages
 python3 /package_import.py >/tmp/py.out 2>&1 || echo "FAILED: python3 package_import.py: $(tail -n 1 /tmp/py.out)"
 dpkg -r python3-mntkit mntkit-tools libmntkit-dev libmntkit0 >/tmp/dpkg.log 2>&1 ||

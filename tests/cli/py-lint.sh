@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # tests/cli/py-lint.sh ABS_BUILDDIR - the project's Python (the cases of
-# tests/cli/py/, the benchmarks' report bench/*.py) byte-compiles, and
+# tests/cli/py/, tests/diff/, bench/*.py and the Python module's tests
+# python/tests/) byte-compiles, and
 # pyflakes (Debian's python3-pyflakes) finds nothing in it: no undefined
 # or unused name, no import left over. The scripts keep no Python of
 # their own (a heredoc or python3 -c), where neither would see it.
@@ -12,10 +13,11 @@
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
 
-files=("$SRCDIR"/tests/cli/py/*.py "$SRCDIR"/bench/*.py)
+files=("$SRCDIR"/tests/cli/py/*.py "$SRCDIR"/tests/diff/*.py "$SRCDIR"/bench/*.py
+	"$SRCDIR"/python/tests/*.py)
 
 # (cli_init keeps the compiled files out of the tree: PYTHONPYCACHEPREFIX)
-run python3 -m py_compile "${files[@]}"
+run "$MNTKIT_PYTHON" -m py_compile "${files[@]}"
 if [ "$RC" = 0 ]; then
 	pass py_compile
 else

@@ -59,8 +59,18 @@ pytest_run() {
 	env ${preload:+LD_PRELOAD=$preload} \
 		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		"$PY" -m pytest -q -p no:cacheprovider -o addopts= \
+		-o faulthandler_timeout=120 \
 		--rootdir "$SRCDIR/python/tests" "$SRCDIR/python/tests"
 }
+# killed at its time limit: what pytest printed (a test stuck for 120 s
+# has its threads' stacks there) and the last test that ended
+stopped() {
+	echo "python.sh: stopped; the last test that ended: $(tail -n 1 "$lines" 2>/dev/null)" >&2
+	sed 's/^/    | /' "$CLI_TMP/pytest.log" | tail -n 60 >&2
+	[ -n "${child:-}" ] && kill "$child" 2>/dev/null
+	exit 124
+}
+trap stopped TERM INT
 if can_unshare_mount; then
 	export -f pytest_run
 	export PY preload
@@ -68,11 +78,15 @@ if can_unshare_mount; then
 	unshare -m --propagation private bash -c '
 		MNTKIT_TEST_PRIVATE_NS=$(stat -L -c %i /proc/self/ns/mnt)
 		export MNTKIT_TEST_PRIVATE_NS
-		pytest_run' >"$CLI_TMP/pytest.log" 2>&1
+		pytest_run' >"$CLI_TMP/pytest.log" 2>&1 &
 else
-	pytest_run >"$CLI_TMP/pytest.log" 2>&1
+	pytest_run >"$CLI_TMP/pytest.log" 2>&1 &
 fi
+# (in the background: a signal's trap runs while the shell waits)
+child=$!
+wait "$child"
 rc=$?
+child=
 
 while IFS= read -r line; do
 	word=${line%% *}

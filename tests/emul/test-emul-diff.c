@@ -202,6 +202,43 @@ T_CASE(stacked)
 		       ed_stats.hidden);
 }
 
+/*
+ * A reload after changes that hide, stack, move and replace mounts of a
+ * table the emulation has loaded and named: the reload names most mounts
+ * from what the first load proved (lib/emul-ids.c, resolve_from_memo())
+ * and must still give each mount its unique ID where its point leads to
+ * it, its old ID where it is hidden now, and a new mount of a reused old
+ * ID its own unique ID.
+ */
+T_CASE(reload_after_changes)
+{
+	char *d = setup();
+	size_t h0 = ed_stats.hidden, h1;
+
+	t_tmpfs(t_path("%s/x", d), 0, NULL);
+	t_tmpfs(t_path("%s/x/y", d), 0, NULL);
+	t_tmpfs(t_path("%s/s", d), 0, NULL);
+	t_tmpfs(t_path("%s/r", d), 0, NULL);
+	t_tmpfs(t_path("%s/m", d), 0, NULL);
+	t_mkdir(t_path("%s/moved", d));
+	for (int i = 0; i < 8; i++)
+		t_tmpfs(t_path("%s/k%d", d, i), 0, NULL);
+	done("reload_before");
+	h1 = ed_stats.hidden;
+	t_mount("over", t_path("%s/x", d), "tmpfs", 0, NULL); /* hides x/y */
+	t_mount("stack", t_path("%s/s", d), "tmpfs", 0, NULL);
+	t_umount(t_path("%s/r", d)); /* its old ID is free for the next */
+	t_tmpfs(t_path("%s/r", d), 0, NULL);
+	if (mount(t_path("%s/m", d), t_path("%s/moved", d), NULL, MS_MOVE,
+		  NULL))
+		t_fail("move: %s", strerror(errno));
+	done("reload_after");
+	/* the counts add up: the second table hides three more */
+	if (ed_stats.hidden - h1 < h1 - h0 + 3)
+		t_fail("expected 3 more hidden mounts (x, x/y, s): %zu, then %zu",
+		       h1 - h0, ed_stats.hidden - h1);
+}
+
 T_CASE(escapes)
 {
 	static const char *const names[] = {

@@ -575,7 +575,8 @@ OUTDIR=$BUILDDIR/qemu
 mkdir -p "$OUTDIR" || exit 2
 
 # every test program: NAME and its sources (relative to the project root;
-# the library is linked to each). test-abi has two more sources.
+# the library is linked to each). test-abi has two more sources, test-expr
+# lsmnt's filter engine.
 PROGS=()
 for f in "$SRCDIR"/tests/qemu/test-*.c "$SRCDIR"/tests/test-*.c \
 	"$SRCDIR"/tests/emul/test-*.c; do
@@ -584,6 +585,7 @@ for f in "$SRCDIR"/tests/qemu/test-*.c "$SRCDIR"/tests/test-*.c \
 	case $name in
 	test-abi-compat-*) continue ;;
 	test-abi) PROGS+=("$name tests/test-abi.c tests/test-abi-compat-before.c tests/test-abi-compat-after.c") ;;
+	test-expr) PROGS+=("$name tests/test-expr.c tools/lsmnt/expr.c") ;;
 	*) PROGS+=("$name ${f#"$SRCDIR"/}") ;;
 	esac
 done

@@ -434,9 +434,9 @@ struct filter {
 	bool swap;
 	/* -S, -T, -M: an argument is never swapped (FL_NOSWAPMATCH) */
 	bool noswap;
-	bool has_id;  /* --id */
-	int32_t id;
-	bool has_uniq; /* --uniq-id */
+	bool has_id;  /* --id, or --uniq-id with an old ID */
+	int64_t id;
+	bool has_uniq; /* --uniq-id with a unique ID */
 	uint64_t uniq;
 	int real;    /* 1 --real, -1 --pseudo */
 	bool df;     /* -D: no pseudo filesystems but tmpfs ones */
@@ -836,6 +836,8 @@ struct cmdline {
 	bool mtab;		 /* -m */
 	bool verify;		 /* -x */
 	bool verbose;		 /* --verbose */
+	uint64_t id_arg[2];	 /* --id, --uniq-id as given */
+	bool id_given[2];
 	bool tab_mountinfo;	 /* every table file read was mountinfo */
 	size_t nbad[8];		 /* per file: the lines passed over */
 	const char *ns_arg;   /* --ns */

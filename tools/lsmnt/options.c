@@ -76,8 +76,9 @@ static const char *const help_text[] = {
 	"  -T, --target <path>    only the mount the path is on",
 	"  -M, --mountpoint <dir> only mounts on this directory",
 	"  -R, --submounts        with the matching mounts, all below them",
-	"      --id <num>         only the mount with this (old) mount ID",
-	"      --uniq-id <num>    only the mount with this 64-bit mount ID",
+	"      --id <num>         only the mount with this mount ID: an old",
+	"                         one (mountinfo's), or a unique one",
+	"      --uniq-id <num>    the same (findmnt: only a unique 64-bit ID)",
 	"      --real             only real filesystems",
 	"      --pseudo           only pseudo filesystems",
 	"      --shadowed         only mounts another is mounted over",
@@ -99,7 +100,8 @@ static const char *const help_text[] = {
 	"  -m, --mtab             the kernel's table with utab's userspace",
 	"                         options (/run/mount/utab, $LIBMOUNT_UTAB)",
 	"  -x, --verify           check a fstab (-F, -s) as findmnt does",
-	"      --verbose          with -x: what passed the checks too",
+	"      --verbose          with -x: what passed the checks too; with",
+	"                         --id/--uniq-id: which kind of ID it took",
 	"",
 	"Namespaces:",
 	"  -N, --task <pid>       the mount namespace of a process",
@@ -753,14 +755,14 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 				 INT32_MAX, &sv) < 0)
 			return -1;
 		f->has_id = true;
-		f->id = (int32_t)sv;
+		f->id = sv;
 		return 0;
 	case OPT_UNIQ_ID:
 		if (parse_unsigned("invalid uniq-id argument", optarg,
 				   UINT64_MAX, &uv) < 0)
 			return -1;
-		f->has_uniq = true;
-		f->uniq = uv;
+		cl->id_given[1] = true;
+		cl->id_arg[1] = uv; /* see settle_ids() */
 		return 0;
 	case OPT_REAL:
 	case OPT_PSEUDO:
@@ -978,6 +980,39 @@ static int set_columns(struct cmdline *cl)
 	return 0;
 }
 
+/*
+ * --id takes mountinfo's ID as findmnt does (a 32-bit number); --uniq-id
+ * takes either kind of mount ID, told by its value (mntkit.h, MOUNT IDS):
+ * an old one (below 2^31) matches mountinfo's ID, as --id would, a unique
+ * one the 64-bit ID. --verbose says which kind it was.
+ */
+static int settle_ids(struct cmdline *cl)
+{
+	struct filter *f = &cl->f;
+	uint64_t v = cl->id_arg[1];
+	bool old = v < MNTKIT_MNT_UNIQUE_ID_OFFSET;
+
+	if (!cl->id_given[1])
+		return 0;
+	if (old && f->has_id && f->id != (int64_t)v) {
+		cli_errmsg("--uniq-id", "%" PRIu64 ": --id names another old "
+			   "ID (no mount has both)", v);
+		return -1;
+	}
+	if (cl->verbose)
+		fprintf(stderr, "lsmnt: --uniq-id %" PRIu64 ": %s\n", v,
+			old ? "an old mount ID (mountinfo's)" :
+			      "a unique mount ID");
+	if (old) {
+		f->has_id = true;
+		f->id = (int64_t)v;
+	} else {
+		f->has_uniq = true;
+		f->uniq = v;
+	}
+	return 0;
+}
+
 int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 {
 	int opt, r, status[NR_EXCL] = {0};
@@ -1007,8 +1042,9 @@ int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 
 		cl->tabfiles[cl->ntabfiles++] = env && *env ? env : "/etc/fstab";
 	}
-	if (task_as_file(cl) < 0 || check_combinations(cl) < 0 ||
-	    parse_args(cl, argc, argv) < 0 || check_backend_env() < 0)
+	if (task_as_file(cl) < 0 || settle_ids(cl) < 0 ||
+	    check_combinations(cl) < 0 || parse_args(cl, argc, argv) < 0 ||
+	    check_backend_env() < 0)
 		return -1;
 	cl->pr.tabfile = cl->ntabfiles > 0;
 	/* not with --poll: findmnt matches its changes as any filter does */

@@ -1,22 +1,24 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The Python cases of tests/cli/examples.sh.
 
-Run an example, parse its output, the references.
+Run an example, parse its output, and hold it against findmnt and the
+kernel (mountinfo, statx, raw statmount/listmount, the nsfs ioctls).
+A case runs on the backend of the environment (MNTKIT_BACKEND, which the
+examples inherit): examples.sh runs each on both.
 """
 
 import errno
 import fcntl
 import glob
+import json
 import os
-import re
 import shutil
 import struct
 import subprocess
 import time
 
-from mntkit_test import (case, expect, Failure, Lines, listmount, main,
-    mount_id, mountinfo, NATIVE, need_native, ns_id, sh, skip, statmount_basic,
-    statx_mnt_id, true_root_id, UNIQUE_OFFSET)
+from mntkit_test import (case, expect, Failure, Lines, main, mountinfo,
+    NATIVE, ns_id, sh, skip, statmount_basic, statx_mnt_id, UNIQUE_OFFSET)
 
 EX = os.environ["EX"]
 
@@ -45,16 +47,6 @@ def namespaces_ok():
     return out
 
 
-def old_id(mnt_id, mnt_ns_id=0):
-    """the mountinfo ID of a mount ID an example printed: the kernel's
-    own answer (raw statmount) for a unique ID"""
-    if mnt_id < UNIQUE_OFFSET:
-        return mnt_id
-    if not NATIVE:
-        skip("unique IDs without statmount(2) in the kernel")
-    return statmount_basic(mnt_id, mnt_ns_id)[2]
-
-
 def stable(pid, check):
     """check(mountinfo entries) on a table that did not change meanwhile
     (the caller's namespace may be the host's, where others mount): up
@@ -74,51 +66,327 @@ def must(cond, msg):
         raise Failure(msg)
 
 
-def check_tree(lines, mi, mnt_ns_id=0):
-    """lines [(depth, mnt_id, point, fstype[, source])] of an indented
-    tree against the mountinfo entries mi: the same mounts, each under
-    its parent, a parent before its children, siblings by ascending ID"""
-    by_id = {e["id"]: e for e in mi}
-    seen, stack, last_child = set(), [], {}
-    for depth, mid, point, fstype, *source in lines:
-        o = old_id(mid, mnt_ns_id)
-        e = by_id.get(o)
-        must(e is not None, "%s [%d]: not in mountinfo" % (point, mid))
-        must(o not in seen, "%s listed twice" % point)
-        seen.add(o)
-        must((e["point"], e["fstype"]) == (point, fstype),
-             "ID %d: %s %s, mountinfo has %s %s" %
-             (mid, point, fstype, e["point"], e["fstype"]))
-        must(source in ([], [e["source"]]), "%s: source %r, mountinfo %r" %
-             (point, source, e["source"]))
-        must(depth <= len(stack), "%s: depth %d below depth %d" %
-             (point, depth, len(stack) - 1))
-        del stack[depth:]
-        if depth == 0:
-            must(e["parent"] not in by_id,
-                 "%s at depth 0 but its parent is listed" % point)
-        else:
-            pid, pmid = stack[-1]
-            must(e["parent"] == pid, "%s under %s, not its parent" %
-                 (point, by_id[pid]["point"]))
-            must(last_child.get(pid, -1) < mid,
-                 "%s: siblings not by ascending ID" % point)
-            last_child[pid] = mid
-        stack.append((o, mid))
-    must(seen == set(by_id), "missing: %s" %
-         sorted(by_id[i]["point"] for i in set(by_id) - seen))
+def findmnt(*args):
+    """findmnt -J ARGS: its list of filesystems (a tree's children kept)"""
+    if not shutil.which("findmnt"):
+        skip("findmnt is not installed")
+    r = subprocess.run(["findmnt", "-J"] + list(args), capture_output=True,
+                       text=True)
+    must(r.returncode == 0, "findmnt %s: exit %d: %s" %
+         (" ".join(args), r.returncode, r.stderr.strip()))
+    return json.loads(r.stdout)["filesystems"]
 
 
-def parse_indented(out, sep, skip_first=False):
-    """(depth, rest split at sep) of each line of an indented tree"""
+def fm_str(v):
+    """a findmnt JSON value as the examples print it"""
+    return "none" if v is None else str(v)
+
+
+def cols(line, n):
+    """TARGET, the middle (SOURCE, which may hold spaces) and the n - 2
+    last words of a line"""
+    f = line.split(" ")
+    must(len(f) >= n, "fewer than %d words: %r" % (n, line))
+    return [f[0], " ".join(f[1:len(f) - n + 2])] + f[len(f) - n + 2:]
+
+
+def flatten(tree, depth=0):
+    """a findmnt -J tree as [(depth, filesystem)], in its order"""
+    out = []
+    for fs in tree:
+        out.append((depth, fs))
+        out += flatten(fs.get("children", []), depth + 1)
+    return out
+
+
+def parse_indented(out, n):
+    """(depth, cols(line, n)) of each line of an indented tree"""
     res = []
-    for l in out.splitlines()[1 if skip_first else 0:]:
+    for l in out.splitlines():
         body = l.lstrip(" ")
         ind = len(l) - len(body)
         must(ind % 2 == 0, "odd indentation: %r" % l)
-        res.append((ind // 2, body.split(sep)))
+        res.append((ind // 2, cols(body, n)))
     return res
 
+
+def first_diff(got, want):
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            return "line %d: %r, findmnt %r" % (i + 1, g, w)
+    return "%d lines, findmnt %d" % (len(got), len(want))
+
+
+# ---- list-mounts, mount-of-path: as findmnt -l, findmnt -T ----
+
+@case
+def list_mounts():
+    def check(mi):
+        got = [cols(l, 4) for l in ex_ok("list-mounts").splitlines()]
+        want = [[fm_str(fs[k]) for k in ("target", "source", "fstype",
+                                         "options")]
+                for fs in findmnt("-l", "--nofsroot", "-o",
+                                  "TARGET,SOURCE,FSTYPE,OPTIONS")]
+        must(got == want, "not findmnt -l: " + first_diff(got, want))
+        must(len(got) == len(mi), "%d mounts, mountinfo %d" %
+             (len(got), len(mi)))
+        return len(got)
+
+    n = stable("self", check)
+    expect(n > 1, "only %d mounts" % n)
+
+
+FM_COLS = ("ID", "TARGET", "SOURCE", "FSTYPE", "FSROOT", "OPTIONS",
+           "VFS-OPTIONS", "FS-OPTIONS", "PROPAGATION")
+
+
+@case
+def mount_of_path():
+    paths = os.environ["PATHS"].split(":")
+
+    def check(mi):
+        for path in paths:
+            got = []
+            for l in ex_ok("mount-of-path", path).splitlines():
+                k, _, v = l.partition(" ")
+                got.append((k, v))
+            # findmnt -T lists a stack of mounts; the last is on top
+            fs = findmnt("-T", path, "--nofsroot", "-o", ",".join(FM_COLS))
+            want = [(k, fm_str(fs[-1][k.lower()])) for k in FM_COLS]
+            must(got == want, "%s: %s, findmnt %s" % (path, got, want))
+            # the kernel: the mount statx names
+            must(got[0][1] == str(statx_mnt_id(path, unique=False)),
+                 "%s: ID %s, statx %s" % (path, got[0][1],
+                                         statx_mnt_id(path, unique=False)))
+
+    stable("self", check)
+
+
+# ---- ns-mounts, emulated: another namespace ----
+
+def check_ns_mounts(pid):
+    got = parse_indented(ex_ok("ns-mounts", str(pid)), 3)
+    want = [(d, [fm_str(fs[k]) for k in ("target", "source", "fstype")])
+            for d, fs in flatten(findmnt("-N", str(pid), "--nofsroot", "-o",
+                                         "TARGET,SOURCE,FSTYPE"))]
+    must(got == want, "not findmnt -N %d: %s" % (pid, first_diff(got, want)))
+
+
+def check_emulated(pid, nsid):
+    """ID TARGET as findmnt -l -N; MNT_ID the old ID or the unique ID
+    the kernel gives that mount; (ID, MNT_ID) of each line"""
+    lines = [l.split(" ", 2) for l in ex_ok("emulated", str(pid)).splitlines()]
+    got = [[l[0], l[2]] for l in lines]
+    want = [[str(fs["id"]), fs["target"]]
+            for fs in findmnt("-l", "-N", str(pid), "-o", "ID,TARGET")]
+    must(got == want, "not findmnt -l -N %d: %s" % (pid,
+                                                    first_diff(got, want)))
+    ids = [(int(l[0]), int(l[1])) for l in lines]
+    for old, mid in ids:
+        if mid >= UNIQUE_OFFSET and NATIVE:
+            must(statmount_basic(mid, nsid)[2] == old,
+                 "MNT_ID %d is not the mount of ID %d" % (mid, old))
+        must(mid >= UNIQUE_OFFSET or mid == old,
+             "MNT_ID %d for ID %d: neither unique nor the old ID" % (mid, old))
+    return ids
+
+
+@case
+def ns_mounts_self():
+    stable("self", lambda mi: check_ns_mounts(os.getpid()))
+
+
+@case
+def emulated_self():
+    stable("self", lambda mi: check_emulated(os.getpid(), 0))
+
+
+def start_ns(*sources):
+    """a sleeping process in a new mount namespace with a tmpfs of each
+    of sources stacked on $T/o: (Popen, its mountinfo)"""
+    script = "".join('mount -t tmpfs %s "$T/o" && ' % s for s in sources)
+    p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh",
+                          "-c", script + "echo ok && exec sleep 120"],
+                         stdout=subprocess.PIPE)
+    ok = p.stdout.readline()
+    if ok != b"ok\n":
+        p.kill()
+        p.wait()
+        expect(False, "could not start a namespace with %s" % (sources,))
+    return p, mountinfo("/proc/%d/mountinfo" % p.pid)
+
+
+def stop(p):
+    p.stdout.close()
+    p.kill()
+    p.wait()
+
+
+@case
+def ns_mounts_other():
+    T = os.environ["T"]
+    p, mi = start_ns("ex-1", "ex-2")
+    try:
+        sh("mount", "-t", "tmpfs", "ex-mine", T + "/mine")  # not theirs
+        out = ex_ok("ns-mounts", str(p.pid))
+        expect(T + "/mine " not in out, "lists our $T/mine")
+        expect(out.count(T + "/o ") == 2, "not both mounts of $T/o")
+        try:
+            check_ns_mounts(p.pid)
+        except Failure as e:
+            expect(False, str(e))
+    finally:
+        stop(p)
+        sh("umount", T + "/mine")
+
+
+@case
+def emulated_other():
+    T = os.environ["T"]
+    p, mi = start_ns("ex-1", "ex-2", "ex-3")
+    try:
+        nsid = ns_id("/proc/%d/ns/mnt" % p.pid) if NATIVE else 0
+        try:
+            ids = dict(check_emulated(p.pid, nsid))
+        except Failure as e:
+            expect(False, str(e))
+        # the two hidden under ex-3 have their old IDs (mntkit.h), the
+        # top one its unique ID where the kernel has them
+        o = [e["id"] for e in mi if e["point"] == T + "/o"]
+        uniq = statx_mnt_id("/", True) is not None
+        expect(len(o) == 3 and [ids.get(i) == i for i in o] ==
+               [True, True, not uniq],
+               "$T/o: IDs %s" % [(i, ids.get(i)) for i in o])
+    finally:
+        stop(p)
+
+
+# ---- teardown: every mount below a path, unmounted in that order ----
+
+def make_pod(T):
+    """mounts at and below $T/pod: two stacked on it, a stack, one
+    hidden under a later mount, an rbind of $T/a (with its submounts), a
+    bind of a file: the mountinfo entries at or below $T/pod"""
+    pod = T + "/pod"
+    os.makedirs(pod, exist_ok=True)
+    sh("mount", "-t", "tmpfs", "pod-1", pod)
+    sh("mount", "-t", "tmpfs", "pod-2", pod)
+    for d in ("s", "h/x", "rb", "d"):
+        os.makedirs(pod + "/" + d)
+    open(pod + "/f", "w").close()
+    sh("mount", "-t", "tmpfs", "pod-s1", pod + "/s")
+    sh("mount", "-t", "tmpfs", "pod-s2", pod + "/s")
+    sh("mount", "-t", "tmpfs", "pod-x", pod + "/h/x")
+    sh("mount", "-t", "tmpfs", "pod-h", pod + "/h")     # hides h/x
+    sh("mount", "--rbind", T + "/a", pod + "/rb")
+    sh("mount", "--bind", T + "/a/file", pod + "/f")
+    sh("mount", "--bind", pod + "/s", pod + "/d")
+    return under(T + "/pod")
+
+
+def under(path):
+    return [e for e in mountinfo()
+            if e["point"] == path or e["point"].startswith(path + "/")]
+
+
+@case
+def teardown():
+    T = os.environ["T"]
+    mi = make_pod(T)
+    try:
+        out = ex_ok("teardown", T + "/pod")
+        got = [l.split(" ", 1) for l in out.splitlines()]
+        ids = [int(g[0]) for g in got]
+        expect(sorted(ids) == sorted(e["id"] for e in mi) and
+               [g[1] for g in got] == [next(e["point"] for e in mi
+                                            if e["id"] == i) for i in ids],
+               "not the %d mounts of mountinfo: %r" % (len(mi), got))
+        pos = {i: k for k, i in enumerate(ids)}
+        for e in mi:
+            expect(e["parent"] not in pos or pos[e["id"]] < pos[e["parent"]],
+                   "%s (%d) after its parent" % (e["point"], e["id"]))
+        # each unmounted in that order: none fails, none is left
+        out = ex_ok("teardown", "-u", T + "/pod")
+        expect(out.splitlines() == [" ".join(g) for g in got],
+               "another order with -u: %r" % out)
+        expect(under(T + "/pod") == [], "left: %r" % under(T + "/pod"))
+    finally:
+        for e in reversed(under(T + "/pod")):
+            subprocess.run(["umount", "-l", e["point"]])
+
+
+# ---- snapshot-diff: what a command changed ----
+
+@case
+def snapshot_diff():
+    T = os.environ["T"]
+    d = T + "/sd"
+    for s in ("n", "ro", "gone"):
+        os.makedirs(d + "/" + s, exist_ok=True)
+    sh("mount", "-t", "tmpfs", "sd-ro", d + "/ro")
+    sh("mount", "-t", "tmpfs", "sd-gone", d + "/gone")
+    try:
+        before = {e["point"]: e["id"] for e in under(d)}
+        out = ex_ok("snapshot-diff", "mount -t tmpfs sd-n %s/n && "
+                    "mount -o remount,bind,ro %s/ro && umount %s/gone" %
+                    (d, d, d))
+        after = {e["point"]: e for e in under(d)}
+        got = sorted(l.split(" ") for l in out.splitlines())
+        want = sorted([["attach", str(after[d + "/n"]["id"]), d + "/n"],
+                       ["change", str(before[d + "/ro"]), d + "/ro", "attr"],
+                       ["detach", str(before[d + "/gone"]), d + "/gone"]])
+        expect(got == want, "%r, want %r" % (got, want))
+        expect(after[d + "/ro"]["mnt_opts"].startswith("ro,"),
+               "$T/sd/ro not read-only: %r" % after[d + "/ro"])
+        rc, out, err = ex("snapshot-diff", "exit 3")
+        expect(rc == 0 and out == "" and "exit 3: failed" in err,
+               "a failed command: exit %d, %r, %r" % (rc, out, err))
+    finally:
+        subprocess.run(["umount", d + "/ro", d + "/n"])
+
+
+# ---- watch ----
+
+@case
+def watch_time():
+    for args, secs in (((), 3), (("1",), 1)):
+        t0 = time.monotonic()
+        out = ex_ok("watch", *args)
+        t = time.monotonic() - t0
+        expect(secs <= t < secs + 7, "watch %s took %.2f s" % (args, t))
+        expect(out and all(l.startswith("attach ") for l in out.splitlines()),
+               "watch %s: %r" % (args, out[:200]))
+        expect(("attach %d /" % statx_mnt_id("/")) in out.splitlines() or
+               not NATIVE, "the root is not in the table: %r" % out[:200])
+
+
+@case
+def watch():
+    T = os.environ["T"]
+    mi = mountinfo()
+    w = Lines([os.path.join(EX, "watch"), "60"])
+    try:
+        table = [w.line() for _ in mi]
+        expect(None not in table, "table cut short: %r: %s" %
+               (table, w.err() if None in table else ""))
+        pts = sorted(l.split(" ", 2)[2] for l in table)
+        expect(all(l.startswith("attach ") for l in table) and
+               pts == sorted(e["point"] for e in mi), "table %r" % table)
+        sh("mount", "-t", "tmpfs", "ex-watch", T + "/w")
+        mid = statx_mnt_id(T + "/w") if NATIVE else None
+        l = w.line().split(" ")
+        expect(l[0] == "attach" and l[2] == T + "/w" and
+               (mid is None or l[1] == str(mid)), "after mount: %r" % l)
+        sh("umount", T + "/w")
+        l2 = w.line().split(" ")
+        expect(l2 == ["detach"] + l[1:], "after umount: %r" % l2)
+        expect(w.p.poll() is None, "watch 60 exited early")
+    finally:
+        err = w.kill()
+    expect(err == "", "stderr: %s" % err)
+
+
+# ---- namespaces ----
 
 # nsfs ioctls: struct mnt_ns_info { u32 size, nr_mounts; u64 mnt_ns_id }
 def _ior(nr, size):
@@ -155,147 +423,6 @@ def ns_ids_kernel():
     return ids
 
 
-def start_ns(*sources):
-    """a sleeping process in a new mount namespace with a tmpfs of each
-    of sources stacked on $T/o: (Popen, its mountinfo)"""
-    script = "".join('mount -t tmpfs %s "$T/o" && ' % s for s in sources)
-    p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh",
-                          "-c", script + "echo ok && exec sleep 120"],
-                         stdout=subprocess.PIPE)
-    ok = p.stdout.readline()
-    if ok != b"ok\n":
-        p.kill()
-        p.wait()
-        expect(False, "could not start a namespace with %s" % (sources,))
-    return p, mountinfo("/proc/%d/mountinfo" % p.pid)
-
-
-def stop(p):
-    p.stdout.close()
-    p.kill()
-    p.wait()
-
-
-@case
-def list_mounts():
-    def check(mi):
-        out = ex_ok("list-mounts")
-        got = []
-        for l in out.splitlines():
-            f = l.split(None, 3)
-            must(len(f) == 4, "not ID POINT TYPE SOURCE: %r" % l)
-            got.append((old_id(int(f[0])), f[1], f[2], f[3]))
-        ids = [g[0] for g in got]
-        must(len(set(ids)) == len(ids), "an ID listed twice")
-        # ascending IDs (as printed: the mountinfo ones need not be)
-        printed = [int(l.split()[0]) for l in out.splitlines()]
-        must(printed == sorted(printed), "not by ascending ID")
-        # statmount has no source where mountinfo says "none"
-        want = sorted((e["id"], e["point"], e["fstype"],
-                       e["source"]) for e in mi)
-        got = sorted((i, p, t, "none" if s == "-" else s) for i, p, t, s in got)
-        must(got == want, "differs from mountinfo: %s" %
-             sorted(set(got) ^ set(want)))
-        return len(got)
-
-    n = stable("self", check)
-    expect(n > 1, "only %d mounts" % n)
-
-
-@case
-def mount_of_path():
-    paths = os.environ["PATHS"].split(":")
-
-    def check(mi):
-        by_id = {e["id"]: e for e in mi}
-        for path in paths:
-            out = ex_ok("mount-of-path", path)
-            d, key = {}, None
-            for l in out.splitlines():
-                k, v = l[:12].strip(), l[13:]
-                key = k or key
-                d.setdefault(key, []).append(v)
-            e = by_id.get(statx_mnt_id(path, unique=False))
-            must(e is not None, "%s: its mount is not in mountinfo" % path)
-            m = re.fullmatch(r"(\d+) \(parent (\d+)\)", d["mnt_id"][0])
-            must(m, "%s: mnt_id line %r" % (path, d["mnt_id"]))
-            mid, parent = int(m.group(1)), int(m.group(2))
-            must(old_id(mid) == e["id"], "%s: ID %d is not mount %d" %
-                 (path, mid, e["id"]))
-            if NATIVE:
-                must(mid == statx_mnt_id(path), "%s: not statx's ID" % path)
-                must(parent == statmount_basic(mid)[1], "%s: parent" % path)
-            want = {"mnt_point": e["point"], "mnt_root": e["root"],
-                    "fs_type": e["fstype"], "sb_source": e["source"]}
-            for k, v in want.items():
-                must(d[k] == [v], "%s: %s %r, mountinfo %r" % (path, k, d[k], v))
-            must(set(d["mount"][0].split(",")) == set(e["mnt_opts"].split(",")),
-                 "%s: mount %r, mountinfo %r" % (path, d["mount"], e["mnt_opts"]))
-            sb = e["super_opts"].split(",")
-            must(d["superblock"][0].split(",")[0] == sb[0],
-                 "%s: superblock %r, mountinfo %r" % (path, d["superblock"], sb))
-            must(d.get("fs options", []) == sb[1:],
-                 "%s: fs options %r, mountinfo %r" % (path, d.get("fs options"),
-                                                      sb[1:]))
-            prop, opt = d["propagation"][0], " ".join(e["optional"])
-            for word, tag in (("shared", "shared:"), ("slave", "master:"),
-                              ("unbindable", "unbindable")):
-                must((word in prop) == (tag in opt),
-                     "%s: propagation %r, mountinfo %r" % (path, prop, opt))
-            must((prop == "private") == (opt == ""), "%s: %r" % (path, prop))
-            if shutil.which("findmnt"):
-                r = subprocess.run(["findmnt", "-n", "-o", "TARGET,FSTYPE,FSROOT",
-                                    "-T", path], capture_output=True, text=True)
-                # the last of a stack of mounts is the one on top
-                top = (r.stdout.splitlines() or [""])[-1].split()
-                must(top == [d["mnt_point"][0], d["fs_type"][0],
-                             d["mnt_root"][0]],
-                     "%s: findmnt says %r" % (path, r.stdout))
-
-    stable("self", check)
-
-
-@case
-def tree():
-    def check(mi):
-        lines = []
-        for depth, f in parse_indented(ex_ok("tree"), "  "):
-            must(len(f) == 4, "not POINT  SOURCE  TYPE  [ID]: %r" % f)
-            lines.append((depth, int(f[3].strip("[]")), f[0], f[2], f[1]))
-        check_tree(lines, mi)
-
-    stable("self", check)
-
-
-@case
-def watch_time():
-    t0 = time.monotonic()
-    out = ex_ok("watch", "1")
-    t = time.monotonic() - t0
-    expect(1.0 <= t < 10, "watch 1 took %.2f s" % t)
-    lines = out.splitlines()
-    expect(lines and re.fullmatch(r"source: (fanotify|poll)", lines[0]),
-           "first line %r" % lines[:1])
-    expect(all(l.startswith("attach ") for l in lines[1:]) and
-           ("attach %#x /" % mount_id("/")) in lines, "table: %r" % lines[1:4])
-
-
-@case
-def ns_mounts_self():
-    def check(mi):
-        out = ex_ok("ns-mounts", str(os.getpid()))
-        head = out.splitlines()[0]
-        must(head == "mount namespace %d of PID %d" % (ns_id(), os.getpid()),
-             "first line %r" % head)
-        lines = []
-        for depth, f in parse_indented(out, " ", skip_first=True):
-            must(len(f) == 3, "not POINT [TYPE] ID: %r" % f)
-            lines.append((depth, int(f[2]), f[0], f[1].strip("[]")))
-        check_tree(lines, mi)
-
-    stable("self", check)
-
-
 @case
 def namespaces_self():
     def check(mi):
@@ -315,88 +442,34 @@ def namespaces_self():
 
 
 @case
-def tree_all():
-    need_native()
-    root = true_root_id()
-    ids = [root] + listmount(root)
-    lines = parse_indented(ex_ok("tree", "-a"), "  ")
-    got = [int(f[-1].strip("[]")) for d, f in lines]
-    expect(sorted(got) == sorted(ids), "not the mounts below the true root %d"
-           % root)
-    expect(lines[0][0] == 0 and got[0] == root, "first %r" % (lines[0],))
-    for (d, f), mid in zip(lines, got):
-        if mid != root:
-            expect(d > 0, "%r at depth 0" % f)
-
-
-@case
-def watch():
+def live_prefix():
     T = os.environ["T"]
-    mi = mountinfo()
-    w = Lines([os.path.join(EX, "watch"), "60"])
+    w = T + "/w"
+    sh("mount", "-t", "tmpfs", "ex-live", w)
+    os.mkdir(w + "/x")
+    wid = mount_id(w)
+    lp = Lines([os.path.join(EX, "live-prefix"), w, "60"])
     try:
-        first = w.line()
-        expect(first is not None and first.startswith("source: "),
-               "first line %r: %s" % (first, w.kill() if first is None else ""))
-        table = [w.line() for _ in mi]
-        expect(None not in table, "table cut short: %r" % table)
-        pts = sorted(l.split(" ", 2)[2] for l in table)
-        expect(all(l.startswith("attach ") for l in table) and
-               pts == sorted(e["point"] for e in mi), "table %r" % table)
-        sh("mount", "-t", "tmpfs", "ex-watch", T + "/w")
-        mid = mount_id(T + "/w")
-        l = w.line()
-        expect(l == "attach %#x %s/w" % (mid, T), "after mount: %r" % l)
-        sh("umount", T + "/w")
-        l = w.line()
-        expect(l == "detach %#x %s/w" % (mid, T), "after umount: %r" % l)
-        expect(w.p.poll() is None, "watch 60 exited early")
-    finally:
-        err = w.kill()
-    expect(err == "", "stderr: %s" % err)
-
-
-@case
-def ns_mounts_other():
-    T = os.environ["T"]
-    p, mi = start_ns("ex-other")
-    try:
-        sh("mount", "-t", "tmpfs", "ex-mine", T + "/mine")  # not theirs
-        nsid = ns_id("/proc/%d/ns/mnt" % p.pid)
-        out = ex_ok("ns-mounts", str(p.pid))
-        head = out.splitlines()[0]
-        expect(head == "mount namespace %d of PID %d" % (nsid, p.pid),
-               "first line %r" % head)
-        lines = []
-        for depth, f in parse_indented(out, " ", skip_first=True):
-            expect(len(f) == 3, "not POINT [TYPE] ID: %r" % f)
-            lines.append((depth, int(f[2]), f[0], f[1].strip("[]")))
-        try:
-            check_tree(lines, mi, nsid)
-        except Failure as e:
-            expect(False, str(e))
-        expect((T + "/o", "tmpfs") in [(l[2], l[3]) for l in lines], "no $T/o")
-        expect(T + "/mine" not in [l[2] for l in lines], "lists our $T/mine")
-    finally:
-        stop(p)
+        # the mounts there are: $T/w alone (not $T, not $T/whatever)
+        l = lp.line()
+        expect(l == "= %d %s" % (wid, w), "first line %r" % l)
+        sh("mount", "-t", "tmpfs", "ex-mine", T + "/mine")  # elsewhere
+        sh("mount", "-t", "tmpfs", "ex-live-x", w + "/x")
+        xid = mount_id(w + "/x")
+        l = lp.line()
+        expect(l == "+ %d %s/x" % (xid, w), "after mount: %r" % l)
+        sh("umount", w + "/x")
+        l = lp.line()
+        expect(l == "- %d %s/x" % (xid, w), "after umount: %r" % l)
         sh("umount", T + "/mine")
-
-
-@case
-def tree_other():
-    p, mi = start_ns("ex-other")
-    try:
-        nsid = ns_id("/proc/%d/ns/mnt" % p.pid)
-        lines = [(d, int(f[3].strip("[]")), f[0], f[2])
-                 for d, f in parse_indented(ex_ok("tree", str(p.pid)), "  ")]
-        try:
-            check_tree(lines, mi, nsid)
-        except Failure as e:
-            expect(False, str(e))
-        o = [l for l in lines if l[2] == os.environ["T"] + "/o"]
-        expect(len(o) == 1, "$T/o: %r" % o)
+        sh("umount", w)
+        l = lp.line()
+        expect(l == "- %d %s" % (wid, w), "after umount of the prefix: %r"
+               % l)
+        expect(lp.p.poll() is None, "live-prefix 60 exited early")
     finally:
-        stop(p)
+        err = lp.kill()
+    expect(err == "", "stderr: %s" % err)
 
 
 @case

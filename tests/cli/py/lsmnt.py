@@ -10,8 +10,9 @@ import os
 import subprocess
 import time
 
-from mntkit_test import (case, expect, FINDMNT, main, mountinfo, NATIVE, need_findmnt,
-    need_native, ns_id, sh, skip, tool_ok)
+from mntkit_test import (case, expect, FINDMNT, listmount, main, mountinfo,
+    NATIVE, need_findmnt, need_native, ns_id, sh, skip, statmount_basic,
+    tool_ok)
 
 L = os.environ["LSMNT"]
 def run(argv, env=None):
@@ -64,6 +65,40 @@ def compare_modes(modes, extra=(), colsets=COLSETS, env=None):
             same(list(m) + ["-o", cols] + list(extra), env)
             n += 1
     return n
+
+
+@case
+def ids_either_kind():
+    """--id and --uniq-id each take an old ID (mountinfo's) or a unique
+    one (the kernel's, raw statmount) and find the same mount; --verbose
+    names the kind"""
+    for e in mountinfo()[:4]:
+        old = e["id"]
+        forms = [("--id", old), ("--uniq-id", old)]
+        uniq = statmount_basic_of_old(old)
+        if uniq:
+            forms += [("--id", uniq), ("--uniq-id", uniq)]
+        for opt, v in forms:
+            rc, out, err = run([L, "-n", "-o", "ID,TARGET", "--verbose", opt,
+                                str(v)])
+            kind = "an old mount ID (mountinfo's)" if v == old else \
+                "a unique mount ID"
+            expect(rc == 0 and out.decode().split() == [str(old), e["point"]]
+                   and err.decode() == "lsmnt: %s %d: %s\n" % (opt, v, kind),
+                   "%s %d: exit %d, %r, %r" % (opt, v, rc, out, err))
+    rc, out, err = run([L, "--id", "21", "--uniq-id", "22"])
+    expect(rc == 1 and b"names another old ID" in err, "two old IDs: %r" % err)
+
+
+def statmount_basic_of_old(old):
+    """the unique ID of the mount of old ID old (raw listmount and
+    statmount), or None without them"""
+    if not NATIVE:
+        return None
+    for mid in listmount():
+        if statmount_basic(mid)[2] == old:
+            return mid
+    return None
 
 
 @case

@@ -19,7 +19,7 @@ EXE = os.environ["MNTWATCH"]
 
 
 class Watch(Lines):
-    """mntwatch ARGS --initial -p READY...: started, and ready once the
+    """mntwatch ARGS --initial --prefix READY...: started, and ready once the
     attach of the mount at READY (made before) has been printed."""
 
     def __init__(self, ready, *args):
@@ -107,21 +107,21 @@ def initial_count_json():
 
 @case
 def initial_text():
-    rc, out, err = tool("mntwatch", "--initial", "-c", "1", "-p", "/")
+    rc, out, err = tool("mntwatch", "--initial", "-c", "1", "--prefix", "/")
     expect(rc == 0 and err == "", "exit %d: %s" % (rc, err))
     f = bare([out.rstrip("\n")])[0].split(" ")
-    expect(f[0] == "attach" and f[1].startswith("0x"), "line %r" % out)
+    expect(f[0] == "attach" and f[1].isdigit(), "line %r" % out)
     t = IDENTITY.search(out.rstrip("\n"))
     expect(t.group(1) == "1", "the first event's seq %r" % t.group(1))
     # the first mount by ID; with the native backend a listed unique ID
     if NATIVE:
-        expect(int(f[1], 16) in listmount(), "ID %s not listed" % f[1])
+        expect(int(f[1]) in listmount(), "ID %s not listed" % f[1])
 
 
 @case
 def closed_stdout():
     # reader gone while mntwatch has nothing to write: it must notice anyway
-    for args in (["-p", "/nonexistent/prefix"], ["--initial"]):
+    for args in (["--prefix", "/nonexistent/prefix"], ["--initial"]):
         p = subprocess.Popen([EXE] + args, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         if "--initial" in args:
@@ -135,7 +135,7 @@ def closed_stdout():
 @case
 def signals():
     for sig in (signal.SIGINT, signal.SIGTERM):
-        p = subprocess.Popen([EXE, "-p", "/nonexistent/prefix"],
+        p = subprocess.Popen([EXE, "--prefix", "/nonexistent/prefix"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(0.3)
         p.send_signal(sig)
@@ -153,8 +153,8 @@ def events():
     sh("mount", "-t", "tmpfs", "ready", d)
     os.makedirs(d + "/a", exist_ok=True)
     os.makedirs(d + "/b", exist_ok=True)
-    w = Watch(d, "--source", src, "-p", d)
-    expect(w.initial[0].split(" ")[:3] == ["attach", "%#x" % mount_id(d), d],
+    w = Watch(d, "--source", src, "--prefix", d)
+    expect(w.initial[0].split(" ")[:3] == ["attach", str(mount_id(d)), d],
            "first line %r" % w.initial[0])
     # each step waits for its lines: steps made faster than a diff runs may
     # merge (a remount then a move is one move with changed=attr,mnt_point)
@@ -173,18 +173,18 @@ def events():
     got += w.lines(1)
     got = bare(w.initial + got)[1:]
     want = [
-        "attach %#x %s/a tmpfs srcA rw,relatime private" % (a, d),
-        "attach %#x %s/a/c ramfs srcC rw,relatime private" % (c, d),
-        "change %#x %s/a tmpfs srcA ro,relatime private changed=attr" % (a, d),
-        "move %#x %s/b tmpfs srcA ro,relatime private changed=mnt_point"
+        "attach %d %s/a tmpfs srcA rw,relatime private" % (a, d),
+        "attach %d %s/a/c ramfs srcC rw,relatime private" % (c, d),
+        "change %d %s/a tmpfs srcA ro,relatime private changed=attr" % (a, d),
+        "move %d %s/b tmpfs srcA ro,relatime private changed=mnt_point"
         " from=%s/a" % (a, d, d),
-        "move %#x %s/b/c ramfs srcC rw,relatime private changed=mnt_point"
+        "move %d %s/b/c ramfs srcC rw,relatime private changed=mnt_point"
         " from=%s/a/c" % (c, d, d),
     ]
     expect(got[:5] == want, "got %r, want %r" % (got[:5], want))
     det = sorted(got[5:] + bare(w.lines(1)))
-    expect(det == sorted(["detach %#x %s/b tmpfs srcA ro,relatime private" % (a, d),
-                          "detach %#x %s/b/c ramfs srcC rw,relatime private" % (c, d)]),
+    expect(det == sorted(["detach %d %s/b tmpfs srcA ro,relatime private" % (a, d),
+                          "detach %d %s/b/c ramfs srcC rw,relatime private" % (c, d)]),
            "detach lines %r" % det)
     w.quiet()
     w.stop()
@@ -198,7 +198,7 @@ def filters_json():
     sh("mount", "-t", "tmpfs", "ready", d)
     for s in ("t1", "r1", "t2", "out"):
         os.makedirs(d + "/" + s)
-    w = Watch(d, "--json", "-t", "tmpfs", "-e", "attach,detach", "-p", d)
+    w = Watch(d, "--json", "-t", "tmpfs", "-e", "attach,detach", "--prefix", d)
     first = json.loads(w.initial[0])
     expect(first["event"] == "attach" and first["mnt_point"] == d, "first %r" % first)
     got = []
@@ -225,7 +225,7 @@ def detach_last_record():
     os.makedirs(d, exist_ok=True)
     sh("mount", "-t", "tmpfs", "ready", d)
     os.makedirs(d + "/t")
-    w = Watch(d, "--json", "-p", d)
+    w = Watch(d, "--json", "--prefix", d)
     sh("mount", "-t", "tmpfs", "x", d + "/t")
     a = json.loads(w.lines(1)[0])
     sh("mount", "-o", "remount,bind,ro", d + "/t")
@@ -245,7 +245,7 @@ def change_json():
     d = T + "/c"
     os.makedirs(d, exist_ok=True)
     sh("mount", "-t", "tmpfs", "-o", "size=1m", "ready", d)
-    w = Watch(d, "--json", "-p", d, "-e", "attach,change")
+    w = Watch(d, "--json", "--prefix", d, "-e", "attach,change")
     sh("mount", "-o", "remount,size=2m", d)
     o = json.loads(w.lines(1)[0])
     w.stop()
@@ -258,7 +258,7 @@ def change_json():
 @case
 def ns_other():
     T, pid = os.environ["T"], os.environ["OTHER_PID"]
-    w = Watch(T + "/o", "--ns", "pid:" + pid, "-p", T + "/o")
+    w = Watch(T + "/o", "--ns", "pid:" + pid, "--prefix", T + "/o")
     expect(w.initial[0].split(" ")[2] == T + "/o", "first %r" % w.initial[0])
     os.makedirs(T + "/o2", exist_ok=True)
     sh("mount", "-t", "tmpfs", "mine", T + "/o2")       # ours: not reported
@@ -281,7 +281,7 @@ def all_namespaces():
     expect(p.returncode == 0 and len(f) >= 3 and f[2] == "ns-add" and
            int(f[0]) > 0 and int(f[1]) > 0, "text: %r %r" % (p.stdout, p.stderr))
     w = subprocess.Popen([EXE, "--all-namespaces", "--json", "-e",
-                          "attach,ns-add,ns-gone", "-p", T + "/an"],
+                          "attach,ns-add,ns-gone", "--prefix", T + "/an"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     got, buf = [], [b""]
     def read_until(cond, what, t=10):

@@ -92,7 +92,7 @@ def journal_events():
     sh("mount", "-t", "tmpfs", "ready", d)
     os.makedirs(d + "/a")
     os.makedirs(d + "/b")
-    p = start("--initial", "-p", d)
+    p = start("--initial", "--prefix", d)
     wait_entries(p.pid, lambda g: len(g) >= 1)
     sh("mount", "-t", "tmpfs", "two\nlines", d + "/a")
     a = mount_id(d + "/a")
@@ -119,7 +119,7 @@ def journal_events():
            at["MOUNT_ATTR"] == "rw,relatime" and
            at["MOUNT_PROPAGATION"] == "private" and
            at["MOUNT_PARENT_ID"] == str(mount_id(d)), "attach %r" % at)
-    expect(at["MESSAGE"] == "attach %#x %s/a tmpfs two\\nlines rw,relatime private"
+    expect(at["MESSAGE"] == "attach %d %s/a tmpfs two\\nlines rw,relatime private"
            % (a, d), "MESSAGE %r" % at["MESSAGE"])
     expect(ch["CHANGED"] == "attr" and ch["MOUNT_ATTR"] == "ro,relatime" and
            ch["OLD_MOUNT_ATTR"] == "rw,relatime" and "OLD_MOUNT_POINT" not in ch,
@@ -140,7 +140,7 @@ def journal_memfd():
     deep = d + ("/" + "x" * 250) * 12
     os.makedirs(deep)
     env = dict(os.environ, MNTWATCH_TEST_JOURNAL_SNDBUF="1")
-    p = start("-p", d, env=env)
+    p = start("--prefix", d, env=env)
     time.sleep(0.3)
     sh("mount", "-t", "tmpfs", "deep", deep)
     got = wait_entries(p.pid, lambda g: len(g) >= 1)
@@ -168,7 +168,7 @@ def journal_resync():
     os.makedirs(d)
     sh("mount", "-t", "tmpfs", "ready", d)
     os.makedirs(d + "/keep")
-    p = start("--initial", "--source", "fanotify", "-p", d)
+    p = start("--initial", "--source", "fanotify", "--prefix", d)
     wait_entries(p.pid, lambda g: len(g) >= 1)
     p.send_signal(signal.SIGSTOP)
     try:

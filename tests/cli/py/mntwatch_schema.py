@@ -68,7 +68,7 @@ def check_identity(objs, rt0, rt1, mono0, mono1):
 
 class Watch(Lines):
     """mntwatch --initial ARGS, ready once its first line (the attach of
-    the mount its -p names) is read"""
+    the mount its --prefix names) is read"""
 
     def __init__(self, *args):
         Lines.__init__(self, [EXE, "--initial"] + list(args))
@@ -148,7 +148,7 @@ def kinds():
     os.makedirs(d + "/a")
     os.makedirs(d + "/b")
     rt0, mono0 = time.time_ns(), time.monotonic_ns()
-    w = Watch("--json", "--source", src, "-p", d)
+    w = Watch("--json", "--source", src, "--prefix", d)
     sh("mount", "-t", "tmpfs", "srcA", d + "/a")
     w.more(1)
     os.makedirs(d + "/a/c")
@@ -186,8 +186,8 @@ def resync():
     sh("mount", "-t", "tmpfs", "ready", d)
     os.makedirs(d + "/keep")
     rt0, mono0 = time.time_ns(), time.monotonic_ns()
-    wj = Watch("--json", "--source", "fanotify", "-p", d)
-    wt = Watch("--source", "fanotify", "-p", d)
+    wj = Watch("--json", "--source", "fanotify", "--prefix", d)
+    wt = Watch("--source", "fanotify", "--prefix", d)
     for w in (wj, wt):
         w.p.send_signal(signal.SIGSTOP)
     try:

@@ -16,7 +16,7 @@ from mntkit_test import (case, expect, listmount, main, mi_by_point, mount_id,
 def root_ids():
     d = parse_text(tool_ok("statmnt", "/"))
     uniq = mount_id("/")
-    expect(int(d["mnt_id"], 16) == uniq and d["mnt_id"].startswith("0x"),
+    expect(int(d["mnt_id"]) == uniq and d["mnt_id"].isdigit(),
            "mnt_id %s != statx's ID %#x" % (d["mnt_id"], uniq))
     old = statx_mnt_id("/", False)
     expect(int(d["mnt_id_old"]) == old,
@@ -41,20 +41,47 @@ def mnt_ns_id():
     except OSError as e:
         skip("no NS_GET_MNTNS_ID: %s" % e)
     d = parse_text(tool_ok("statmnt", "/"))
-    expect(d.get("mnt_ns_id") == "%#x" % want,
+    expect(d.get("mnt_ns_id") == str(want),
            "mnt_ns_id %s != ioctl %#x" % (d.get("mnt_ns_id"), want))
+
+
+@case
+def old_ids():
+    """an old ID (mountinfo's first field) names the same mount as the
+    unique ID, also for -l; -v says which kind was given"""
+    for e in mountinfo()[:5]:
+        old = e["id"]
+        rc, by_old, err = tool("statmnt", "-v", str(old))
+        expect(rc == 0, "statmnt -v %d: %s" % (old, err))
+        d = parse_text(by_old)
+        expect(int(d["mnt_id_old"]) == old and d["mnt_point"] == e["point"],
+               "statmnt %d: mount %s at %r" % (old, d["mnt_id_old"],
+                                                d["mnt_point"]))
+        uid = int(d["mnt_id"])
+        expect(err == "statmnt: %d: an old mount ID (mountinfo's); its mount "
+               "is %d\n" % (old, uid), "statmnt -v %d said %r" % (old, err))
+        rc, by_uid, err = tool("statmnt", "-v", str(uid))
+        if uid > 1 << 31:
+            expect(rc == 0 and by_uid == by_old and
+                   err == "statmnt: %d: a unique mount ID\n" % uid,
+                   "statmnt -v %d: %r" % (uid, err))
+        expect(tool("statmnt", "-l", str(old))[1:] ==
+               tool("statmnt", "-l", str(uid))[1:], "-l %d differs" % old)
+    rc, out, err = tool("statmnt", str(max(e["id"] for e in mountinfo()) + 100000))
+    expect(rc == 1 and out == "" and "no mount has the old ID" in err,
+           "an unused old ID: %d %r" % (rc, err))
 
 
 @case
 def id_forms():
     base = parse_text(tool_ok("statmnt", "/"))
-    uid = int(base["mnt_id"], 16)
+    uid = int(base["mnt_id"])
     for form in (str(uid), "%#x" % uid, "0X%X" % uid):
         d = parse_text(tool_ok("statmnt", form))
         expect(d == base, "statmnt %s differs from statmnt /" % form)
     os.chdir("/proc")
     d = parse_text(tool_ok("statmnt", "."))
-    expect(int(d["mnt_id"], 16) == mount_id("/proc"), "relative path '.'")
+    expect(int(d["mnt_id"]) == mount_id("/proc"), "relative path '.'")
 
 
 @case
@@ -73,10 +100,13 @@ def text_format():
     plain = [k for k in keys[2:] if "[" not in k]
     expect(plain == [k for k in order if k in plain], "field order: %r" % plain)
     d = parse_text(out)
-    for k in ("mask", "sb_magic", "mnt_id", "mnt_parent_id", "mnt_ns_id",
-              "supported_mask"):
+    for k in ("mask", "sb_magic", "supported_mask"):
         if k in d:
             expect(re.fullmatch(r"0x[0-9a-f]+", d[k]), "%s: %r not 0x hex" % (k, d[k]))
+    # IDs in decimal, as in JSON and lsmnt
+    for k in ("mnt_id", "mnt_parent_id", "mnt_ns_id"):
+        if k in d:
+            expect(re.fullmatch(r"[1-9][0-9]*", d[k]), "%s: %r not decimal" % (k, d[k]))
     for k in ("sb_flags", "mnt_attr"):
         expect(re.fullmatch(r"0x[0-9a-f]{8} \([a-z,]+\)", d[k]), "%s: %r" % (k, d[k]))
     expect(re.fullmatch(r"[a-z,]+", d["mnt_propagation"]), "mnt_propagation %r" % d["mnt_propagation"])
@@ -234,9 +264,9 @@ def list_text_format():
     lines = out.split("\n")[:-1]
     expect(len(lines) == len(j), "text %d lines, json %d" % (len(lines), len(j)))
     for line, o in zip(lines, j):
-        m = re.fullmatch(r"0x([0-9a-f]+)\t(/.*|\[.*\])", line)
+        m = re.fullmatch(r"([0-9]+)\t(/.*|\[.*\])", line)
         expect(m, "bad line %r" % line)
-        expect(int(m.group(1), 16) == o["mnt_id"], "ids differ: %r" % line)
+        expect(int(m.group(1)) == o["mnt_id"], "ids differ: %r" % line)
         if "mnt_point" in o:
             expect(text_unescape(m.group(2)) == o["mnt_point"], "point %r" % line)
     # each listed mount point is a mount point: statx there gives a listed ID
@@ -257,12 +287,12 @@ def tree_ids():
                 "/" + os.environ["WEIRD"]):
         p = T + sub
         d = parse_text(tool_ok("statmnt", p))
-        expect(int(d["mnt_id"], 16) == mount_id(p), "%r: mnt_id" % p)
+        expect(int(d["mnt_id"]) == mount_id(p), "%r: mnt_id" % p)
         old = statx_mnt_id(p, False)
         expect(int(d["mnt_id_old"]) == old, "%r: mnt_id_old" % p)
         expect(int(d["mnt_parent_id_old"]) == mi[old]["parent"], "%r: parent old" % p)
         parent_point = mi[mi[old]["parent"]]["point"]
-        expect(int(d["mnt_parent_id"], 16) == mount_id(parent_point),
+        expect(int(d["mnt_parent_id"]) == mount_id(parent_point),
                "%r: mnt_parent_id is not the mount of %r" % (p, parent_point))
 
 
@@ -447,7 +477,7 @@ def list_children():
     kids = [e for e in mi if e["parent"] == top["id"]]
     want = sorted((mount_id(e["point"]), e["point"]) for e in kids)
     lines = tool_ok("statmnt", "-l", T).split("\n")[:-1]
-    got = [(int(l.split("\t")[0], 16), text_unescape(l.split("\t", 1)[1])) for l in lines]
+    got = [(int(l.split("\t")[0]), text_unescape(l.split("\t", 1)[1])) for l in lines]
     expect(got == want, "-l %r, want %r" % (got, want))
     j = json.loads(tool_ok("statmnt", "-l", "--json", T))
     expect([(o["mnt_id"], o["mnt_point"]) for o in j] == want, "-l --json differs")
@@ -470,7 +500,7 @@ def list_tree():
     want = list(dfs(top["id"]))
     expect(len(want) == 9, "expected 9 mounts below the top, got %d" % len(want))
     lines = tool_ok("statmnt", "-r", T).split("\n")[:-1]
-    got = [(int(l.split("\t")[0], 16), text_unescape(l.split("\t", 1)[1])) for l in lines]
+    got = [(int(l.split("\t")[0]), text_unescape(l.split("\t", 1)[1])) for l in lines]
     expect(got == want, "-r %r, want %r" % (got, want))
     j = json.loads(tool_ok("statmnt", "-r", "--json", T))
     expect([(o["mnt_id"], o["mnt_point"]) for o in j] == want, "-r --json differs")
@@ -495,7 +525,7 @@ def list_mask():
     expect(len(blocks) == len(kids), "%d blocks for %d children" % (len(blocks), len(kids)))
     for blk, line in zip(blocks, kids):
         d = parse_text(blk + "\n")
-        expect(int(d["mnt_id"], 16) == int(line.split("\t")[0], 16), "block order")
+        expect(int(d["mnt_id"]) == int(line.split("\t")[0]), "block order")
         expect(d["fs_type"] == "tmpfs" and set(d) == {"mnt_id", "size", "mask", "fs_type", "mnt_point"},
                "block %r" % d)
 
@@ -555,7 +585,7 @@ def u_in_chroot():
     text = inside("-u", "-r").split("\n")
     expect("[unreachable]" in text[0], "text: %r" % text[0])
     d = parse_text(inside("-u"))
-    expect(int(d["mnt_id"], 16) == outside[0]["mnt_id"] and "mnt_point" not in d, "statmnt -u: %r" % d)
+    expect(int(d["mnt_id"]) == outside[0]["mnt_id"] and "mnt_point" not in d, "statmnt -u: %r" % d)
 
 
 @case
