@@ -261,8 +261,10 @@ static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 			return false;
 	}
 	if (f->options) {
+		/* findmnt 2.42: an entry without options has none ("noX"
+		 * holds), where 2.38 never matched it */
 		s = cell_options(sm, f->listmount, &m->s2);
-		if (!s || !match_options(s, f->options))
+		if (!match_options(s ? s : "", f->options))
 			return false;
 	}
 	if (f->target_arg && !match_target(f, sm))
