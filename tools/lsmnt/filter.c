@@ -252,8 +252,8 @@ static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 		return f->source ? match_source(m, sm) : match_target(f, sm);
 	if (f->has_id && (int64_t)sm->mnt_id_old != f->id)
 		return false;
-	/* findmnt: unique IDs in its listmount(2) table only */
-	if (f->has_uniq && (!f->listmount || sm->mnt_id != f->uniq))
+	/* (findmnt 2.42 finds a unique ID with --kernel=listmount only) */
+	if (f->has_uniq && sm->mnt_id != f->uniq)
 		return false;
 	if (f->types) {
 		s = cell_fstype(sm, &m->s1);

@@ -436,7 +436,7 @@ struct filter {
 	bool noswap;
 	bool has_id;  /* --id, or --uniq-id with an old ID */
 	int64_t id;
-	bool has_uniq; /* --uniq-id with a unique ID */
+	bool has_uniq; /* --id or --uniq-id with a unique ID */
 	uint64_t uniq;
 	int real;    /* 1 --real, -1 --pseudo */
 	bool df;     /* -D: no pseudo filesystems but tmpfs ones */

@@ -298,6 +298,22 @@ static int parse_unsigned(const char *msg, const char *arg, uintmax_t max,
 	return 0;
 }
 
+/* a decimal number beyond findmnt's 32-bit --id: a unique mount ID */
+static bool big_id(const char *arg, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return false;
+	errno = 0;
+	x = strtoull(arg, &end, 10);
+	if (errno || *end || x <= INT32_MAX)
+		return false;
+	*v = x;
+	return true;
+}
+
 /* a PID (cli.c) for --ns pid:S: "lsmnt: OPT: ..." */
 static void pid_error(const char *opt, const char *s, enum cli_ns_fail what,
 		      int err)
@@ -751,11 +767,20 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		cl->submounts = true;
 		return 0;
 	case OPT_ID:
-		if (parse_signed("invalid id argument", optarg, INT32_MIN,
-				 INT32_MAX, &sv) < 0)
-			return -1;
-		f->has_id = true;
-		f->id = sv;
+		/* findmnt's 32-bit number, or a unique ID beyond it */
+		if (!big_id(optarg, &uv)) {
+			if (parse_signed("invalid id argument", optarg,
+					 INT32_MIN, INT32_MAX, &sv) < 0)
+				return -1;
+			if (sv < 0) { /* findmnt's: matches no mount */
+				f->has_id = true;
+				f->id = sv;
+				return 0;
+			}
+			uv = (uint64_t)sv;
+		}
+		cl->id_given[0] = true;
+		cl->id_arg[0] = uv; /* see settle_ids() */
 		return 0;
 	case OPT_UNIQ_ID:
 		if (parse_unsigned("invalid uniq-id argument", optarg,
@@ -981,34 +1006,39 @@ static int set_columns(struct cmdline *cl)
 }
 
 /*
- * --id takes mountinfo's ID as findmnt does (a 32-bit number); --uniq-id
- * takes either kind of mount ID, told by its value (mntkit.h, MOUNT IDS):
- * an old one (below 2^31) matches mountinfo's ID, as --id would, a unique
- * one the 64-bit ID. --verbose says which kind it was.
+ * --id and --uniq-id each take either kind of mount ID, told by its value
+ * (mntkit.h, MOUNT IDS): an old one (below 2^31) matches mountinfo's ID,
+ * a unique one the 64-bit ID. --verbose says which kind each was.
  */
 static int settle_ids(struct cmdline *cl)
 {
+	static const char *const opt[2] = { "--id", "--uniq-id" };
 	struct filter *f = &cl->f;
-	uint64_t v = cl->id_arg[1];
-	bool old = v < MNTKIT_MNT_UNIQUE_ID_OFFSET;
 
-	if (!cl->id_given[1])
-		return 0;
-	if (old && f->has_id && f->id != (int64_t)v) {
-		cli_errmsg("--uniq-id", "%" PRIu64 ": --id names another old "
-			   "ID (no mount has both)", v);
-		return -1;
-	}
-	if (cl->verbose)
-		fprintf(stderr, "lsmnt: --uniq-id %" PRIu64 ": %s\n", v,
-			old ? "an old mount ID (mountinfo's)" :
-			      "a unique mount ID");
-	if (old) {
-		f->has_id = true;
-		f->id = (int64_t)v;
-	} else {
-		f->has_uniq = true;
-		f->uniq = v;
+	for (int k = 0; k < 2; k++) {
+		uint64_t v = cl->id_arg[k];
+		bool old = v < MNTKIT_MNT_UNIQUE_ID_OFFSET;
+
+		if (!cl->id_given[k])
+			continue;
+		if (old ? f->has_id && f->id != (int64_t)v :
+			  f->has_uniq && f->uniq != v) {
+			cli_errmsg(opt[k], "%" PRIu64 ": %s names another %s ID "
+				   "(no mount has both)", v, opt[!k],
+				   old ? "old" : "unique");
+			return -1;
+		}
+		if (cl->verbose)
+			fprintf(stderr, "lsmnt: %s %" PRIu64 ": %s\n", opt[k], v,
+				old ? "an old mount ID (mountinfo's)" :
+				      "a unique mount ID");
+		if (old) {
+			f->has_id = true;
+			f->id = (int64_t)v;
+		} else {
+			f->has_uniq = true;
+			f->uniq = v;
+		}
 	}
 	return 0;
 }
