@@ -14,6 +14,11 @@
 #   ljson  lsmnt -l -J / findmnt -l -J  (JSON of the list)
 #   raw    lsmnt -r / findmnt -r
 #   pairs  lsmnt -P / findmnt -P
+#   fplain lsmnt -l -o COLS / findmnt -l -o COLS
+#   filter lsmnt -l -o COLS -Q EXPR / findmnt the same (FILTER_COLS,
+#          default TARGET,SOURCE,FSTYPE,OPTIONS; FILTER_EXPR, default one
+#          every mount passes); with fplain, the report's line of ratios
+#          of the filtered listing to the plain one (the bound: 1.2x)
 #
 # and the floors:
 #
@@ -42,6 +47,8 @@
 #           FSTYPE, OPTIONS: MNT_BASIC SB_BASIC MNT_ROOT MNT_POINT FS_TYPE
 #           MNT_OPTS FS_SUBTYPE SB_SOURCE = 0x3bb), for the bare loop
 #   EMUL=0  leave the emulation's variants out
+#   FINDMNT the findmnt to run (default: findmnt on PATH; -Q needs 2.42's,
+#           e.g. FINDMNT=$(sh scripts/findmnt-suite.sh sid))
 #
 # Prints results only; asserts nothing. Needs root (unshare -m, mount).
 set -eu
@@ -75,7 +82,8 @@ die() {
 command -v unshare >/dev/null 2>&1 || die "unshare(1) not found"
 command -v python3 >/dev/null 2>&1 || die "python3 not found"
 [ "$(id -u)" = 0 ] || die "needs root (mounts in a private namespace)"
-command -v findmnt >/dev/null 2>&1 || echo "bench: no findmnt: its rows stay empty" >&2
+FINDMNT=${FINDMNT:-$(command -v findmnt || true)}
+[ -n "$FINDMNT" ] || echo "bench: no findmnt: its rows stay empty" >&2
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mntkit-lsmnt-bench.XXXXXX")
 trap 'rmdir "$dir" 2>/dev/null || true' EXIT INT TERM
@@ -83,6 +91,6 @@ trap 'rmdir "$dir" 2>/dev/null || true' EXIT INT TERM
 LSMNT_BASE=${LSMNT_BASE:-}
 [ -z "$LSMNT_BASE" ] || [ -x "$LSMNT_BASE" ] || die "LSMNT_BASE=$LSMNT_BASE is not executable"
 export LSMNT=$lsmnt HELPER=$helper ROUNDS FINDMNT_TIMEOUT LSMNT_BASE MODES \
-	LSMNT_MASK EMUL
+	LSMNT_MASK EMUL FINDMNT
 unshare -m --propagation private "$helper" grow "$dir" "$SIZES" -- \
 	python3 "$here/lsmnt-report.py"

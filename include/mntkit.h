@@ -767,7 +767,8 @@ ssize_t mntkit_table_find_containing(const struct mntkit_table *table,
 /*
  * mntkit_sm_match_target / mntkit_sm_match_source - does record @sm
  * (@len valid bytes, as mntkit_sm_str()) have @path as its mount point,
- * @source as its source, compared as given but for trailing slashes?
+ * @source as its source, compared as given but for runs of slashes and a
+ * trailing slash ("/a//b/" is "/a/b", "" is "/")?
  * libmount's mnt_fs_streq_target() and mnt_fs_streq_srcpath(), for a
  * walk over a table (or a watch's records) that keeps every match:
  * "for (i = 0; i < n; i++) if (mntkit_sm_match_target(...) == 1)".

@@ -38,12 +38,44 @@ static size_t trimmed_len(const char *s, size_t len)
 	return len;
 }
 
-/* libmount's streq_paths(): equal but for trailing slashes */
+/*
+ * The next segment of a path, "/name" (a run of slashes counts as one),
+ * or NULL at its end (*@len 0)
+ */
+static const char *path_segment(const char *s, size_t *len)
+{
+	size_t n = 1;
+
+	while (s[0] == '/' && s[1] == '/')
+		s++;
+	*len = 0;
+	if (!*s)
+		return NULL;
+	while (s[n] && s[n] != '/')
+		n++;
+	*len = n;
+	return s;
+}
+
+/*
+ * libmount's streq_paths(): the same segments, but for a run of slashes
+ * and a trailing slash ("/a//b/" is "/a/b"; "" is "/")
+ */
 static bool same_path(const char *a, const char *b)
 {
-	size_t la = trimmed_len(a, strlen(a)), lb = trimmed_len(b, strlen(b));
+	for (;;) {
+		size_t la, lb;
+		const char *sa = path_segment(a, &la), *sb = path_segment(b, &lb);
 
-	return la == lb && !memcmp(a, b, la);
+		if (la + lb == 0)
+			return true;
+		if (la + lb == 1 && ((sa && *sa == '/') || (sb && *sb == '/')))
+			return true; /* a trailing slash */
+		if (!sa || !sb || la != lb || memcmp(sa, sb, la))
+			return false;
+		a = sa + la;
+		b = sb + lb;
+	}
 }
 
 /* a growing string */

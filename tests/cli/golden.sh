@@ -8,7 +8,7 @@
 # util-linux's tests/ts/findmnt. Each case of tests/golden/cases runs
 # lsmnt in a fixed environment (tests/golden/lib.sh) and compares its
 # stdout and exit status byte for byte with tests/golden/expected/NAME,
-# which findmnt 2.38 wrote (tests/golden/regen.sh). Needs no root, no
+# which findmnt 2.42 wrote (tests/golden/regen.sh). Needs no root, no
 # findmnt and no mount: it checks lsmnt where util-linux is missing, and
 # a change of the installed findmnt cannot be followed silently (the live
 # comparisons of lsmnt-tab.sh would follow it).

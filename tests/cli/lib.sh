@@ -146,6 +146,18 @@ cli_init() {
 	ERR=$CLI_TMP/err
 }
 
+# use_findmnt: the reference of the cases that compare lsmnt with findmnt,
+# findmnt 2.42 (lsmnt follows it), in $MNTKIT_FINDMNT: from
+# scripts/findmnt-suite.sh (BUILDDIR/findmnt-cache), empty when it cannot
+# be had here (those cases SKIP)
+use_findmnt() {
+	if [ -z "${MNTKIT_FINDMNT:-}" ]; then
+		MNTKIT_FINDMNT=$(sh "$SRCDIR/scripts/findmnt-suite.sh" sid \
+			"$BUILDDIR/findmnt-cache" 2>/dev/null) || MNTKIT_FINDMNT=
+	fi
+	export MNTKIT_FINDMNT
+}
+
 # exit 1 if a case failed; 77 if every case skipped (those run in the
 # private namespace too), so that a fully skipped script is never taken
 # for a pass; 0 otherwise

@@ -21,6 +21,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
+use_findmnt
 
 LSMNT=$BUILDDIR/tools/lsmnt
 CLI_PROG=lsmnt
@@ -182,11 +183,10 @@ c_ns_udev() {
 	py_case ns_udev
 }
 
-# sources with newlines: findmnt's SOURCES cell is one line per chunk
-# between the '\n's in text (a '\n' at the end adds no line, a value of
-# '\n's only is one empty line) and an array with null for each empty
-# chunk in JSON ("trail\n": "trail", null - never a dangling comma); any
-# user can make such a mount in a user namespace
+# sources with newlines: findmnt 2.42's SOURCES cell of a source that is
+# no tag is that source, one value: its '\n's escaped in text, an array of
+# one string in JSON ("trail\n": ["trail\n"]); any user can make such a
+# mount in a user namespace
 c_ns_sources_newlines() {
 	py_case ns_sources_newlines
 }

@@ -21,6 +21,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
+use_findmnt
 
 LSMNT=$BUILDDIR/tools/lsmnt
 CLI_PROG=lsmnt
@@ -38,10 +39,10 @@ c_refused() {
 	# -s, -F, -m and -x are provided (tests/cli/lsmnt-tab.sh)
 	# -p and -w are provided (tests/cli/lsmnt-poll.sh): only bad values fail
 	expect_error poll_bad_action "bogus" - "$LSMNT" --poll=bogus
-	expect_error timeout_bad "--timeout" - "$LSMNT" -p -w 1.5
+	expect_error timeout_bad "invalid timeout" - "$LSMNT" -p -w 1.5
 	expect_error bad_direction "sideways" - "$LSMNT" -d sideways
 	expect_error direction_needs_arg "-d" - "$LSMNT" -d
-	expect_error kernel_and_task "-N" - "$LSMNT" -k -N $$
+	expect_error kernel_and_task "--task" - "$LSMNT" -k -N $$
 	# findmnt refuses -k -N too (its exit status is ours)
 	if have_cmd findmnt; then
 		findmnt -k -N $$ >/dev/null 2>&1

@@ -16,6 +16,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
+use_findmnt
 
 LSMNT=$BUILDDIR/tools/lsmnt
 CLI_PROG=lsmnt

@@ -19,6 +19,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 cli_init "$1"
+use_findmnt
 
 LSMNT=$BUILDDIR/tools/lsmnt
 CLI_PROG=lsmnt
@@ -74,14 +75,14 @@ c_errors() {
 	expect_error err_empty_column "-o" - "$LSMNT" -o TARGET,,SOURCE
 	expect_error err_empty_column_list "-o" - "$LSMNT" -o +
 	expect_error err_json_raw "-r" - "$LSMNT" -J -r
-	expect_error err_list_pairs "-P" - "$LSMNT" -l -P
-	expect_error err_raw_pairs "-P" - "$LSMNT" -r -P
+	expect_error err_list_pairs "--pairs" - "$LSMNT" -l -P
+	expect_error err_raw_pairs "--pairs" - "$LSMNT" -r -P
 	expect_error err_real_pseudo "--real" - "$LSMNT" --real --pseudo
-	expect_error err_target_mountpoint "-M" - "$LSMNT" -T / -M /
-	expect_error err_bad_id "--id" - "$LSMNT" --id abc
-	expect_error err_bad_uniq_id "--uniq-id" - "$LSMNT" --uniq-id 99999999999999999999999
-	expect_error err_bad_task "-N" - "$LSMNT" -N abc
-	expect_error err_no_such_task "-N" - "$LSMNT" -N "$(cat /proc/sys/kernel/pid_max)"
+	expect_error err_target_mountpoint "--mountpoint" - "$LSMNT" -T / -M /
+	expect_error err_bad_id "invalid id" - "$LSMNT" --id abc
+	expect_error err_bad_uniq_id "invalid uniq-id" - "$LSMNT" --uniq-id 99999999999999999999999
+	expect_error err_bad_task "invalid TID" - "$LSMNT" -N abc
+	expect_error err_no_such_task "/mountinfo" - "$LSMNT" -N "$(cat /proc/sys/kernel/pid_max)"
 	expect_error err_ns_not_ns_file "/etc/passwd" - "$LSMNT" --ns /etc/passwd
 	expect_error err_ns_not_mount_ns "not a mount namespace" - \
 		"$LSMNT" --ns /proc/self/ns/net
@@ -92,8 +93,15 @@ c_errors() {
 	expect_error err_ns_and_task "--ns" - "$LSMNT" --ns pid:$$ -N $$
 	expect_error err_order_bogus "--order" - "$LSMNT" --all-namespaces --order x
 	expect_error err_order_alone "--order" - "$LSMNT" --order id
-	expect_error err_extra_argument "three" - "$LSMNT" one two three
-	expect_error err_args_and_target "-T" - "$LSMNT" -T / /proc
+	# findmnt 2.42 reads no third argument: "one two" matches nothing,
+	# exit 1 without a word
+	run "$LSMNT" one two three
+	if [ "$RC" = 1 ] && [ ! -s "$OUT" ] && [ ! -s "$ERR" ]; then
+		pass err_extra_argument
+	else
+		fail err_extra_argument "exit $RC, stderr: $(head -c 200 "$ERR")"
+	fi
+	expect_error err_args_and_target "--target" - "$LSMNT" -T / /proc
 	expect_error err_backend_env "bogus" - env MNTKIT_BACKEND=bogus "$LSMNT"
 	expect_error err_escaped_subject 'a\nb' - "$LSMNT" --ns $'/nonexistent/a\nb'
 	# nothing found: exit 1 and no output at all, as findmnt
@@ -382,8 +390,9 @@ c_ns_escape_words() {
 # mounts below it are several roots. Both as findmnt prints them there.
 c_ns_chroot_tree() {
 	local C=$T/chroot
-	if ! have_cmd chroot || ! have_cmd findmnt; then
-		skip ns_chroot_tree "no chroot or findmnt"
+	# findmnt 2.42 runs there: its files are in BUILDDIR/findmnt-cache
+	if ! have_cmd chroot || [ -z "$MNTKIT_FINDMNT" ]; then
+		skip ns_chroot_tree "no chroot or findmnt 2.42"
 		return
 	fi
 	mkdir -p "$C" && mount -t tmpfs lsmnt-chroot "$C" &&
@@ -399,7 +408,7 @@ c_ns_chroot_tree() {
 		return
 	fi
 	if ! chroot "$C" "$LSMNT" >/dev/null 2>&1 ||
-		! chroot "$C" findmnt >/dev/null 2>&1; then
+		! chroot "$C" "$MNTKIT_FINDMNT" >/dev/null 2>&1; then
 		skip ns_chroot_tree "lsmnt or findmnt does not run in a chroot here"
 		umount -R "$C"
 		return

@@ -3,8 +3,8 @@
 """findmnt-diff.py - lsmnt against findmnt 2.42 over random option sets.
 
     tests/diff/findmnt-diff.py [-n N] [--seed S] [--findmnt PATH]
-                               [--lsmnt PATH] [--no-minimize] [--show K]
-                               [--json FILE]
+                               [--lsmnt PATH] [--no-minimize]
+                               [--sampling over|real] [--json FILE]
 
 Runs N random findmnt command lines (data sources, filters, -Q filter
 expressions, columns, output modes, arguments) with findmnt 2.42 and with
@@ -15,6 +15,17 @@ those the runs whose stderr differs (the program's name aside). Each
 differing run is reduced to the fewest options that still differ; the
 reduced command lines, their values abstracted, are the categories of the
 report, with counts and an example each.
+
+--sampling over (the default) over-samples every option, 2.42's new ones
+most, and garbles a quarter of the -Q expressions: it looks for
+differences. --sampling real draws command lines as people and scripts
+write them (the common modes and filters, a few options at a time, the
+rare ones rarely, well-formed expressions): the rate a user would meet.
+
+A process's own PID in its stdout (the TID column) is masked, and a run
+that differs is repeated twice more before it counts (the usage of a
+live filesystem, SIZE or INO.USED, can change between the two programs'
+runs on a machine other processes write to).
 
 Needs root (unshare -m, mount); it re-runs itself in the new namespace.
 findmnt 2.42 comes from scripts/findmnt-suite.sh (BUILDDIR/findmnt-cache)
@@ -64,13 +75,20 @@ this line is bad
 
 
 def run(argv):
+    """Exit status, stdout, stderr of ARGV; the process's own PID in its
+    stdout (TID: its /proc/PID/mountinfo) as "#" digits."""
+    p = subprocess.Popen([os.fsencode(a) for a in argv], env=ENV,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
     try:
-        p = subprocess.run([os.fsencode(a) for a in argv], env=ENV,
-                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=20)
-        return p.returncode, p.stdout, p.stderr
+        out, err = p.communicate(timeout=20)
     except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
         return "timeout", b"", b""
+    pid = str(p.pid).encode()
+    out = re.sub(rb"(?<![0-9])" + pid + rb"(?![0-9])", b"#" * len(pid), out)
+    return p.returncode, out, err
 
 
 class Gen:
@@ -173,18 +191,123 @@ class Gen:
         return opts + args
 
 
+class RealGen(Gen):
+    """Random findmnt command lines as people and scripts write them: the
+    common output modes and a few options at a time, existing mount
+    points and sources, well-formed -Q expressions; the rare options
+    rarely."""
+
+    COMMON_COLS = ["TARGET", "SOURCE", "FSTYPE", "OPTIONS", "SIZE", "USED",
+                   "AVAIL", "USE%", "UUID", "LABEL", "FSROOT", "ID",
+                   "PARENT", "MAJ:MIN", "PROPAGATION", "VFS-OPTIONS",
+                   "FS-OPTIONS", "INO.USED", "INO.AVAIL"]
+    COMMON_SETS = ["TARGET", "SOURCE", "FSTYPE", "TARGET,SOURCE",
+                   "SOURCE,TARGET,FSTYPE", "TARGET,FSTYPE,OPTIONS",
+                   "SIZE,USED,AVAIL", "TARGET,SIZE,USE%", "UUID",
+                   "+PROPAGATION", "+UUID,LABEL", "TARGET,PROPAGATION",
+                   "ID,PARENT,TARGET", "MAJ:MIN,TARGET"]
+    FORMATS = [([], 35), (["-l"], 15), (["-J"], 10), (["-r"], 5),
+               (["-n"], 4), (["-l", "-n"], 5), (["-D"], 5), (["-P"], 3),
+               (["-J", "-l"], 3), (["-r", "-n"], 3), (["-I"], 1)]
+    FLAGS = [("-a", 1), ("-b", 3), ("-u", 2), ("-v", 1), ("-A", 1),
+             ("-f", 5), ("-i", 1), ("-U", 1), ("-c", 1), ("-e", 1),
+             ("-R", 3), ("--real", 3), ("--pseudo", 2), ("--shadowed", 0.5),
+             ("--tree", 1), ("-y", 1), ("--vfs-all", 0.5), ("-k", 1),
+             ("--kernel=listmount", 0.5), ("-m", 1), ("--output-all", 1),
+             ("-d backward", 1), ("--hyperlink", 0.5), ("-x", 0.3),
+             ("-H", 0.3)]
+
+    def weighted(self, pairs):
+        total = sum(w for _, w in pairs)
+        x = self.r.random() * total
+        for v, w in pairs:
+            x -= w
+            if x < 0:
+                return v
+        return pairs[-1][0]
+
+    def path(self):
+        r = self.r
+        return r.choice([self.pick_value("TARGET"), self.pick_value("TARGET"),
+                         "/", "/proc", "/sys", "/dev", "/etc/hostname",
+                         os.path.join(self.base, "a", "f"), "/tmp"])
+
+    def source(self):
+        r = self.r
+        return r.choice([self.pick_value("SOURCE"), self.pick_value("SOURCE"),
+                         self.pick_value("MAJ:MIN"), "tmpfs", "proc",
+                         "/dev/vda", "sysfs"])
+
+    def one(self):
+        r = self.r
+        p = r.random
+        units = [[a] for a in self.weighted(self.FORMATS)]
+        for f, w in self.FLAGS:
+            if p() * 100 < w:
+                units.append(f.split(" "))
+        if p() < 0.35:
+            if p() < 0.6:
+                cols = r.choice(self.COMMON_SETS)
+            else:
+                cols = ",".join(r.choice(self.COMMON_COLS)
+                                for _ in range(r.choice([1, 2, 3])))
+            units.append(["-o", cols])
+        if p() < 0.10:
+            units.append(["-t", r.choice(["tmpfs", "ext4", "nfs,nfs4",
+                                          "notmpfs", "cgroup2,tmpfs",
+                                          "proc", "ramfs"])])
+        if p() < 0.03:
+            units.append(["-O", r.choice(["ro", "rw", "nosuid,nodev",
+                                          "relatime", "noexec"])])
+        k = p()
+        if k < 0.05:
+            units.append(["-S", self.source()])
+        elif k < 0.15:
+            units.append(["-T", self.path()])
+        elif k < 0.20:
+            units.append(["-M", self.path()])
+        elif k < 0.35:
+            units.append([r.choice([self.source(), self.path()])])
+        if p() < 0.08:
+            units.append(["-Q", self.filters.expr()])
+        if p() < 0.02:
+            units.append(["-F", r.choice([self.files["fstab"],
+                                          self.files["mountinfo"]])])
+        if p() < 0.01:
+            units.append(["-s"])
+        if p() < 0.005:
+            units.append(["-N", str(os.getpid())])
+        if p() < 0.005:
+            units.append(["-p", "-w", "1"])
+        opts = [u for u in units if u[0].startswith("-")]
+        args = [u for u in units if not u[0].startswith("-")]
+        r.shuffle(opts)
+        return opts + args
+
+
 def flat(units):
     return [a for u in units for a in u]
 
 
-def compare(findmnt, lsmnt, units):
-    argv = flat(units)
+def compare_once(findmnt, lsmnt, argv):
     f = run([findmnt] + argv)
     l = run([lsmnt] + argv)
     lerr = b"\n".join(b"findmnt: " + x[len(b"lsmnt: "):]
                       if x.startswith(b"lsmnt: ") else x
                       for x in l[2].split(b"\n"))
     return f, (l[0], l[1], lerr)
+
+
+def compare(findmnt, lsmnt, units):
+    """The two runs of UNITS; when they differ, up to two more of each:
+    the usage of a live filesystem (SIZE, INO.USED, ...) can change
+    between them on a machine that other processes write to."""
+    argv = flat(units)
+    for attempt in range(3):
+        f, l = compare_once(findmnt, lsmnt, argv)
+        if (f[:2] == l[:2] and f[2] == l[2]) or "timeout" in (f[0], l[0]):
+            break
+    return f, l
 
 
 def differs(f, l):
@@ -290,7 +413,8 @@ def in_namespace(opts):
     LF.FINDMNT = opts.findmnt
     LF.COLS = LF.columns()
     rows = LF.rows(False)
-    gen = Gen(opts.seed, base, files, LF.COLS, rows)
+    gen = (RealGen if opts.sampling == "real" else Gen)(
+        opts.seed, base, files, LF.COLS, rows)
     results = []
     for i in range(opts.n):
         units = gen.one()
@@ -333,8 +457,9 @@ def report(opts, base, results):
                            l[2].decode(errors="replace")[:300]]}
     nd = sum(c["count"] for c in cats["differ"].values())
     ns = sum(c["count"] for c in cats["stderr"].values())
-    print("%d runs (seed %d): %d differ in stdout or exit status (%.2f%%),"
-          " %d more in stderr only" % (n, opts.seed, nd, 100.0 * nd / n, ns))
+    print("%d runs (seed %d, %s sampling): %d differ in stdout or exit "
+          "status (%.2f%%), %d more in stderr only" % (
+              n, opts.seed, opts.sampling, nd, 100.0 * nd / n, ns))
     for kind, title in (("differ", "stdout or exit status"),
                         ("stderr", "stderr only")):
         print("\n== %s: %d categories" % (title, len(cats[kind])))
@@ -365,6 +490,7 @@ def main():
     ap.add_argument("--no-minimize", dest="minimize", action="store_false")
     ap.add_argument("--json")
     ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--sampling", choices=["over", "real"], default="over")
     opts = ap.parse_args()
     build = os.path.abspath(opts.build)
     if not opts.lsmnt:
@@ -391,6 +517,7 @@ def main():
         argv += ["--json", os.path.abspath(opts.json)]
     if opts.progress:
         argv.append("--progress")
+    argv += ["--sampling", opts.sampling]
     env = dict(os.environ, FINDMNT_DIFF_IN_NS="1")
     sys.exit(subprocess.run(["unshare", "-m", "--propagation", "private"] +
                             argv, env=env).returncode)

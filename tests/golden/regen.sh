@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # tests/golden/regen.sh - write tests/golden/expected/NAME for every case
-# of tests/golden/cases, from the reference findmnt: util-linux 2.38
-# (/usr/bin/findmnt, or $FINDMNT). Never from lsmnt: the committed files
-# are findmnt's output (its stdout, then "rc=N"), what lsmnt must print.
+# of tests/golden/cases, from the reference findmnt: util-linux 2.42
+# (Debian sid's, run through its own loader by scripts/findmnt-suite.sh,
+# cached in $MNTKIT_FINDMNT_CACHE or build/findmnt-cache; or $FINDMNT).
+# Never from lsmnt: the committed files are findmnt's output (its stdout,
+# then "rc=N"), what lsmnt must print.
 #
 # Run by a maintainer when a case is added or changed (then commit the
 # new expected files with the case); the test itself
@@ -20,12 +22,19 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-FINDMNT=${FINDMNT:-/usr/bin/findmnt}
+if [ -z "${FINDMNT:-}" ]; then
+	src=$(cd "$GOLDEN_DIR/../.." && pwd)
+	if ! FINDMNT=$(sh "$src/scripts/findmnt-suite.sh" sid \
+		"${MNTKIT_FINDMNT_CACHE:-$src/build/findmnt-cache}"); then
+		echo "regen.sh: $FINDMNT" >&2
+		exit 2
+	fi
+fi
 ver=$("$FINDMNT" --version 2>/dev/null)
 case $ver in
-*" 2.38"|*" 2.38."*) ;;
+*" 2.42"|*" 2.42."*) ;;
 *)
-	echo "regen.sh: needs findmnt 2.38, $FINDMNT is: ${ver:-missing}" >&2
+	echo "regen.sh: needs findmnt 2.42, $FINDMNT is: ${ver:-missing}" >&2
 	exit 2
 	;;
 esac

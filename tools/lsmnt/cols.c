@@ -19,92 +19,118 @@
 
 #define G(x) MNTKIT_STATMOUNT_##x
 
+/*
+ * The columns: findmnt 2.42's (with its width hints, flags and -H words)
+ * and lsmnt's own (GIDMAP, MAGIC, MASTER, NS, PEER, PROPAGATE-FROM,
+ * SB-SOURCE, SUBTYPE, UIDMAP, UNIQ-PARENT).
+ */
 const struct colinfo lsmnt_cols[NR_COLS] = {
-	[COL_AVAIL] = {"AVAIL", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false, true,
+	[COL_AVAIL] = {"AVAIL", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false,
 		       G(MNT_POINT),
-		       "filesystem size available (statvfs of the target)"},
-	[COL_FREQ] = {"FREQ", 1, CF_RIGHT, true, true, 0,
+		       "filesystem size available, use <number> if --bytes is "
+		       "given"},
+	[COL_FREQ] = {"FREQ", 1, CF_RIGHT, true, 0,
 		      "dump(8) period in days [fstab only]"},
-	[COL_FSROOT] = {"FSROOT", 0.25, CF_NOEXTREMES, false, true, G(MNT_ROOT),
+	[COL_FSROOT] = {"FSROOT", 0.25, CF_NOEXTREMES, false, G(MNT_ROOT),
 			"filesystem root"},
-	[COL_FSTYPE] = {"FSTYPE", 0.10, CF_TRUNC, false, true,
+	[COL_FSTYPE] = {"FSTYPE", 0.10, CF_TRUNC, false,
 			G(FS_TYPE) | G(FS_SUBTYPE), "filesystem type"},
-	[COL_FS_OPTIONS] = {"FS-OPTIONS", 0.10, CF_TRUNC, false, true,
+	[COL_FS_OPTIONS] = {"FS-OPTIONS", 0.10, CF_TRUNC, false,
 			    G(SB_BASIC) | G(MNT_OPTS),
 			    "FS specific mount options"},
-	[COL_GIDMAP] = {"GIDMAP", 0.10, CF_TRUNC, false, false, G(MNT_GIDMAP),
+	[COL_GIDMAP] = {"GIDMAP", 0.10, CF_TRUNC, false, G(MNT_GIDMAP),
 			"GID mapping of an idmapped mount"},
-	[COL_ID] = {"ID", 2, CF_RIGHT, true, true, G(MNT_BASIC), "mount ID"},
-	[COL_LABEL] = {"LABEL", 0.10, CF_BLKID, false, true, G(SB_SOURCE),
+	[COL_ID] = {"ID", 2, CF_RIGHT, true, G(MNT_BASIC), "mount ID"},
+	[COL_INO_AVAIL] = {"INO.AVAIL", 5, CF_RIGHT | CF_STATVFS | CF_INODES,
+			   false, G(MNT_POINT), "number of available inodes"},
+	[COL_INO_TOTAL] = {"INO.TOTAL", 5, CF_RIGHT | CF_STATVFS | CF_INODES,
+			   false, G(MNT_POINT), "total number of inodes"},
+	[COL_INO_USED] = {"INO.USED", 5, CF_RIGHT | CF_STATVFS | CF_INODES,
+			  false, G(MNT_POINT), "number of used inodes"},
+	[COL_INO_USE_PCT] = {"INO.USE%", 3, CF_RIGHT | CF_STATVFS | CF_INODES,
+			     false, G(MNT_POINT),
+			     "percentage of INO.USED divided by INO.TOTAL"},
+	[COL_LABEL] = {"LABEL", 0.10, CF_BLKID, false, G(SB_SOURCE),
 		       "filesystem label"},
-	[COL_MAGIC] = {"MAGIC", 10, 0, false, false, G(SB_BASIC),
+	[COL_MAGIC] = {"MAGIC", 10, 0, false, G(SB_BASIC),
 		       "filesystem magic number (statfs f_type)"},
-	[COL_MAJMIN] = {"MAJ:MIN", 6, 0, false, true, G(SB_BASIC),
+	[COL_MAJMIN] = {"MAJ:MIN", 6, 0, false, G(SB_BASIC),
 			"major:minor device number"},
-	[COL_MASTER] = {"MASTER", 2, CF_RIGHT, true, false, G(MNT_BASIC),
+	[COL_MASTER] = {"MASTER", 2, CF_RIGHT, true, G(MNT_BASIC),
 			"peer group of the master (of a slave mount)"},
-	[COL_NS] = {"NS", 10, CF_RIGHT, true, false, G(MNT_NS_ID),
+	[COL_NS] = {"NS", 10, CF_RIGHT, true, G(MNT_NS_ID),
 		    "mount namespace ID"},
-	[COL_OPTIONS] = {"OPTIONS", 0.10, CF_TRUNC, false, true,
+	[COL_OPTIONS] = {"OPTIONS", 0.10, CF_TRUNC, false,
 			 G(MNT_BASIC) | G(SB_BASIC) | G(MNT_OPTS),
 			 "all mount options"},
-	[COL_OPT_FIELDS] = {"OPT-FIELDS", 0.10, CF_TRUNC, false, true,
+	[COL_OPT_FIELDS] = {"OPT-FIELDS", 0.10, CF_TRUNC, false,
 			    G(MNT_BASIC) | G(PROPAGATE_FROM),
 			    "optional mount fields"},
-	[COL_PARENT] = {"PARENT", 2, CF_RIGHT, true, true, G(MNT_BASIC),
+	[COL_PARENT] = {"PARENT", 2, CF_RIGHT, true, G(MNT_BASIC),
 			"mount parent ID"},
-	[COL_PARTLABEL] = {"PARTLABEL", 0.10, CF_BLKID, false, true,
-			   G(SB_SOURCE), "partition label"},
-	[COL_PARTUUID] = {"PARTUUID", 36, CF_BLKID, false, true, G(SB_SOURCE),
+	[COL_PARTLABEL] = {"PARTLABEL", 0.10, CF_BLKID, false, G(SB_SOURCE),
+			   "partition label"},
+	[COL_PARTUUID] = {"PARTUUID", 36, CF_BLKID, false, G(SB_SOURCE),
 			  "partition UUID"},
-	[COL_PASSNO] = {"PASSNO", 1, CF_RIGHT, true, true, 0,
+	[COL_PASSNO] = {"PASSNO", 1, CF_RIGHT, true, 0,
 			"pass number on parallel fsck(8) [fstab only]"},
-	[COL_PEER] = {"PEER", 2, CF_RIGHT, true, false, G(MNT_BASIC),
+	[COL_PEER] = {"PEER", 2, CF_RIGHT, true, G(MNT_BASIC),
 		      "peer group (of a shared mount)"},
-	[COL_PROPAGATE_FROM] = {"PROPAGATE-FROM", 2, CF_RIGHT, true, false,
+	[COL_PROPAGATE_FROM] = {"PROPAGATE-FROM", 2, CF_RIGHT, true,
 				G(PROPAGATE_FROM),
 				"dominating peer group (of a slave mount)"},
-	[COL_PROPAGATION] = {"PROPAGATION", 0.10, 0, false, true, G(MNT_BASIC),
+	[COL_PROPAGATION] = {"PROPAGATION", 0.10, 0, false, G(MNT_BASIC),
 			     "VFS propagation flags"},
-	[COL_SB_SOURCE] = {"SB-SOURCE", 0.25, CF_NOEXTREMES, false, false,
+	[COL_SB_SOURCE] = {"SB-SOURCE", 0.25, CF_NOEXTREMES, false,
 			   G(SB_SOURCE), "source of the superblock"},
-	[COL_SIZE] = {"SIZE", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false, true,
-		      G(MNT_POINT), "filesystem size (statvfs of the target)"},
-	[COL_SOURCE] = {"SOURCE", 0.25, CF_NOEXTREMES, false, true,
+	[COL_SIZE] = {"SIZE", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false,
+		      G(MNT_POINT),
+		      "filesystem size, use <number> if --bytes is given"},
+	[COL_SOURCE] = {"SOURCE", 0.25, CF_NOEXTREMES, false,
 			G(SB_SOURCE) | G(MNT_ROOT), "source device"},
-	[COL_SOURCES] = {"SOURCES", 0.25, CF_WRAP | CF_BLKID, false, true,
+	[COL_SOURCES] = {"SOURCES", 0.25, CF_WRAP | CF_BLKID, false,
 			 G(SB_SOURCE) | G(MNT_ROOT),
 			 "all possible source devices"},
-	[COL_SUBTYPE] = {"SUBTYPE", 0.10, 0, false, false, G(FS_SUBTYPE),
+	[COL_SUBTYPE] = {"SUBTYPE", 0.10, 0, false, G(FS_SUBTYPE),
 			 "filesystem subtype (e.g. sshfs of fuse.sshfs)"},
-	[COL_TARGET] = {"TARGET", 0.30, CF_TREE | CF_NOEXTREMES, false, true,
+	[COL_TARGET] = {"TARGET", 0.30, CF_TREE | CF_NOEXTREMES, false,
 			G(MNT_POINT), "mountpoint"},
-	[COL_TID] = {"TID", 4, CF_RIGHT, true, true, 0,
-		     "task ID (the process whose mounts are listed)"},
-	[COL_UIDMAP] = {"UIDMAP", 0.10, CF_TRUNC, false, false, G(MNT_UIDMAP),
+	[COL_TID] = {"TID", 4, CF_RIGHT, true, 0, "task ID"},
+	[COL_UIDMAP] = {"UIDMAP", 0.10, CF_TRUNC, false, G(MNT_UIDMAP),
 			"UID mapping of an idmapped mount"},
-	[COL_UNIQ_ID] = {"UNIQ-ID", 10, CF_RIGHT, true, false, G(MNT_BASIC),
-			 "mount 64-bit ID"},
-	[COL_UNIQ_PARENT] = {"UNIQ-PARENT", 10, CF_RIGHT, true, false,
-			     G(MNT_BASIC), "mount parent 64-bit ID"},
-	[COL_USED] = {"USED", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false, true,
+	[COL_UNIQ_ID] = {"UNIQ-ID", 10, CF_RIGHT, true, G(MNT_BASIC),
+			 "mount 64-bit ID (requires --kernel=listmount)"},
+	[COL_UNIQ_PARENT] = {"UNIQ-PARENT", 10, CF_RIGHT, true, G(MNT_BASIC),
+			     "mount parent 64-bit ID"},
+	[COL_USED] = {"USED", 5, CF_RIGHT | CF_STATVFS | CF_SIZE, false,
 		      G(MNT_POINT),
-		      "filesystem size used (statvfs of the target)"},
-	[COL_USE_PCT] = {"USE%", 3, CF_RIGHT | CF_STATVFS, false, true,
-			 G(MNT_POINT), "filesystem use percentage"},
-	[COL_UUID] = {"UUID", 36, CF_BLKID, false, true, G(SB_SOURCE),
+		      "filesystem size used, use <number> if --bytes is given"},
+	[COL_USE_PCT] = {"USE%", 3, CF_RIGHT | CF_STATVFS, false, G(MNT_POINT),
+			 "filesystem use percentage"},
+	[COL_UUID] = {"UUID", 36, CF_BLKID, false, G(SB_SOURCE),
 		      "filesystem UUID"},
-	[COL_VFS_OPTIONS] = {"VFS-OPTIONS", 0.20, CF_TRUNC, false, true,
+	[COL_VFS_OPTIONS] = {"VFS-OPTIONS", 0.20, CF_TRUNC, false,
 			     G(MNT_BASIC) | G(SB_BASIC),
 			     "VFS specific mount options"},
 	/* --poll only */
-	[COL_ACTION] = {"ACTION", 10, CF_STRICT, false, true, 0,
+	[COL_ACTION] = {"ACTION", 10, CF_STRICT, false, 0,
 			"action detected by --poll"},
-	[COL_OLD_OPTIONS] = {"OLD-OPTIONS", 0.10, CF_TRUNC, false, true,
+	[COL_OLD_OPTIONS] = {"OLD-OPTIONS", 0.10, CF_TRUNC, false,
 			     G(MNT_BASIC) | G(SB_BASIC) | G(MNT_OPTS),
 			     "old mount options saved by --poll"},
-	[COL_OLD_TARGET] = {"OLD-TARGET", 0.30, 0, false, true, G(MNT_POINT),
+	[COL_OLD_TARGET] = {"OLD-TARGET", 0.30, 0, false, G(MNT_POINT),
 			    "old mountpoint saved by --poll"},
+};
+
+const int findmnt_cols[NR_FINDMNT_COLS] = {
+	COL_TARGET,	 COL_ACTION,	  COL_AVAIL,	   COL_FREQ,
+	COL_FSROOT,	 COL_FSTYPE,	  COL_FS_OPTIONS,  COL_ID,
+	COL_INO_AVAIL,	 COL_INO_TOTAL,	  COL_INO_USED,	   COL_INO_USE_PCT,
+	COL_LABEL,	 COL_MAJMIN,	  COL_OLD_OPTIONS, COL_OLD_TARGET,
+	COL_OPTIONS,	 COL_OPT_FIELDS,  COL_PARENT,	   COL_PARTLABEL,
+	COL_PARTUUID,	 COL_PASSNO,	  COL_PROPAGATION, COL_SIZE,
+	COL_SOURCE,	 COL_SOURCES,	  COL_TID,	   COL_UNIQ_ID,
+	COL_USED,	 COL_USE_PCT,	  COL_UUID,	   COL_VFS_OPTIONS,
 };
 
 static const char *const action_names[NR_ACTS] = {
@@ -401,8 +427,93 @@ static void put_options(struct outbuf *ob, const struct mntkit_statmount *sm)
 	}
 }
 
-/* OPT-FIELDS: mountinfo's optional fields, in the kernel's order */
-static void put_opt_fields(struct outbuf *ob, const struct mntkit_statmount *sm)
+/*
+ * --kernel=listmount: the options as libmount makes them of a statmount(2)
+ * reply. VFS-OPTIONS: ro|rw, nosuid, nodev, noexec, nodiratime,
+ * nosymfollow, then the atime word (strictatime, noatime or relatime);
+ * FS-OPTIONS: the filesystem's own options, or, when it has none, the
+ * superblock's ro|rw, sync, dirsync, lazytime; OPTIONS: the two merged as
+ * libmount merges them (ro when either part says ro).
+ */
+/* the words after ro|rw */
+static void put_vfs_tail_listmount(struct outbuf *ob,
+				   const struct mntkit_statmount *sm)
+{
+	uint64_t a = sm->mnt_attr, atime = a & MNTKIT_MOUNT_ATTR__ATIME;
+
+	if (a & MNTKIT_MOUNT_ATTR_NOSUID)
+		outbuf_puts(ob, ",nosuid");
+	if (a & MNTKIT_MOUNT_ATTR_NODEV)
+		outbuf_puts(ob, ",nodev");
+	if (a & MNTKIT_MOUNT_ATTR_NOEXEC)
+		outbuf_puts(ob, ",noexec");
+	if (a & MNTKIT_MOUNT_ATTR_NODIRATIME)
+		outbuf_puts(ob, ",nodiratime");
+	if (a & MNTKIT_MOUNT_ATTR_NOSYMFOLLOW)
+		outbuf_puts(ob, ",nosymfollow");
+	if (atime == MNTKIT_MOUNT_ATTR_STRICTATIME)
+		outbuf_puts(ob, ",strictatime");
+	else if (atime == MNTKIT_MOUNT_ATTR_NOATIME)
+		outbuf_puts(ob, ",noatime");
+	else if (atime == MNTKIT_MOUNT_ATTR_RELATIME)
+		outbuf_puts(ob, ",relatime");
+}
+
+static void put_vfs_listmount(struct outbuf *ob,
+			      const struct mntkit_statmount *sm)
+{
+	outbuf_puts(ob, sm->mnt_attr & MNTKIT_MOUNT_ATTR_RDONLY ? "ro" : "rw");
+	put_vfs_tail_listmount(ob, sm);
+}
+
+/* the filesystem's own options, NULL when it has none */
+static const char *fs_own_options(const struct mntkit_statmount *sm)
+{
+	const char *opts = sm_str(sm, MNTKIT_FIELD_MNT_OPTS);
+
+	return opts && *opts ? opts : NULL;
+}
+
+static void put_fs_listmount(struct outbuf *ob,
+			     const struct mntkit_statmount *sm)
+{
+	const char *opts = fs_own_options(sm);
+
+	if (opts)
+		put_unmangled(ob, opts);
+	else
+		put_words(ob, mntkit_sb_flags_str, 0, sm->sb_flags);
+}
+
+static void put_options_listmount(struct outbuf *ob,
+				  const struct mntkit_statmount *sm)
+{
+	const char *opts = fs_own_options(sm), *tail;
+	bool ro = (sm->mnt_attr & MNTKIT_MOUNT_ATTR_RDONLY) ||
+		  (!opts && (sm->sb_flags & MNTKIT_SB_RDONLY));
+	char sbw[128];
+
+	outbuf_puts(ob, ro ? "ro" : "rw");
+	put_vfs_tail_listmount(ob, sm);
+	if (opts) {
+		outbuf_putc(ob, ',');
+		put_unmangled(ob, opts);
+		return;
+	}
+	if (mntkit_sb_flags_str(sm->sb_flags, 0, sbw, sizeof(sbw)) < 0)
+		return;
+	tail = strchr(sbw, ',');
+	if (tail)
+		outbuf_puts(ob, tail);
+}
+
+/*
+ * OPT-FIELDS: mountinfo's optional fields, in the kernel's order; the
+ * kernel writes no propagate_from equal to the master's group, a file
+ * may (@as_written: findmnt repeats what it read)
+ */
+static void put_opt_fields_as(struct outbuf *ob,
+			      const struct mntkit_statmount *sm, bool as_written)
 {
 	uint64_t prop = sm->mnt_propagation;
 	bool sep = false;
@@ -416,12 +527,24 @@ static void put_opt_fields(struct outbuf *ob, const struct mntkit_statmount *sm)
 			      sm->mnt_master);
 		sep = true;
 		if ((sm->mask & MNTKIT_STATMOUNT_PROPAGATE_FROM) &&
-		    sm->propagate_from && sm->propagate_from != sm->mnt_master)
+		    sm->propagate_from &&
+		    (as_written || sm->propagate_from != sm->mnt_master))
 			outbuf_printf(ob, " propagate_from:%" PRIu64,
 				      sm->propagate_from);
 	}
 	if (prop & MNTKIT_MS_UNBINDABLE)
 		outbuf_printf(ob, "%sunbindable", sep ? " " : "");
+}
+
+static void put_opt_fields(struct outbuf *ob, const struct mntkit_statmount *sm)
+{
+	put_opt_fields_as(ob, sm, false);
+}
+
+static void put_opt_fields_file(struct outbuf *ob,
+				const struct mntkit_statmount *sm)
+{
+	put_opt_fields_as(ob, sm, true);
 }
 
 static void put_idmap(struct outbuf *ob, const struct mntkit_statmount *sm,
@@ -494,7 +617,7 @@ static void put_options_all(struct outbuf *ob,
 	}
 }
 
-const char *cell_options(const struct mntkit_statmount *sm,
+const char *cell_options(const struct mntkit_statmount *sm, bool listmount,
 			 struct outbuf *scratch)
 {
 	MNTKIT_TAB_ENTRY(e);
@@ -502,7 +625,10 @@ const char *cell_options(const struct mntkit_statmount *sm,
 	if (cell_ntabs && cell_tab_entry(sm, &e))
 		return e.options; /* none: no -O matches (libmount) */
 	outbuf_reset(scratch);
-	put_options_all(scratch, sm);
+	if (listmount)
+		put_options_listmount(scratch, sm);
+	else
+		put_options_all(scratch, sm);
 	return outbuf_cstr(scratch);
 }
 
@@ -618,7 +744,11 @@ static void put_human_size(struct outbuf *ob, uint64_t bytes)
 		outbuf_printf(ob, "%" PRIu64 "%c", whole, letters[exp / 10]);
 }
 
-/* SIZE, AVAIL, USED: 0 as "0", else -b bytes or findmnt's 1.5G; USE% */
+/*
+ * SIZE, AVAIL, USED: 0 as "0", else -b bytes or findmnt's 1.5G; USE%;
+ * INO.AVAIL (f_ffree, which is f_favail on Linux), INO.TOTAL, INO.USED:
+ * numbers; INO.USE%
+ */
 static const char *cell_usage(const struct cellctx *cc, enum col_id col,
 			      const struct fs_usage *u, struct outbuf *scratch)
 {
@@ -628,6 +758,22 @@ static const char *cell_usage(const struct cellctx *cc, enum col_id col,
 		return NULL;
 	outbuf_reset(scratch);
 	switch (col) {
+	case COL_INO_AVAIL:
+		v = u->ffree;
+		break;
+	case COL_INO_TOTAL:
+		v = u->files;
+		break;
+	case COL_INO_USED:
+		v = u->files - u->ffree;
+		break;
+	case COL_INO_USE_PCT:
+		if (!u->files)
+			return "-";
+		outbuf_printf(scratch, "%.0f%%",
+			      (double)(u->files - u->ffree) / (double)u->files *
+				      100);
+		return outbuf_cstr(scratch);
 	case COL_SIZE:
 		v = (uint64_t)u->frsize * u->blocks;
 		break;
@@ -647,7 +793,7 @@ static const char *cell_usage(const struct cellctx *cc, enum col_id col,
 	}
 	if (!v)
 		return "0";
-	if (cc->bytes)
+	if (cc->bytes || (lsmnt_cols[col].flags & CF_INODES))
 		outbuf_printf(scratch, "%" PRIu64, v);
 	else
 		put_human_size(scratch, v);
@@ -715,15 +861,21 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	case COL_FSTYPE:
 		return cell_fstype(sm, scratch);
 	case COL_OPTIONS:
-		return build(scratch, put_options_all, sm);
+		return build(scratch, cc->listmount ? put_options_listmount
+						    : put_options_all,
+			     sm);
 	case COL_VFS_OPTIONS:
 		if (cc->vfs_all)
 			return build(scratch, put_vfs_all, sm);
+		if (cc->listmount)
+			return build(scratch, put_vfs_listmount, sm);
 		outbuf_reset(scratch);
 		put_words(scratch, mntkit_attr_str, MNTKIT_DECODE_F_PROC, sm->mnt_attr);
 		return outbuf_cstr(scratch);
 	case COL_FS_OPTIONS:
-		return build(scratch, put_fs_options, sm);
+		return build(scratch, cc->listmount ? put_fs_listmount
+						    : put_fs_options,
+			     sm);
 	case COL_FSROOT:
 		return sm_str(sm, MNTKIT_FIELD_MNT_ROOT);
 	case COL_ID:
@@ -733,7 +885,8 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 					    : sm->mnt_parent_id_old,
 				   scratch);
 	case COL_UNIQ_ID:
-		return is_unique_id(sm->mnt_id)
+		/* findmnt: of its listmount(2) table only */
+		return cc->listmount && is_unique_id(sm->mnt_id)
 			       ? num_or_null(sm->mnt_id, scratch)
 			       : NULL;
 	case COL_UNIQ_PARENT: {
@@ -754,7 +907,12 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 			  sm->mnt_propagation);
 		return outbuf_cstr(scratch);
 	case COL_OPT_FIELDS:
-		return build(scratch, put_opt_fields, sm);
+		/* findmnt: mountinfo's, none in its listmount(2) table */
+		if (cc->listmount)
+			return NULL;
+		return build(scratch,
+			     cc->tabfile ? put_opt_fields_file : put_opt_fields,
+			     sm);
 	case COL_NS:
 		return num_or_null(sm->mnt_ns_id, scratch);
 	case COL_PEER:
@@ -783,8 +941,15 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	case COL_AVAIL:
 	case COL_USED:
 	case COL_USE_PCT:
+	case COL_INO_AVAIL:
+	case COL_INO_TOTAL:
+	case COL_INO_USED:
+	case COL_INO_USE_PCT:
 		return cell_usage(cc, col, r->usage, scratch);
 	case COL_TID:
+		/* findmnt: the PID of the mountinfo it read */
+		if (cc->listmount)
+			return NULL;
 		return num_or_null(r->tid > 0 ? (uint64_t)r->tid : 0, scratch);
 	case COL_FREQ:
 	case COL_PASSNO:
@@ -818,6 +983,11 @@ const char *cell_value(const struct cellctx *cc, enum col_id col,
 	default:
 		return NULL;
 	}
+}
+
+bool cell_wraps(const struct row *r, int col)
+{
+	return (lsmnt_cols[col].flags & CF_WRAP) && r->tags && r->tags->sources;
 }
 
 /* libmount 2.38's list of pseudo filesystems (--real, --pseudo), sorted */

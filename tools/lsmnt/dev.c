@@ -208,9 +208,10 @@ static bool sysfs_devno(const char *dev, char *buf, size_t size)
 /*
  * findmnt asks libudev first: the properties udev's database keeps for
  * the device (/run/udev/data/bMAJ:MIN, "E:KEY=VALUE" lines), for the tags
- * of @want not yet in @out.
+ * of @want not yet in @out. Whether udev knows the device: findmnt 2.42
+ * then takes udev's word alone (a tag udev has not is empty).
  */
-static void udev_tags(const char *dev, unsigned int want, struct devtags *out)
+static bool udev_tags(const char *dev, unsigned int want, struct devtags *out)
 {
 	char *real = realpath(dev, NULL), devno[32], path[64], *line = NULL;
 	size_t cap = 0;
@@ -222,7 +223,7 @@ static void udev_tags(const char *dev, unsigned int want, struct devtags *out)
 		f = fopen(path, "re");
 	free(real);
 	if (!f)
-		return;
+		return false;
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "E:", 2))
@@ -241,9 +242,10 @@ static void udev_tags(const char *dev, unsigned int want, struct devtags *out)
 	}
 	free(line);
 	fclose(f);
+	return true;
 }
 
-/* then libmount's mnt_cache_read_tags(): a probe of the device itself */
+/* else libmount's mnt_cache_read_tags(): a probe of the device itself */
 static void probe_tags(const char *dev, unsigned int want, struct devtags *out)
 {
 	blkid_probe pr;
@@ -306,10 +308,8 @@ static void lookup_tags(struct devlookup *dl, const char *src,
 	dev = tag ? sym_blkid_evaluate_tag(name, value,
 					   (blkid_cache *)&dl->cache)
 		  : canonical_source(src);
-	if (dev && *dev && !path_may_block(dev)) {
-		udev_tags(dev, want, out);
+	if (dev && *dev && !path_may_block(dev) && !udev_tags(dev, want, out))
 		probe_tags(dev, want, out);
-	}
 	free(dev);
 out:
 	free(name);
@@ -382,7 +382,7 @@ static void devtags_get(struct devlookup *dl, const char *src,
 		out->sources = lookup_sources(dl, src, evaluate);
 }
 
-static void devtags_free(struct devtags *t)
+void devtags_release(struct devtags *t)
 {
 	for (int i = 0; i < NR_TAGS; i++)
 		free(t->tag[i]);
@@ -417,32 +417,50 @@ static int cmp_row_source(const void *a, const void *b)
 	return strcmp(sx, sy);
 }
 
+unsigned int tags_of_col(int col)
+{
+	switch (col) {
+	case COL_LABEL:
+		return WANT_TAG(TAG_LABEL);
+	case COL_UUID:
+		return WANT_TAG(TAG_UUID);
+	case COL_PARTUUID:
+		return WANT_TAG(TAG_PARTUUID);
+	case COL_PARTLABEL:
+		return WANT_TAG(TAG_PARTLABEL);
+	case COL_SOURCES:
+		return WANT_SOURCES;
+	default:
+		return 0;
+	}
+}
+
 unsigned int tags_wanted(const struct cmdline *cl)
 {
 	unsigned int want = 0;
 
-	for (size_t c = 0; c < cl->ncols; c++) {
-		switch (cl->cols[c]) {
-		case COL_LABEL:
-			want |= WANT_TAG(TAG_LABEL);
-			break;
-		case COL_UUID:
-			want |= WANT_TAG(TAG_UUID);
-			break;
-		case COL_PARTUUID:
-			want |= WANT_TAG(TAG_PARTUUID);
-			break;
-		case COL_PARTLABEL:
-			want |= WANT_TAG(TAG_PARTLABEL);
-			break;
-		case COL_SOURCES:
-			want |= WANT_SOURCES;
-			break;
-		default:
-			break;
-		}
-	}
+	for (size_t c = 0; c < cl->pr.ncols; c++)
+		want |= tags_of_col(cl->pr.cols[c]);
 	return want;
+}
+
+struct devlookup *devlookup_new(void)
+{
+	return calloc(1, sizeof(struct devlookup));
+}
+
+void devlookup_free(struct devlookup *dl)
+{
+	if (!dl)
+		return;
+	devlookup_end(dl);
+	free(dl);
+}
+
+void devtags_lookup(struct devlookup *dl, const char *src, unsigned int want,
+		    bool evaluate, struct devtags *out)
+{
+	devtags_get(dl, src, want, evaluate, out);
 }
 
 int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
@@ -488,6 +506,6 @@ int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
 void free_tags(struct devtags *tags, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		devtags_free(&tags[i]);
+		devtags_release(&tags[i]);
 	free(tags);
 }

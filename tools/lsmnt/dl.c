@@ -28,7 +28,7 @@ static const struct dl_fn smartcols_fns[] = { LSMNT_DL_SMARTCOLS(FN) };
 static const struct dl_fn blkid_fns[] = { LSMNT_DL_BLKID(FN) };
 
 /* dlopen @soname and fill @fns; exit(1) with dlerror()'s text if not */
-static void load(const char *soname, const struct dl_fn *fns, size_t n)
+static void *load(const char *soname, const struct dl_fn *fns, size_t n)
 {
 	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 
@@ -44,17 +44,24 @@ static void load(const char *soname, const struct dl_fn *fns, size_t n)
 		}
 	}
 	/* kept open: the functions are called until exit */
+	return h;
 }
+
+static void *smartcols;
 
 void dl_smartcols(void)
 {
-	static bool done;
-
 	cli_locale(); /* its widths are the locale's */
-	if (!done)
-		load("libsmartcols.so.1", smartcols_fns,
-		     sizeof(smartcols_fns) / sizeof(smartcols_fns[0]));
-	done = true;
+	if (!smartcols)
+		smartcols = load("libsmartcols.so.1", smartcols_fns,
+				 sizeof(smartcols_fns) /
+					 sizeof(smartcols_fns[0]));
+}
+
+void *dl_smartcols_optional(const char *name)
+{
+	dl_smartcols();
+	return dlsym(smartcols, name);
 }
 
 void dl_blkid(void)

@@ -59,6 +59,11 @@ LSMNT_DL_BLKID(LSMNT_DL_EXTERN)
 
 /* load the library and its sym_ pointers, or exit(1) with a message */
 void dl_smartcols(void);
+/*
+ * a function of libsmartcols that an older one lacks (loading it first),
+ * or NULL: scols_column_set_uri() (2.40)
+ */
+void *dl_smartcols_optional(const char *name);
 void dl_blkid(void);
 
 #endif /* LSMNT_DL_H */

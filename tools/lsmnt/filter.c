@@ -250,8 +250,9 @@ static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 
 	if (f->source_only)
 		return f->source ? match_source(m, sm) : match_target(f, sm);
-	if (f->has_id && sm->mnt_id_old != f->id)
+	if (f->has_id && (int64_t)sm->mnt_id_old != f->id)
 		return false;
+	/* (findmnt 2.42 finds a unique ID with --kernel=listmount only) */
 	if (f->has_uniq && sm->mnt_id != f->uniq)
 		return false;
 	if (f->types) {
@@ -260,8 +261,10 @@ static bool matches_plain(struct matcher *m, const struct mntkit_statmount *sm)
 			return false;
 	}
 	if (f->options) {
-		s = cell_options(sm, &m->s2);
-		if (!s || !match_options(s, f->options))
+		/* findmnt 2.42: an entry without options has none ("noX"
+		 * holds), where 2.38 never matched it */
+		s = cell_options(sm, f->listmount, &m->s2);
+		if (!match_options(s ? s : "", f->options))
 			return false;
 	}
 	if (f->target_arg && !match_target(f, sm))

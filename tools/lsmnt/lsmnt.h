@@ -36,6 +36,10 @@ enum col_id {
 	COL_FS_OPTIONS,
 	COL_GIDMAP,
 	COL_ID,
+	COL_INO_AVAIL,
+	COL_INO_TOTAL,
+	COL_INO_USED,
+	COL_INO_USE_PCT,
 	COL_LABEL,
 	COL_MAGIC,
 	COL_MAJMIN,
@@ -64,8 +68,8 @@ enum col_id {
 	COL_USE_PCT,
 	COL_UUID,
 	COL_VFS_OPTIONS,
-	NR_LIST_COLS, /* the columns above: -H, --output-all */
-	/* --poll only (as findmnt's): after the others in -p -H */
+	NR_LIST_COLS, /* the columns above */
+	/* --poll only (as findmnt's) */
 	COL_ACTION = NR_LIST_COLS,
 	COL_OLD_OPTIONS,
 	COL_OLD_TARGET,
@@ -79,6 +83,8 @@ enum col_id {
 #define CF_NOEXTREMES 0x08U
 /* lsmnt's own: the value comes from statvfs(2) of the mount point */
 #define CF_STATVFS 0x10U
+/* lsmnt's own: a count of inodes (INO.*), never in human units */
+#define CF_INODES 0x200U
 /* lsmnt's own: a size, a JSON number with -b (else a string like 1.5G) */
 #define CF_SIZE 0x20U
 /*
@@ -96,12 +102,18 @@ struct colinfo {
 	double whint;	  /* width hint: >= 1 columns, < 1 share of terminal */
 	unsigned int flags;
 	bool number;   /* a JSON number (else a string) */
-	bool findmnt;  /* findmnt 2.38 has it, same meaning */
 	uint64_t mask; /* statmount groups its value needs */
-	const char *help;
+	const char *help; /* findmnt 2.42's words for its columns */
 };
 
 extern const struct colinfo lsmnt_cols[NR_COLS];
+
+/*
+ * findmnt 2.42's columns, in its order (-H, and but for --poll's
+ * --output-all): lsmnt's own columns are not among them
+ */
+#define NR_FINDMNT_COLS 32
+extern const int findmnt_cols[NR_FINDMNT_COLS];
 
 /* the column named @name (@len bytes, any case), -1 if none */
 int col_by_name(const char *name, size_t len);
@@ -129,6 +141,13 @@ struct cellctx {
 	bool canonicalize; /* -c: SOURCE as a canonical path */
 	bool evaluate;	   /* -e: a LABEL=... SOURCE as its device */
 	bool vfs_all;	   /* --vfs-all: VFS-OPTIONS with every default */
+	/*
+	 * --kernel=listmount: the values of findmnt's listmount(2) table
+	 * (UNIQ-ID, no TID, no OPT-FIELDS, the options as libmount makes
+	 * them of a statmount(2) reply), else those of its mountinfo
+	 */
+	bool listmount;
+	bool tabfile; /* -F: OPT-FIELDS as the file writes them */
 };
 
 /*
@@ -141,8 +160,18 @@ struct cellctx {
 const char *cell_value(const struct cellctx *cc, enum col_id col,
 		       const struct row *r, struct outbuf *scratch);
 
-/* findmnt's OPTIONS and FSTYPE, for the filters -O, -t, --real, --pseudo */
-const char *cell_options(const struct mntkit_statmount *sm,
+/*
+ * Whether @col's cell of @r is one line per '\n'-separated chunk: a
+ * CF_WRAP column (SOURCES) with the devices of a tag; findmnt 2.42 keeps
+ * any other source as one value, its '\n's escaped like SOURCE's
+ */
+bool cell_wraps(const struct row *r, int col);
+
+/*
+ * findmnt's OPTIONS (@listmount: of its --kernel=listmount table) and
+ * FSTYPE, for the filters -O, -t, --real, --pseudo
+ */
+const char *cell_options(const struct mntkit_statmount *sm, bool listmount,
 			 struct outbuf *scratch);
 const char *cell_fstype(const struct mntkit_statmount *sm,
 			struct outbuf *scratch);
@@ -166,7 +195,7 @@ extern size_t cell_ntabs;
  */
 extern const char *(*cell_user_options)(const struct mntkit_statmount *sm);
 
-/* ---- usage.c: SIZE, AVAIL, USED, USE% (statvfs(2)) ---- */
+/* ---- usage.c: SIZE, AVAIL, USED, USE%, INO.* (statvfs(2)) ---- */
 
 /*
  * What statvfs(2) of a mount point said, taken once per printed row and
@@ -176,11 +205,14 @@ struct fs_usage {
 	bool ok; /* statvfs() succeeded (else the cells are empty) */
 	unsigned long frsize;
 	uint64_t blocks, bfree, bavail;
+	uint64_t files, ffree; /* INO.*: inodes */
 };
 
 /* the rows' usage, into *@usage (NULL when no column shows it) */
 int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
 	      struct fs_usage **usage);
+/* statvfs(2) of @sm's mount point, never through a served filesystem */
+void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u);
 
 /* ---- dev.c: a source's device and tags (libblkid, udev) ---- */
 
@@ -206,6 +238,15 @@ bool path_may_block(const char *path);
 
 /* the tags the shown columns need (0: none) */
 unsigned int tags_wanted(const struct cmdline *cl);
+/* the tags column @col needs (0: none) */
+unsigned int tags_of_col(int col);
+/* one source's tags at a time (the filter's): a libblkid cache kept */
+struct devlookup;
+struct devlookup *devlookup_new(void);
+void devlookup_free(struct devlookup *dl);
+void devtags_lookup(struct devlookup *dl, const char *src, unsigned int want,
+		    bool evaluate, struct devtags *out);
+void devtags_release(struct devtags *t);
 /* the rows' tags, into *@tags (@ntags of them), free_tags() frees them */
 int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
 	     struct devtags **tags, size_t *ntags);
@@ -269,6 +310,11 @@ struct forest {
 	int32_t first_root, last_root;
 	/* the tables are compact: rows without a record (struct row) */
 	bool lean;
+	/*
+	 * the mounts the filters matched, -Q aside (a list, -R): findmnt's
+	 * count of its lines for -R and for -f's lookup of a source
+	 */
+	size_t matched;
 };
 
 /*
@@ -303,6 +349,7 @@ struct uniq {
 };
 
 struct build {
+	const struct cmdline *cl;
 	struct matcher *m;
 	struct forest *fo;
 	bool tree;	      /* nest the rows */
@@ -385,9 +432,11 @@ struct filter {
 	 * mount(8)-compatible lookup ignores it)
 	 */
 	bool swap;
+	/* -S, -T, -M: an argument is never swapped (FL_NOSWAPMATCH) */
+	bool noswap;
 	bool has_id;  /* --id, or --uniq-id with an old ID */
-	uint32_t id;
-	bool has_uniq; /* --uniq-id, or --id with a unique ID */
+	int64_t id;
+	bool has_uniq; /* --id or --uniq-id with a unique ID */
 	uint64_t uniq;
 	int real;    /* 1 --real, -1 --pseudo */
 	bool df;     /* -D: no pseudo filesystems but tmpfs ones */
@@ -406,11 +455,13 @@ struct filter {
 	 */
 	int source_pass;
 	bool shadowed; /* --shadowed: only mounts another is mounted over */
+	bool listmount; /* --kernel=listmount: OPTIONS as its table has them */
 	bool nocanon;  /* -C: no path made canonical to compare it */
 };
 
 struct matcher {
 	const struct filter *f;
+	struct query *q; /* -Q, or NULL */
 	const struct mntkit_table *t; /* the rows' table (--shadowed) */
 	struct outbuf s1, s2;
 };
@@ -439,6 +490,7 @@ struct printer {
 	bool json;	   /* -J */
 	bool tree;	   /* rows nest (tree output, or JSON "children") */
 	bool noheadings;   /* -n */
+	bool header_done;  /* --poll: the header went with a batch before */
 	bool notrunc;	   /* -u */
 	bool ascii;	   /* -a */
 	bool shell;	   /* -y */
@@ -447,6 +499,9 @@ struct printer {
 	bool canonicalize; /* -c */
 	bool evaluate;	   /* -e */
 	bool vfs_all;	   /* --vfs-all */
+	bool listmount;	   /* --kernel=listmount (struct cellctx) */
+	bool tabfile;	   /* -F (struct cellctx) */
+	bool hyperlink;	   /* --hyperlink: TARGET as a link, in text */
 	bool terminal;	   /* list/tree to a terminal: libsmartcols */
 	const int *cols;   /* enum col_id */
 	size_t ncols;
@@ -479,7 +534,7 @@ int print_rows(const struct printer *pr, const struct row *rows, size_t n,
 struct libscols_table;
 
 struct batch_printer {
-	struct printer pr;	   /* noheadings once the header is out */
+	struct printer pr;	   /* header_done once the header is out */
 	struct libscols_table *tb; /* a terminal's, once a batch came */
 };
 
@@ -541,6 +596,16 @@ struct cellctx cell_ctx(const struct printer *pr, bool text);
 /* @n blanks */
 void put_spaces(struct outbuf *ob, size_t n);
 
+/*
+ * A cell's text as list and tree write it (put_safe()), TARGET with
+ * --hyperlink inside findmnt's OSC 8 link (file://HOST/path); its width
+ * (@ob NULL: measured only)
+ */
+size_t put_cell_text(const struct printer *pr, int col, const char *v,
+		     struct outbuf *ob);
+/* "file://HOST", the links' start */
+const char *hyperlink_uri(void);
+
 /* a column's name as printed (-y: a shell variable's); @buf: COLNAME_MAX */
 #define COLNAME_MAX 64
 const char *col_name(const struct printer *pr, size_t c, char *buf);
@@ -567,7 +632,8 @@ int print_text(const struct printer *pr, const struct row *rows, size_t n,
 	       struct outbuf *ob);
 
 /* libsmartcols' width of a column whose widest cell is @widest */
-size_t col_width(const struct colinfo *ci, size_t widest);
+size_t col_width(const struct printer *pr, const struct colinfo *ci,
+		 size_t widest);
 /* the header line of aligned text output (none with -n) */
 void put_header(const struct printer *pr, const size_t *width,
 		struct outbuf *ob);
@@ -599,7 +665,7 @@ int print_json(const struct printer *pr, const struct row *rows, size_t n,
 
 /* the value @v of column @ci, of an object indented by @ind */
 void put_json_value(const struct printer *pr, const struct colinfo *ci,
-		    const char *v, size_t ind, struct outbuf *ob);
+		    const char *v, bool wrap, size_t ind, struct outbuf *ob);
 
 /*
  * The columns' keys as written before their values at one depth, made
@@ -637,6 +703,8 @@ int print_flat(const struct printer *pr, const struct row *rows, size_t n,
 /* ---- print-scols.c: list and tree on a terminal, by libsmartcols ---- */
 
 int print_scols(const struct printer *pr, const struct row *rows, size_t n);
+/* the loaded libsmartcols makes links (2.40 and later) */
+bool scols_has_uri(void);
 /* --poll's batch on a terminal: one table, a range printed per batch */
 int batch_scols(struct batch_printer *bp, const struct row *rows, size_t n);
 void batch_printer_end(struct batch_printer *bp);
@@ -690,14 +758,57 @@ void text_cells_free(struct text_cells *tc);
  */
 void text_reserve(struct outbuf *ob, size_t m, size_t n);
 
+/* ---- query.c: -Q, --filter (findmnt 2.42's filter expression) ---- */
+
+struct query;
+
+/* an evaluation failed, its message told: exit 1, nothing printed */
+#define QUERY_FAILED (-ECANCELED)
+
+/*
+ * -Q TEXT, as the option is read: the parse (findmnt's message and -1 when
+ * it fails), the characters the scanner echoes written to stdout
+ */
+int query_parse(struct cmdline *cl, const char *text);
+/*
+ * After the columns: each holder bound to a column (a hidden one added
+ * when none of the output is named so), findmnt's messages and -1 for an
+ * unknown one
+ */
+int query_bind(struct cmdline *cl);
+/* does row @r pass: 1, 0, or QUERY_FAILED (told) */
+int query_match(struct query *q, const struct row *r);
+void query_free(struct query *q);
+/* the statmount groups its columns need; whether one of them is TID */
+uint64_t query_mask(const struct query *q);
+bool query_needs_tid(const struct query *q);
+
 /* ---- options.c: the command line ---- */
 
 enum ns_order { ORDER_ID, ORDER_TREE };
 
+/* the table findmnt reads: -s, -m, -k, --kernel[=how], -N (the last) */
+enum tab_type {
+	TAB_DEFAULT,
+	TAB_FSTAB,
+	TAB_MTAB,
+	TAB_MOUNTINFO,
+	TAB_LISTMOUNT,
+};
+
 struct cmdline {
 	struct printer pr;
+	/*
+	 * the columns findmnt's columns[] holds: the output's (pr.cols,
+	 * the first pr.ncols of them), then -Q's hidden ones
+	 */
 	int cols[2 * NR_COLS + 8];
 	size_t ncols;
+	bool cut;	    /* a --poll column without -p cut the output */
+	struct query *query; /* -Q */
+	enum tab_type tabtype;
+	bool no_tree;	    /* findmnt's FL_TREE cleared by an option */
+	bool dfi;	    /* -I */
 	const char *outarg; /* -o */
 	bool output_all;
 	bool list_columns; /* -H */
@@ -731,6 +842,8 @@ struct cmdline {
 	size_t nbad[8];		 /* per file: the lines passed over */
 	const char *ns_arg;   /* --ns */
 	const char *task_arg; /* -N */
+	size_t task_pos;      /* -N among the files of -F */
+	char task_file[32];   /* -N with -F: /proc/TID/mountinfo */
 	struct mntkit_opts nsopts;
 	const struct mntkit_opts *ns;
 	struct filter f;
@@ -739,7 +852,18 @@ struct cmdline {
 
 extern const char usage_line[];
 
+/*
+ * findmnt's message "lsmnt: TEXT", the user's words in it byte for byte
+ * as findmnt writes them (an expression's newline too)
+ */
+void fm_errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 int parse_cmdline(struct cmdline *cl, int argc, char *argv[]);
+/*
+ * the output's columns as findmnt's table has them (a --poll column
+ * without -p cuts them, with a warning), then -Q's: 0 or -1 (told)
+ */
+int finish_columns(struct cmdline *cl);
 /* column @col is shown */
 bool has_col(const struct cmdline *cl, int col);
 

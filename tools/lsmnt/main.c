@@ -25,8 +25,11 @@ static struct plan make_plan(const struct cmdline *cl)
 	const struct filter *f = &cl->f;
 	struct plan p = {0};
 
-	/* findmnt: -D is a list, and so are -f, -S and -T without -R */
-	p.tree_mode = cl->pr.mode == OUT_TREE && !cl->df;
+	/*
+	 * findmnt: -l, -r, -P, -D, -I, -m, -s are a list, and so are -f,
+	 * -S, -T and an argument without -R
+	 */
+	p.tree_mode = !cl->no_tree;
 	p.submounts = cl->submounts && !list_all(f);
 	if (!p.submounts &&
 	    (f->source || f->source_devno || f->target_arg || f->first))
@@ -41,12 +44,13 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 		      struct mntkit_table **tabs, size_t ntabs,
 		      struct forest *fo)
 {
-	struct matcher m = {.f = &cl->f};
-	struct build b = {.m = &m,
+	struct matcher m = {.f = &cl->f, .q = cl->query};
+	struct build b = {.cl = cl,
+			  .m = &m,
 			  .fo = fo,
 			  .tree = p->tree_mode,
 			  .all = list_all(&cl->f),
-			  .every = matches_every(&cl->f),
+			  .every = matches_every(&cl->f) && !cl->query,
 			  .backward = cl->backward,
 			  .first = cl->f.first,
 			  .lean = cl->lean,
@@ -104,7 +108,21 @@ static int build_rows(struct cmdline *cl, const struct plan *p,
 	return r;
 }
 
-/* -T, -S, arguments: resolve them as findmnt does, then build */
+/*
+ * What findmnt counts as found: its lines, but with -R and for -f's
+ * lookup of a source the matches (-Q may drop them all)
+ */
+static size_t found(const struct cmdline *cl, const struct plan *p,
+		    const struct forest *fo)
+{
+	return p->submounts || cl->f.source_only ? fo->matched : fo->n;
+}
+
+/*
+ * -T, -S, arguments: resolve them as findmnt does, then build. The
+ * whole tree is walked once, each mount matched as it is (no source
+ * taken for a mount point, no walk up from a path).
+ */
 static int select_rows(struct cmdline *cl, const struct plan *p,
 		       struct mntkit_table **tabs, size_t ntabs,
 		       struct forest *fo)
@@ -119,12 +137,12 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 	if (f->source_only && f->source) {
 		f->source_pass = 1;
 		r = build_rows(cl, p, tabs, ntabs, fo);
-		if (r < 0 || fo->n)
+		if (r < 0 || found(cl, p, fo))
 			return r;
 		f->source_pass = 2;
 	}
 	r = build_rows(cl, p, tabs, ntabs, fo);
-	if (r < 0 || fo->n)
+	if (r < 0 || found(cl, p, fo) || p->whole_tree)
 		return r;
 	if (f->swap && (!f->target_arg || f->source_only)) {
 		/*
@@ -138,7 +156,7 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 		f->source = NULL;
 		f->strict = true;
 		r = build_rows(cl, p, tabs, ntabs, fo);
-		if (r < 0 || fo->n)
+		if (r < 0 || found(cl, p, fo))
 			return r;
 	}
 	if (f->target_arg && !f->strict && f->target) {
@@ -167,6 +185,9 @@ static int run(struct cmdline *cl)
 	cl->pr.stream = stdout;
 	cl->pr.terminal = !cl->pr.json && isatty(STDOUT_FILENO) &&
 			  (cl->pr.mode == OUT_TREE || cl->pr.mode == OUT_LIST);
+	/* links need libsmartcols 2.40; else lsmnt's own text, untruncated */
+	if (cl->pr.terminal && cl->pr.hyperlink && !scols_has_uri())
+		cl->pr.terminal = false;
 	cl->lean = !cl->ntabfiles && !cl->mtab && !cl->uniq &&
 		   !tags_wanted(cl);
 	kind = streamable(cl, &p);
@@ -196,13 +217,20 @@ static int run(struct cmdline *cl)
 	if (!r)
 		r = add_tags(cl, rows, n, &tags, &ntags);
 	if (r < 0) {
-		cli_errmsg(NULL, "%s", cli_strerror(-r));
+		if (r != QUERY_FAILED)
+			cli_errmsg(NULL, "%s", cli_strerror(-r));
 		goto out;
 	}
-	if (!n && !p.whole_tree) {
+	if (!n && !p.whole_tree && !(p.submounts && fo.matched)) {
 		r = -ENOENT; /* found nothing: exit 1, silently */
 		goto out;
 	}
+	/*
+	 * no column (a --poll column without -p came first): findmnt
+	 * prints nothing, but an empty JSON list
+	 */
+	if (!cl->pr.ncols && (n || !cl->pr.json))
+		goto out;
 	r = print_rows(&cl->pr, rows, n, &ob);
 	if (!r)
 		r = outbuf_flush(&ob, stdout);
@@ -238,6 +266,8 @@ int main(int argc, char *argv[])
 	 * (its decimal point), libsmartcols (a terminal), a message
 	 * (cli_strerror()). JSON, raw and pairs never need it but for that.
 	 */
+	if (r == 0 && !cl.poll && !cl.verify)
+		r = finish_columns(&cl);
 	if (r == 0)
 		r = cl.poll	? run_poll(&cl)
 		    : cl.verify ? run_verify(&cl)
@@ -246,6 +276,7 @@ int main(int argc, char *argv[])
 		close(cl.nsopts.mnt_ns_fd);
 	free(cl.f.source_canon);
 	free(cl.f.target);
+	query_free(cl.query);
 	if (r > 0)
 		return fflush(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +23,11 @@
 
 #include "cli.h"
 #include "lsmnt.h"
+#include "escape.h"
 
 const char usage_line[] =
 	"usage: " PROG " [options] [<device> | <mountpoint> | <device> "
 	"<mountpoint>]";
-
-static const int default_cols[] = {COL_TARGET, COL_SOURCE, COL_FSTYPE,
-				   COL_OPTIONS};
-
-/* -D: findmnt's df(1)-like columns */
-static const int df_cols[] = {COL_SOURCE, COL_FSTYPE,  COL_SIZE,  COL_USED,
-			      COL_AVAIL,  COL_USE_PCT, COL_TARGET};
 
 static const char *const help_text[] = {
 	"",
@@ -56,12 +51,15 @@ static const char *const help_text[] = {
 	"      --tree             the tree even with -S, -T or arguments",
 	"  -D, --df               like df(1): SOURCE,FSTYPE,SIZE,USED,AVAIL,",
 	"                         USE%,TARGET, no pseudo filesystems but tmpfs",
+	"  -I, --dfi              like df(1) -i: INO.TOTAL,INO.USED,INO.AVAIL,",
+	"                         INO.USE% instead of the sizes",
+	"      --hyperlink[=<when>]  TARGET as a hyperlink (always, never,",
+	"                         auto: on a terminal)",
 	"  -b, --bytes            SIZE, AVAIL, USED in bytes, not 1.5G",
 	"  -c, --canonicalize     SOURCE as a canonical path",
 	"  -C, --nocanonicalize   compare paths as they are given",
 	"  -e, --evaluate         a LABEL=, UUID=, ... SOURCE as its device",
-	"  -H, --list-columns     list the columns (with -p: ACTION,",
-	"                         OLD-TARGET, OLD-OPTIONS too)",
+	"  -H, --list-columns     list findmnt's columns",
 	"",
 	"Monitor:",
 	"  -p, --poll[=<list>]    print the changes of the mount table as they",
@@ -86,11 +84,15 @@ static const char *const help_text[] = {
 	"      --shadowed         only mounts another is mounted over",
 	"  -A, --all              -D, --real and --pseudo filter nothing",
 	"  -i, --invert           the mounts that do not match",
+	"  -Q, --filter <expr>    only the rows the expression is true of",
+	"                         (findmnt 2.42's: FSTYPE == \"ext4\" && ...)",
 	"  -f, --first-only       only the first matching mount",
 	"  -d, --direction <word> forward (default) or backward through the",
 	"                         table, for a list, -f and -R",
 	"  -U, --uniq             of mounts on the same target, only the last",
-	"  -k, --kernel           the kernel's table (the default; -F wins)",
+	"  -k, --kernel[=<how>]   the kernel's table (the default; -F wins),",
+	"                         as findmnt reads it: mountinfo (the default)",
+	"                         or listmount (with UNIQ-ID, without TID)",
 	"",
 	"Tables (default: the kernel's):",
 	"  -F, --tab-file <file>  the entries of a mountinfo, fstab or mtab file",
@@ -113,54 +115,83 @@ static const char *const help_text[] = {
 	"  -h, --help             show this help",
 	"  -V, --version          show the version",
 	"",
+	"Columns of lsmnt's own (-o, -Q; -H lists findmnt's): GIDMAP, MAGIC,",
+	"MASTER, NS, PEER, PROPAGATE-FROM, SB-SOURCE, SUBTYPE, UIDMAP,",
+	"UNIQ-PARENT.",
+	"",
 	"Finding nothing exits with status 1, as findmnt does. See lsmnt(8).",
 };
 
-/* a JSON number: the IDs, and with -b the sizes */
-static bool col_is_number(const struct cmdline *cl, int col)
+/* ---- findmnt's messages ---- */
+
+void fm_errmsg(const char *fmt, ...)
 {
-	return lsmnt_cols[col].number ||
-	       (cl->pr.bytes && (lsmnt_cols[col].flags & CF_SIZE));
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- -H ---- */
+
+/* findmnt 2.42's -H type of a column */
+static const char *col_type(int col)
+{
+	if (lsmnt_cols[col].flags & CF_SIZE)
+		return "<string|number>";
+	return lsmnt_cols[col].number ? "<integer>" : "<string>";
 }
 
 /*
- * -H: the columns, as a table (or JSON with -J, raw with -r); those of
- * --poll only with -p
+ * -H: findmnt 2.42's columns, in its order, as its table prints them
+ * (the names right-aligned, the types left-aligned; -r raw, -J JSON).
+ * lsmnt's own columns are in --help and lsmnt(8).
  */
 static int list_columns(const struct cmdline *cl)
 {
 	struct outbuf ob = OUTBUF_INIT;
-	int r, ncols = cl->poll ? NR_COLS : NR_LIST_COLS;
+	size_t wname = 0, wtype = 0;
+	int r;
 
-	if (cl->pr.json) {
-		struct json_writer jw;
+	for (int i = 0; i < NR_FINDMNT_COLS; i++) {
+		int c = findmnt_cols[i];
+		size_t n = strlen(lsmnt_cols[c].name), t = strlen(col_type(c));
 
-		json_init(&jw, &ob, 3);
-		json_object_begin(&jw);
-		json_key(&jw, PROG "-columns");
-		json_array_begin(&jw);
-		for (int i = 0; i < ncols; i++) {
-			json_object_begin(&jw);
-			json_kv_string(&jw, "holder", lsmnt_cols[i].name);
-			json_kv_string(&jw, "type",
-				       col_is_number(cl, i) ? "<integer>"
-							    : "<string>");
-			json_kv_string(&jw, "description", lsmnt_cols[i].help);
-			json_object_end(&jw);
-		}
-		json_array_end(&jw);
-		json_object_end(&jw);
-		outbuf_putc(&ob, '\n');
-	} else {
-		for (int i = 0; i < ncols; i++)
-			outbuf_printf(
-				&ob,
-				cl->pr.mode == OUT_RAW ? "%s %s %s\n"
-						       : "%14s  %-9s  %s\n",
-				lsmnt_cols[i].name,
-				col_is_number(cl, i) ? "<integer>" : "<string>",
-				lsmnt_cols[i].help);
+		wname = n > wname ? n : wname;
+		wtype = t > wtype ? t : wtype;
 	}
+	if (cl->pr.json)
+		outbuf_puts(&ob, "{\n   \"findmnt-columns\": [\n");
+	for (int i = 0; i < NR_FINDMNT_COLS; i++) {
+		const struct colinfo *ci = &lsmnt_cols[findmnt_cols[i]];
+		const char *type = col_type(findmnt_cols[i]);
+
+		if (cl->pr.json) {
+			outbuf_puts(&ob, i ? "},{\n" : "      {\n");
+			outbuf_puts(&ob, "         \"holder\": ");
+			put_json(&ob, ci->name);
+			outbuf_puts(&ob, ",\n         \"type\": ");
+			put_json(&ob, type);
+			outbuf_puts(&ob, ",\n         \"description\": ");
+			put_json(&ob, ci->help);
+			outbuf_puts(&ob, "\n      ");
+		} else if (cl->pr.mode == OUT_RAW) {
+			put_raw(&ob, ci->name);
+			outbuf_putc(&ob, ' ');
+			put_raw(&ob, type);
+			outbuf_putc(&ob, ' ');
+			put_raw(&ob, ci->help);
+			outbuf_putc(&ob, '\n');
+		} else {
+			outbuf_printf(&ob, "%*s %-*s %s\n", (int)wname, ci->name,
+				      (int)wtype, type, ci->help);
+		}
+	}
+	if (cl->pr.json)
+		outbuf_puts(&ob, "}\n   ]\n}\n");
 	r = outbuf_flush(&ob, stdout);
 	outbuf_free(&ob);
 	if (r < 0)
@@ -168,7 +199,17 @@ static int list_columns(const struct cmdline *cl)
 	return r < 0 ? -1 : 1;
 }
 
-static int add_columns(struct cmdline *cl, const char *list, const char *opt)
+/* ---- -o ---- */
+
+/*
+ * -o LIST: util-linux's string_add_to_idarray(): "+LIST" adds to the
+ * columns, LIST replaces them; findmnt's columns[] holds 64. An unknown
+ * name is findmnt's message (which names the rest of the list); where
+ * findmnt fails silently (an empty name, a full list) lsmnt says why.
+ */
+#define MAX_OUT_COLS 64
+
+static int add_columns(struct cmdline *cl, const char *list)
 {
 	const char *p = list;
 
@@ -177,34 +218,103 @@ static int add_columns(struct cmdline *cl, const char *list, const char *opt)
 	else
 		cl->ncols = 0;
 	if (!*p) {
-		cli_errmsg(opt, "empty column list");
+		cli_errmsg("-o", "empty column list");
 		return -1;
 	}
 	for (;;) {
 		size_t n = strcspn(p, ",");
-		int id = col_by_name(p, n);
+		int id;
 
 		if (!n) {
-			cli_errmsg(opt, "empty column name in '%s'", list);
+			cli_errmsg("-o", "empty column name in '%s'", list);
 			return -1;
 		}
+		if (cl->ncols >= MAX_OUT_COLS) {
+			cli_errmsg("-o", "too many columns (at most %d)",
+				   MAX_OUT_COLS);
+			return -1;
+		}
+		id = col_by_name(p, n);
 		if (id < 0) {
-			cli_errmsg(NULL, "unknown column: %.*s", (int)n, p);
-			return -1;
-		}
-		if (cl->ncols >= sizeof(cl->cols) / sizeof(*cl->cols)) {
-			cli_errmsg(opt, "too many columns, the limit is %zu",
-			       sizeof(cl->cols) / sizeof(*cl->cols));
+			fm_errmsg("unknown column: %s", p);
 			return -1;
 		}
 		cl->cols[cl->ncols++] = id;
-		if (!p[n])
-			return 0;
+		if (!p[n] || !p[n + 1])
+			return 0; /* a comma may end the list */
 		p += n + 1;
 	}
 }
 
-/* a PID (cli.c) for -N or --ns pid:S: "lsmnt: OPT: ..." */
+/* ---- numbers, as util-linux's strto*_or_err() take them ---- */
+
+/* "MSG: 'ARG'", and ": REASON" when it is out of range */
+static void bad_number(const char *msg, const char *arg, bool range)
+{
+	if (range)
+		cli_errmsg(NULL, "%s: '%s': %s", msg, arg, cli_strerror(ERANGE));
+	else
+		cli_errmsg(NULL, "%s: '%s'", msg, arg);
+}
+
+/* a decimal number of [@min, @max] (strtoimax, leading blanks allowed) */
+static int parse_signed(const char *msg, const char *arg, intmax_t min,
+			intmax_t max, intmax_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoimax(arg, &end, 10);
+	if (end == arg || *end || (errno && errno != ERANGE)) {
+		bad_number(msg, arg, false);
+		return -1;
+	}
+	if (errno == ERANGE || *v < min || *v > max) {
+		bad_number(msg, arg, true);
+		return -1;
+	}
+	return 0;
+}
+
+/* an unsigned decimal number up to @max; a '-' is out of range */
+static int parse_unsigned(const char *msg, const char *arg, uintmax_t max,
+			  uintmax_t *v)
+{
+	const char *p = arg;
+	char *end;
+
+	errno = 0;
+	while (isspace((unsigned char)*p))
+		p++;
+	*v = strtoumax(arg, &end, 10);
+	if (end == arg || *end || (errno && errno != ERANGE)) {
+		bad_number(msg, arg, false);
+		return -1;
+	}
+	if (*p == '-' || errno == ERANGE || *v > max) {
+		bad_number(msg, arg, true);
+		return -1;
+	}
+	return 0;
+}
+
+/* a decimal number beyond findmnt's 32-bit --id: a unique mount ID */
+static bool big_id(const char *arg, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return false;
+	errno = 0;
+	x = strtoull(arg, &end, 10);
+	if (errno || *end || x <= INT32_MAX)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* a PID (cli.c) for --ns pid:S: "lsmnt: OPT: ..." */
 static void pid_error(const char *opt, const char *s, enum cli_ns_fail what,
 		      int err)
 {
@@ -214,16 +324,28 @@ static void pid_error(const char *opt, const char *s, enum cli_ns_fail what,
 		cli_errmsg(opt, "%s: %s", s, cli_ns_reason(what, err));
 }
 
-static int parse_pid(const char *opt, const char *s, pid_t *pid)
+/*
+ * -N: findmnt's TID (a number, or its message), then the process (where
+ * findmnt cannot read its /proc/TID/mountinfo, its message)
+ */
+static int parse_task(const char *s, pid_t *pid)
 {
-	enum cli_ns_fail what;
-	int err;
+	enum cli_ns_fail what = CLI_NS_PID_ERR;
+	int err = ENOENT;
+	char num[24];
+	uintmax_t v;
 
-	if (cli_parse_pid(s, pid, &what, &err) < 0) {
-		pid_error(opt, s, what, err);
+	if (parse_unsigned("invalid TID argument", s, UINT32_MAX, &v) < 0)
 		return -1;
-	}
-	return 0;
+	snprintf(num, sizeof(num), "%ju", v);
+	if (v && v <= INT_MAX && !cli_parse_pid(num, pid, &what, &err))
+		return 0;
+	if (what == CLI_NS_PID_ERR && err == ENOENT)
+		cli_errmsg(NULL, "can't read /proc/%s/mountinfo: %s", num,
+			   cli_strerror(ENOENT));
+	else
+		pid_error("-N", num, what, err);
+	return -1;
 }
 
 /* --ns ID|PATH|pid:PID (cli.c): "lsmnt: --ns: ARG: REASON" */
@@ -257,10 +379,13 @@ static int check_backend_env(void)
 	return r ? -1 : 0;
 }
 
+/* ---- the options ---- */
+
+/* the long-only options: --pseudo before --real, as in findmnt */
 enum {
 	OPT_OUTPUT_ALL = 256,
-	OPT_REAL,
 	OPT_PSEUDO,
+	OPT_REAL,
 	OPT_ID,
 	OPT_UNIQ_ID,
 	OPT_NS,
@@ -271,61 +396,129 @@ enum {
 	OPT_SHADOWED,
 	OPT_VFS_ALL,
 	OPT_VERBOSE,
+	OPT_KERNEL,
+	OPT_HYPERLINK,
 };
 
 static const struct option long_options[] = {
 	{"all", no_argument, NULL, 'A'},
 	{"ascii", no_argument, NULL, 'a'},
-	{"json", no_argument, NULL, 'J'},
-	{"list", no_argument, NULL, 'l'},
-	{"raw", no_argument, NULL, 'r'},
-	{"pairs", no_argument, NULL, 'P'},
-	{"noheadings", no_argument, NULL, 'n'},
-	{"notruncate", no_argument, NULL, 'u'},
-	{"nofsroot", no_argument, NULL, 'v'},
-	{"shell", no_argument, NULL, 'y'},
-	{"output", required_argument, NULL, 'o'},
-	{"output-all", no_argument, NULL, OPT_OUTPUT_ALL},
-	{"list-columns", no_argument, NULL, 'H'},
-	{"types", required_argument, NULL, 't'},
-	{"options", required_argument, NULL, 'O'},
-	{"source", required_argument, NULL, 'S'},
-	{"target", required_argument, NULL, 'T'},
-	{"mountpoint", required_argument, NULL, 'M'},
-	{"submounts", no_argument, NULL, 'R'},
-	{"id", required_argument, NULL, OPT_ID},
-	{"uniq-id", required_argument, NULL, OPT_UNIQ_ID},
-	{"real", no_argument, NULL, OPT_REAL},
-	{"pseudo", no_argument, NULL, OPT_PSEUDO},
-	{"tree", no_argument, NULL, OPT_TREE},
-	{"shadowed", no_argument, NULL, OPT_SHADOWED},
-	{"vfs-all", no_argument, NULL, OPT_VFS_ALL},
-	{"verbose", no_argument, NULL, OPT_VERBOSE},
-	{"nocanonicalize", no_argument, NULL, 'C'},
-	{"df", no_argument, NULL, 'D'},
 	{"bytes", no_argument, NULL, 'b'},
 	{"canonicalize", no_argument, NULL, 'c'},
+	{"direction", required_argument, NULL, 'd'},
+	{"df", no_argument, NULL, 'D'},
+	{"dfi", no_argument, NULL, 'I'},
 	{"evaluate", no_argument, NULL, 'e'},
 	{"first-only", no_argument, NULL, 'f'},
-	{"invert", no_argument, NULL, 'i'},
-	{"uniq", no_argument, NULL, 'U'},
-	{"direction", required_argument, NULL, 'd'},
-	{"kernel", no_argument, NULL, 'k'},
 	{"fstab", no_argument, NULL, 's'},
+	{"help", no_argument, NULL, 'h'},
+	{"invert", no_argument, NULL, 'i'},
+	{"json", no_argument, NULL, 'J'},
+	{"kernel", optional_argument, NULL, OPT_KERNEL},
+	{"list", no_argument, NULL, 'l'},
+	{"mountpoint", required_argument, NULL, 'M'},
 	{"mtab", no_argument, NULL, 'm'},
-	{"tab-file", required_argument, NULL, 'F'},
-	{"verify", no_argument, NULL, 'x'},
+	{"noheadings", no_argument, NULL, 'n'},
+	{"notruncate", no_argument, NULL, 'u'},
+	{"options", required_argument, NULL, 'O'},
+	{"output", required_argument, NULL, 'o'},
+	{"output-all", no_argument, NULL, OPT_OUTPUT_ALL},
 	{"poll", optional_argument, NULL, 'p'},
-	{"timeout", required_argument, NULL, 'w'},
+	{"pairs", no_argument, NULL, 'P'},
+	{"filter", required_argument, NULL, 'Q'},
+	{"raw", no_argument, NULL, 'r'},
+	{"types", required_argument, NULL, 't'},
+	{"nocanonicalize", no_argument, NULL, 'C'},
+	{"nofsroot", no_argument, NULL, 'v'},
+	{"submounts", no_argument, NULL, 'R'},
+	{"source", required_argument, NULL, 'S'},
+	{"tab-file", required_argument, NULL, 'F'},
 	{"task", required_argument, NULL, 'N'},
+	{"target", required_argument, NULL, 'T'},
+	{"timeout", required_argument, NULL, 'w'},
+	{"uniq", no_argument, NULL, 'U'},
+	{"verify", no_argument, NULL, 'x'},
+	{"version", no_argument, NULL, 'V'},
+	{"shell", no_argument, NULL, 'y'},
+	{"verbose", no_argument, NULL, OPT_VERBOSE},
+	{"tree", no_argument, NULL, OPT_TREE},
+	{"real", no_argument, NULL, OPT_REAL},
+	{"pseudo", no_argument, NULL, OPT_PSEUDO},
+	{"vfs-all", no_argument, NULL, OPT_VFS_ALL},
+	{"shadowed", no_argument, NULL, OPT_SHADOWED},
+	{"hyperlink", optional_argument, NULL, OPT_HYPERLINK},
+	{"id", required_argument, NULL, OPT_ID},
+	{"uniq-id", required_argument, NULL, OPT_UNIQ_ID},
+	{"list-columns", no_argument, NULL, 'H'},
+	/* lsmnt's own */
 	{"ns", required_argument, NULL, OPT_NS},
 	{"all-namespaces", no_argument, NULL, OPT_ALL_NS},
 	{"order", required_argument, NULL, OPT_ORDER},
 	{"unreachable", no_argument, NULL, OPT_UNREACHABLE},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
+
+/*
+ * findmnt 2.42's options that exclude each other, in groups, each in
+ * ascending order of the option's code and the groups by their first
+ * (util-linux's err_exclusive_options(), whose walk stops at the first
+ * group that starts above the option: {m,p,s} after {p,x} is never
+ * reached by -m).
+ */
+static const int excl[][5] = {
+	{'C', 'c'},
+	{'C', 'e'},
+	{'J', 'P', 'r', 'x'},
+	{'M', 'T'},
+	{'N', 'k', 'm', 's'},
+	{'P', 'l', 'r', 'x'},
+	{'Q', 'p'},
+	{'p', 'x'},
+	{'m', 'p', 's'},
+	{OPT_PSEUDO, OPT_REAL},
+};
+
+#define NR_EXCL (sizeof(excl) / sizeof(*excl))
+
+/* "-c", or "--name" of its long form */
+static const char *opt_name(int c, char buf[3])
+{
+	for (const struct option *o = long_options; o->name; o++)
+		if (o->val == c) {
+			static char lb[64];
+
+			snprintf(lb, sizeof(lb), "--%s", o->name);
+			return lb;
+		}
+	buf[0] = '-';
+	buf[1] = (char)c;
+	buf[2] = '\0';
+	return buf;
+}
+
+static int check_exclusive(int c, int *status)
+{
+	for (size_t e = 0; e < NR_EXCL && excl[e][0] <= c; e++) {
+		for (const int *op = excl[e]; *op && *op <= c; op++) {
+			char b1[3], b2[3], first[64];
+
+			if (*op != c)
+				continue;
+			if (!status[e]) {
+				status[e] = c;
+			} else if (status[e] != c) {
+				snprintf(first, sizeof(first), "%s",
+					 opt_name(status[e], b1));
+				cli_errmsg(NULL, "options %s and %s cannot be "
+						 "combined",
+					   first, opt_name(c, b2));
+				return -1;
+			}
+			break;
+		}
+	}
+	return 0;
+}
 
 /* the option getopt_long() just refused, as the user wrote it */
 static void bad_option(char *const argv[], const char *reason)
@@ -336,74 +529,81 @@ static void bad_option(char *const argv[], const char *reason)
 		   reason);
 }
 
-static int set_mode(struct cmdline *cl, enum out_mode mode, const char *opt)
+/* util-linux's hyperlinkwanted(): 1, 0, or -1 for a bad word */
+static int hyperlink_wanted(const char *when)
 {
-	/* findmnt: -J/-P/-r exclude each other, and so do -P/-l/-r */
-	if ((cl->pr.mode != OUT_TREE && cl->pr.mode != mode) ||
-	    (cl->pr.json && mode != OUT_LIST)) {
-		cli_errmsg(opt, "-J, -l, -P and -r exclude each other (but -J -l)");
-		return -1;
-	}
-	cl->pr.mode = mode;
-	return 0;
+	if (when && !strcmp(when, "never"))
+		return 0;
+	if (when && !strcmp(when, "always"))
+		return 1;
+	if (!when || !strcmp(when, "auto"))
+		return isatty(STDOUT_FILENO);
+	return -1;
 }
 
-static int set_once(const char **slot, const char *val, const char *opt)
+/* the table options: -s, -m, -k, --kernel[=how], -N (the last counts) */
+static int parse_table_option(struct cmdline *cl, int opt)
 {
-	if (*slot) {
-		cli_errmsg(opt, "given twice");
-		return -1;
+	switch (opt) {
+	case 's':
+		cl->tabtype = TAB_FSTAB;
+		cl->no_tree = true;
+		return 0;
+	case 'm':
+		cl->tabtype = TAB_MTAB;
+		cl->no_tree = true;
+		return 0;
+	case 'k':
+		cl->tabtype = TAB_MOUNTINFO;
+		cl->kernel = true;
+		return 0;
+	case OPT_KERNEL:
+		if (!optarg || !strcmp(optarg, "mountinfo")) {
+			cl->tabtype = TAB_MOUNTINFO;
+		} else if (!strcmp(optarg, "listmount")) {
+			cl->tabtype = TAB_LISTMOUNT;
+		} else {
+			cli_errmsg(NULL, "invalid --kernel argument");
+			return -1;
+		}
+		return 0;
+	case 'N':
+		cl->tabtype = TAB_MOUNTINFO;
+		cl->task_arg = optarg;
+		cl->task_pos = cl->ntabfiles; /* among the files of -F */
+		return parse_task(optarg, &cl->nsopts.pid);
+	default:
+		return 1; /* not one of these */
 	}
-	*slot = val;
-	return 0;
 }
 
-static int parse_num_opt(const char *opt, const char *arg, uint64_t max,
-			 uint64_t *v)
-{
-	if (cli_parse_number_lax(arg, v) != 1 || *v > max) {
-		cli_errmsg(opt, "'%s' is not a valid number", arg);
-		return -1;
-	}
-	return 0;
-}
-
-/* -w: findmnt's strtos32_or_err(): decimal, a negative is no timeout */
-static int parse_timeout(struct cmdline *cl, const char *arg)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (!*arg || *end || end == arg || errno || v < INT32_MIN ||
-	    v > INT32_MAX) {
-		cli_errmsg("--timeout", "invalid timeout argument: '%s' (a "
-					"number of milliseconds)",
-			   arg);
-		return -1;
-	}
-	cl->timeout_ms = v < 0 ? -1 : (int)v;
-	return 0;
-}
-
-/* the options findmnt 2.38 has beyond the output and the filters */
+/* the options findmnt 2.38 had beyond the output and the filters */
 static int parse_findmnt_option(struct cmdline *cl, int opt)
 {
 	struct filter *f = &cl->f;
+	intmax_t v;
 
 	switch (opt) {
 	case 'p':
 		cl->poll = true;
+		cl->no_tree = true;
 		/* -pLIST, --poll=LIST; a later list replaces the first */
 		if (optarg &&
 		    poll_parse_actions("--poll", optarg, &cl->actions) < 0)
 			return -1;
 		return 0;
 	case 'w':
-		return parse_timeout(cl, optarg);
+		if (parse_signed("invalid timeout", optarg, INT32_MIN,
+				 INT32_MAX, &v) < 0)
+			return -1;
+		cl->timeout_ms = v < 0 ? -1 : (int)v;
+		return 0;
+	case 'I':
+		cl->dfi = true;
+		/* fall through */
 	case 'D':
 		cl->df = f->df = true;
+		cl->no_tree = true;
 		return 0;
 	case 'b':
 		cl->pr.bytes = true;
@@ -423,12 +623,6 @@ static int parse_findmnt_option(struct cmdline *cl, int opt)
 	case OPT_VERBOSE:
 		/* findmnt: more of --verify's details; nothing else */
 		cl->verbose = true;
-		return 0;
-	case 's':
-		cl->fstab = true;
-		return 0;
-	case 'm':
-		cl->mtab = true;
 		return 0;
 	case 'x':
 		cl->verify = true;
@@ -452,23 +646,33 @@ static int parse_findmnt_option(struct cmdline *cl, int opt)
 	case 'U':
 		cl->uniq = true;
 		return 0;
-	case 'k':
-		cl->kernel = true; /* lsmnt reads nothing else */
-		return 0;
 	case 'd':
 		if (!strcmp(optarg, "forward") || !strcmp(optarg, "backward")) {
 			cl->backward = optarg[0] == 'b';
 			return 0;
 		}
-		cli_errmsg("--direction", "'%s': expected forward or backward",
-			   optarg);
+		cli_errmsg(NULL, "unknown direction '%s'", optarg);
 		return -1;
+	case 'Q':
+		return query_parse(cl, optarg);
+	case OPT_HYPERLINK:
+		switch (hyperlink_wanted(optarg)) {
+		case -1:
+			cli_errmsg(NULL, "invalid argument of --hyperlink: %s",
+				   optarg);
+			return -1;
+		case 1:
+			cl->pr.hyperlink = true;
+			return 0;
+		default:
+			cl->pr.hyperlink = false;
+			return 0;
+		}
 	default:
-		return 1; /* not one of these */
+		return parse_table_option(cl, opt);
 	}
 }
 
-/* 0: go on; 1: done, exit 0 (--help, --version); -1: error */
 /* a MAJ:MIN source is findmnt's device-number filter: true if @s is one */
 static bool parse_devno(struct filter *f, const char *s)
 {
@@ -483,10 +687,12 @@ static bool parse_devno(struct filter *f, const char *s)
 	return true;
 }
 
+/* the options of the output, of lsmnt's own and the filters */
 static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 {
 	struct filter *f = &cl->f;
-	uint64_t v;
+	intmax_t sv;
+	uintmax_t uv;
 	int r = parse_findmnt_option(cl, opt);
 
 	if (r <= 0)
@@ -499,18 +705,21 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		cl->pr.ascii = true;
 		return 0;
 	case 'J':
-		if (cl->pr.mode == OUT_RAW || cl->pr.mode == OUT_PAIRS) {
-			cli_errmsg("-J", "-J, -P and -r exclude each other");
-			return -1;
-		}
 		cl->pr.json = true;
 		return 0;
 	case 'l':
-		return set_mode(cl, OUT_LIST, "-l");
+		cl->no_tree = true;
+		if (cl->pr.mode == OUT_TREE)
+			cl->pr.mode = OUT_LIST;
+		return 0;
 	case 'r':
-		return set_mode(cl, OUT_RAW, "-r");
+		cl->pr.mode = OUT_RAW;
+		cl->no_tree = true;
+		return 0;
 	case 'P':
-		return set_mode(cl, OUT_PAIRS, "-P");
+		cl->pr.mode = OUT_PAIRS;
+		cl->no_tree = true;
+		return 0;
 	case 'n':
 		cl->pr.noheadings = true;
 		return 0;
@@ -527,7 +736,11 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		cl->outarg = optarg;
 		return 0;
 	case OPT_OUTPUT_ALL:
-		cl->output_all = true;
+		/* findmnt 2.42's columns, in its order, but --poll's */
+		cl->ncols = 0;
+		for (int i = 0; i < NR_FINDMNT_COLS; i++)
+			if (findmnt_cols[i] < NR_LIST_COLS)
+				cl->cols[cl->ncols++] = findmnt_cols[i];
 		return 0;
 	case 'H':
 		cl->list_columns = true;
@@ -539,48 +752,57 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 		f->options = optarg;
 		return 0;
 	case 'S':
+		f->noswap = true;
 		if (!parse_devno(f, optarg))
 			f->source = optarg;
 		return 0;
 	case 'M':
-		f->strict = true;
-		/* fall through */
 	case 'T':
-		if (f->target_arg) {
-			cli_errmsg(opt == 'M' ? "-M" : "-T",
-			       "-T and -M exclude each other, and are given "
-			       "once");
-			return -1;
-		}
+		/* the last one counts, as in findmnt */
+		f->strict = opt == 'M';
+		f->noswap = true;
 		f->target_arg = optarg;
 		return 0;
 	case 'R':
 		cl->submounts = true;
 		return 0;
 	case OPT_ID:
+		/* findmnt's 32-bit number, or a unique ID beyond it */
+		if (!big_id(optarg, &uv)) {
+			if (parse_signed("invalid id argument", optarg,
+					 INT32_MIN, INT32_MAX, &sv) < 0)
+				return -1;
+			if (sv < 0) { /* findmnt's: matches no mount */
+				f->has_id = true;
+				f->id = sv;
+				return 0;
+			}
+			uv = (uint64_t)sv;
+		}
+		cl->id_given[0] = true;
+		cl->id_arg[0] = uv; /* see settle_ids() */
+		return 0;
 	case OPT_UNIQ_ID:
-		if (parse_num_opt(opt == OPT_ID ? "--id" : "--uniq-id", optarg,
-				  UINT64_MAX, &v) < 0)
+		if (parse_unsigned("invalid uniq-id argument", optarg,
+				   UINT64_MAX, &uv) < 0)
 			return -1;
-		cl->id_given[opt == OPT_UNIQ_ID] = true;
-		cl->id_arg[opt == OPT_UNIQ_ID] = v; /* see settle_ids() */
+		cl->id_given[1] = true;
+		cl->id_arg[1] = uv; /* see settle_ids() */
 		return 0;
 	case OPT_REAL:
 	case OPT_PSEUDO:
-		if (f->real && f->real != (opt == OPT_REAL ? 1 : -1)) {
-			cli_errmsg("--real", "--real and --pseudo exclude each "
-					 "other");
-			return -1;
-		}
 		f->real = opt == OPT_REAL ? 1 : -1;
 		return 0;
 	case OPT_TREE:
 		cl->force_tree = true;
 		return 0;
-	case 'N':
-		return set_once(&cl->task_arg, optarg, "-N");
 	case OPT_NS:
-		return set_once(&cl->ns_arg, optarg, "--ns");
+		if (cl->ns_arg) {
+			cli_errmsg("--ns", "given twice");
+			return -1;
+		}
+		cl->ns_arg = optarg;
+		return 0;
 	case OPT_ALL_NS:
 		cl->all_ns = true;
 		return 0;
@@ -613,42 +835,44 @@ static int parse_option(struct cmdline *cl, int opt, char *const argv[])
 	}
 }
 
-static int parse_source(struct filter *f)
+/* ---- after the options ---- */
+
+static void parse_source(struct filter *f)
 {
+	/* a tag is no mount point: findmnt never swaps it */
 	if (!strncmp(f->source, "LABEL=", 6) ||
 	    !strncmp(f->source, "UUID=", 5) ||
 	    !strncmp(f->source, "PARTLABEL=", 10) ||
 	    !strncmp(f->source, "PARTUUID=", 9))
 		f->swap = false;
-	return 0;
 }
 
+/*
+ * The arguments, as findmnt takes them: a source (or MAJ:MIN), then a
+ * mount point; a third and later ones are not read.
+ */
 static int parse_args(struct cmdline *cl, int argc, char *argv[])
 {
 	struct filter *f = &cl->f;
 	int nargs = argc - optind;
 
-	if (nargs > 2) {
-		cli_errmsg(argv[optind + 2],
-		       "unexpected argument (see " PROG " --help)");
-		return -1;
-	}
 	/* -S MAJ:MIN is no source match in findmnt: it takes arguments */
 	if (nargs && (f->source || f->target_arg)) {
-		cli_errmsg(argv[optind], "-S and -T can't be used together with "
-				     "an argument that is not an option");
+		cli_errmsg(NULL, "options --target and --source can't be used "
+				 "together with command line element that is "
+				 "not an option");
 		return -1;
 	}
-	if (nargs >= 1 && !parse_devno(f, argv[optind])) {
-		f->source = argv[optind];
-		/*
-		 * a positional source may be a mount point, never -S's: a
-		 * lone one, or with -f one before a target (select_rows())
-		 */
-		f->swap = !f->source_devno;
+	if (nargs >= 1) {
+		if (parse_devno(f, argv[optind])) {
+			f->noswap = true;
+		} else {
+			f->source = argv[optind];
+			f->swap = !f->noswap;
+		}
 	}
-	if (nargs == 2) {
-		/* SOURCE TARGET: TARGET must be the mount point itself (as -M) */
+	if (nargs >= 2) {
+		/* SOURCE TARGET: TARGET must be the mount point itself */
 		f->target_arg = argv[optind + 1];
 		f->strict = true;
 	}
@@ -657,6 +881,7 @@ static int parse_args(struct cmdline *cl, int argc, char *argv[])
 	return 0;
 }
 
+/* lsmnt's own options: their combinations with each other and findmnt's */
 static int check_combinations(struct cmdline *cl)
 {
 	int nsel = !!cl->ns_arg + !!cl->task_arg + cl->all_ns;
@@ -666,32 +891,21 @@ static int check_combinations(struct cmdline *cl)
 			       "other");
 		return -1;
 	}
-	if (cl->verify && (cl->pr.json || cl->pr.mode == OUT_PAIRS ||
-			   cl->pr.mode == OUT_RAW || cl->pr.mode == OUT_LIST ||
-			   cl->poll)) {
-		cli_errmsg(NULL, "mutually exclusive arguments: %s --verify",
-			   cl->poll ? "--poll"
-			   : cl->pr.json ? "--json --pairs --raw"
-					 : "--pairs --list --raw");
+	if (cl->poll && cl->ntabfiles > 1) {
+		cli_errmsg(NULL, "--poll accepts only one file, but more "
+				 "specified by --tab-file");
 		return -1;
 	}
-	if ((cl->ntabfiles || cl->fstab || cl->verify) &&
-	    (cl->poll || cl->ns_arg || cl->task_arg || cl->all_ns ||
-	     cl->unreachable)) {
-		cli_errmsg(cl->fstab ? "--fstab" : "--tab-file",
-			   "reads a file: not with --poll, --ns, -N, "
+	if (cl->tabtype == TAB_LISTMOUNT && (cl->ntabfiles || cl->task_arg)) {
+		cli_errmsg(NULL, "options --kernel=listmount and --tab-file or "
+				 "--task can't be used together");
+		return -1;
+	}
+	if ((cl->ntabfiles || cl->tabtype == TAB_FSTAB || cl->verify) &&
+	    (cl->ns_arg || cl->task_arg || cl->all_ns || cl->unreachable)) {
+		cli_errmsg(cl->tabtype == TAB_FSTAB ? "--fstab" : "--tab-file",
+			   "reads a file: not with --ns, -N, "
 			   "--all-namespaces or --unreachable");
-		return -1;
-	}
-	if (cl->kernel && cl->task_arg) {
-		/* findmnt: -N and -k name the table, once */
-		cli_errmsg("-k", "-k and -N exclude each other");
-		return -1;
-	}
-	if (cl->fstab + cl->kernel + cl->mtab + !!cl->task_arg > 1) {
-		/* findmnt: they name the table, once (-N: above) */
-		cli_errmsg(NULL, "mutually exclusive arguments: --task "
-				 "--kernel --mtab --fstab");
 		return -1;
 	}
 	if (cl->order_given && !cl->all_ns) {
@@ -710,55 +924,81 @@ static int check_combinations(struct cmdline *cl)
 				      "ID)");
 		return -1;
 	}
-	if (cl->poll && cl->f.shadowed) {
-		/* each change is matched alone, without its table */
-		cli_errmsg("--shadowed", "not with --poll");
-		return -1;
-	}
 	return 0;
 }
 
-/* ACTION, OLD-TARGET, OLD-OPTIONS: findmnt refuses them without -p */
-static int check_poll_columns(const struct cmdline *cl)
+/*
+ * -N with -F: findmnt reads /proc/TID/mountinfo as one more file, in the
+ * place of -N among them
+ */
+static int task_as_file(struct cmdline *cl)
 {
+	size_t max = sizeof(cl->tabfiles) / sizeof(*cl->tabfiles);
+
+	if (!cl->task_arg || !cl->ntabfiles)
+		return 0;
+	if (cl->ntabfiles == max) {
+		cli_errmsg("--tab-file", "too many files");
+		return -1;
+	}
+	snprintf(cl->task_file, sizeof(cl->task_file), "/proc/%d/mountinfo",
+		 (int)cl->nsopts.pid);
+	memmove(&cl->tabfiles[cl->task_pos + 1], &cl->tabfiles[cl->task_pos],
+		(cl->ntabfiles - cl->task_pos) * sizeof(*cl->tabfiles));
+	cl->tabfiles[cl->task_pos] = cl->task_file;
+	cl->ntabfiles++;
+	cl->task_arg = NULL;
+	cl->nsopts.pid = 0;
+	return 0;
+}
+
+/*
+ * ACTION, OLD-TARGET, OLD-OPTIONS without -p: findmnt warns and prints
+ * the columns before the first of them only
+ */
+static void cut_poll_columns(struct cmdline *cl)
+{
+	cl->pr.ncols = cl->ncols;
 	for (size_t c = 0; !cl->poll && c < cl->ncols; c++) {
 		if (cl->cols[c] >= NR_LIST_COLS) {
 			cli_errmsg(NULL, "%s column is requested, but --poll "
 					 "is not enabled",
 				   lsmnt_cols[cl->cols[c]].name);
-			return -1;
+			cl->pr.ncols = c;
+			cl->cut = true;
+			return;
 		}
 	}
-	return 0;
 }
 
 static int set_columns(struct cmdline *cl)
 {
-	if (cl->output_all) {
-		/*
-		 * findmnt's columns (Debian 12's findmnt 2.38), in its order,
-		 * without --poll's: a script that reads --output-all gets what
-		 * findmnt gives; lsmnt's own columns are there with -o +COL
-		 */
-		for (int i = 0; i < NR_LIST_COLS; i++)
-			if (lsmnt_cols[i].findmnt)
-				cl->cols[cl->ncols++] = i;
-	} else if (cl->df) {
+	if (!cl->ncols && cl->df) {
+		static const int df_cols[] = {COL_SIZE, COL_USED, COL_AVAIL,
+					      COL_USE_PCT};
+		static const int dfi_cols[] = {COL_INO_TOTAL, COL_INO_USED,
+					       COL_INO_AVAIL, COL_INO_USE_PCT};
+
 		if (cl->all_ns)
 			cl->cols[cl->ncols++] = COL_NS;
-		for (size_t i = 0; i < sizeof(df_cols) / sizeof(*df_cols); i++)
-			cl->cols[cl->ncols++] = df_cols[i];
-	} else {
+		cl->cols[cl->ncols++] = COL_SOURCE;
+		cl->cols[cl->ncols++] = COL_FSTYPE;
+		for (size_t i = 0; i < 4; i++)
+			cl->cols[cl->ncols++] = cl->dfi ? dfi_cols[i]
+							: df_cols[i];
+		cl->cols[cl->ncols++] = COL_TARGET;
+	}
+	if (!cl->ncols) {
 		if (cl->all_ns)
 			cl->cols[cl->ncols++] = COL_NS;
 		if (cl->poll)
 			cl->cols[cl->ncols++] = COL_ACTION;
-		for (size_t i = 0; i < 4; i++)
-			cl->cols[cl->ncols++] = default_cols[i];
+		cl->cols[cl->ncols++] = COL_TARGET;
+		cl->cols[cl->ncols++] = COL_SOURCE;
+		cl->cols[cl->ncols++] = COL_FSTYPE;
+		cl->cols[cl->ncols++] = COL_OPTIONS;
 	}
-	if (cl->outarg && add_columns(cl, cl->outarg, "-o") < 0)
-		return -1;
-	if (check_poll_columns(cl) < 0)
+	if (cl->outarg && add_columns(cl, cl->outarg) < 0)
 		return -1;
 	cl->pr.cols = cl->cols;
 	cl->pr.ncols = cl->ncols;
@@ -767,8 +1007,8 @@ static int set_columns(struct cmdline *cl)
 
 /*
  * --id and --uniq-id each take either kind of mount ID, told by its value
- * (mntkit.h, MOUNT IDS): an old one (at most 2^31) matches mountinfo's
- * ID, a unique one the 64-bit ID. --verbose says which kind each was.
+ * (mntkit.h, MOUNT IDS): an old one (below 2^31) matches mountinfo's ID,
+ * a unique one the 64-bit ID. --verbose says which kind each was.
  */
 static int settle_ids(struct cmdline *cl)
 {
@@ -777,11 +1017,12 @@ static int settle_ids(struct cmdline *cl)
 
 	for (int k = 0; k < 2; k++) {
 		uint64_t v = cl->id_arg[k];
-		bool old = v <= MNTKIT_MNT_UNIQUE_ID_OFFSET;
+		bool old = v < MNTKIT_MNT_UNIQUE_ID_OFFSET;
 
 		if (!cl->id_given[k])
 			continue;
-		if (old ? f->has_id && f->id != v : f->has_uniq && f->uniq != v) {
+		if (old ? f->has_id && f->id != (int64_t)v :
+			  f->has_uniq && f->uniq != v) {
 			cli_errmsg(opt[k], "%" PRIu64 ": %s names another %s ID "
 				   "(no mount has both)", v, opt[!k],
 				   old ? "old" : "unique");
@@ -793,7 +1034,7 @@ static int settle_ids(struct cmdline *cl)
 				      "a unique mount ID");
 		if (old) {
 			f->has_id = true;
-			f->id = (uint32_t)v;
+			f->id = (int64_t)v;
 		} else {
 			f->has_uniq = true;
 			f->uniq = v;
@@ -804,29 +1045,38 @@ static int settle_ids(struct cmdline *cl)
 
 int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 {
-	int opt, r;
+	int opt, r, status[NR_EXCL] = {0};
 
 	opterr = 0;
 	while ((opt = getopt_long(
 			argc, argv,
-			":aAJlrPnuvyo:Ht:O:S:T:M:RN:hVDbcCefiUd:ksmF:xp::w:",
+			":AabCcDd:ehIiJfF:o:O:p::PQ:klmM:nN:rst:uvRS:T:Uw:VxyH",
 			long_options, NULL)) != -1) {
+		if (check_exclusive(opt, status) < 0)
+			return -1;
 		r = parse_option(cl, opt, argv);
 		if (r)
 			return r;
 	}
 	if (cl->list_columns)
 		return list_columns(cl);
-	if ((cl->fstab || cl->verify) && !cl->ntabfiles) {
+	if (set_columns(cl) < 0)
+		return -1;
+	cl->fstab = cl->tabtype == TAB_FSTAB ||
+		    (cl->verify && cl->tabtype == TAB_DEFAULT);
+	cl->mtab = cl->tabtype == TAB_MTAB;
+	cl->pr.listmount = cl->f.listmount = cl->tabtype == TAB_LISTMOUNT;
+	if (cl->fstab && !cl->ntabfiles) {
 		/* libmount's: LIBMOUNT_FSTAB, else /etc/fstab */
 		const char *env = secure_getenv("LIBMOUNT_FSTAB");
 
 		cl->tabfiles[cl->ntabfiles++] = env && *env ? env : "/etc/fstab";
 	}
-	if (settle_ids(cl) < 0 || parse_args(cl, argc, argv) < 0 ||
-	    check_combinations(cl) < 0 ||
-	    set_columns(cl) < 0 || check_backend_env() < 0)
+	if (task_as_file(cl) < 0 || settle_ids(cl) < 0 ||
+	    check_combinations(cl) < 0 || parse_args(cl, argc, argv) < 0 ||
+	    check_backend_env() < 0)
 		return -1;
+	cl->pr.tabfile = cl->ntabfiles > 0;
 	/* not with --poll: findmnt matches its changes as any filter does */
 	cl->f.source_only = !cl->poll && cl->f.first && cl->f.source &&
 			    !cl->f.source_devno && !cl->f.types &&
@@ -838,18 +1088,25 @@ int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 				 ns_report) < 0)
 			return -1;
 	}
-	if (cl->task_arg) {
+	if (cl->task_arg)
 		cl->ns = &cl->nsopts;
-		if (parse_pid("-N", cl->task_arg, &cl->nsopts.pid) < 0)
-			return -1;
-	}
 	return 0;
+}
+
+/*
+ * The columns findmnt's table has, but --poll's cut: the output's, and
+ * -Q's hidden ones (query_bind()); then a row's.
+ */
+int finish_columns(struct cmdline *cl)
+{
+	cut_poll_columns(cl);
+	return query_bind(cl);
 }
 
 bool has_col(const struct cmdline *cl, int col)
 {
-	for (size_t c = 0; c < cl->ncols; c++)
-		if (cl->cols[c] == col)
+	for (size_t c = 0; c < cl->pr.ncols; c++)
+		if (cl->pr.cols[c] == col)
 			return true;
 	return false;
 }

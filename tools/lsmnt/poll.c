@@ -44,6 +44,11 @@ struct poll_opts {
 
 /* ---- -p LIST ---- */
 
+/*
+ * findmnt's word list (util-linux's string_to_idarray()): an unknown word
+ * is its message, which names the rest of the list; where it fails
+ * silently (an empty word, more than 4 of them) lsmnt says why
+ */
 int poll_parse_actions(const char *opt, const char *list,
 		       unsigned int *actions)
 {
@@ -51,6 +56,11 @@ int poll_parse_actions(const char *opt, const char *list,
 	size_t count = 0;
 
 	*actions = 0;
+	if (!*p) {
+		cli_errmsg(opt, "empty action list (mount, umount, remount, "
+				"move)");
+		return -1;
+	}
 	for (;;) {
 		size_t n = strcspn(p, ",");
 		enum poll_action a;
@@ -61,6 +71,12 @@ int poll_parse_actions(const char *opt, const char *list,
 				   list);
 			return -1;
 		}
+		/* findmnt keeps at most 4 and refuses a longer list */
+		if (++count > 4) {
+			cli_errmsg(opt, "too many actions in '%s' (at most 4)",
+				   list);
+			return -1;
+		}
 		for (a = ACT_MOUNT; a < NR_ACTS; a++) {
 			const char *name = poll_action_name(a);
 
@@ -68,19 +84,11 @@ int poll_parse_actions(const char *opt, const char *list,
 				break;
 		}
 		if (a == NR_ACTS) {
-			cli_errmsg(opt, "unknown action: %.*s (mount, umount, "
-					"remount, move)",
-				   (int)n, p);
-			return -1;
-		}
-		/* findmnt keeps at most 4 and refuses a longer list */
-		if (++count > 4) {
-			cli_errmsg(opt, "too many actions in '%s' (at most 4)",
-				   list);
+			fm_errmsg("unknown action: %s", p);
 			return -1;
 		}
 		*actions |= ACT_BIT(a);
-		if (!p[n])
+		if (!p[n] || !p[n + 1])
 			return 0;
 		p += n + 1;
 	}
@@ -237,8 +245,8 @@ static bool both_have(const struct mntkit_statmount *x,
 static bool options_differ(struct batch *b, const struct mntkit_statmount *x,
 			   const struct mntkit_statmount *y)
 {
-	const char *ox = cell_options(x, &b->s1);
-	const char *oy = cell_options(y, &b->s2);
+	const char *ox = cell_options(x, false, &b->s1);
+	const char *oy = cell_options(y, false, &b->s2);
 
 	if (!ox || !oy)
 		return ox != oy;
@@ -659,6 +667,25 @@ static void poll_undecorate(void *ctx)
  * just what they say (no walk up to a mount point, no source/target swap).
  * --all-namespaces needs the namespace IDs, as its lists do.
  */
+/*
+ * -p with a table file (-F, or -N with one): findmnt waits for the file
+ * to change as mountinfo does (POLLPRI), which a file never does: nothing
+ * comes until the timeout, or a signal
+ */
+static int poll_file(const struct cmdline *cl)
+{
+	struct timespec ts = {.tv_sec = cl->timeout_ms / 1000,
+			      .tv_nsec = (long)(cl->timeout_ms % 1000) * 1000000};
+
+	if (cl->timeout_ms < 0) {
+		for (;;)
+			pause();
+	}
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
 int run_poll(struct cmdline *cl)
 {
 	struct filter *f = &cl->f;
@@ -682,6 +709,8 @@ int run_poll(struct cmdline *cl)
 			       .ctx = &pc};
 	int r;
 
+	if (cl->ntabfiles)
+		return poll_file(cl);
 	if (cl->all_ns && own_ns_id(&pc.self_ns) < 0)
 		return -1;
 	if (has_col(cl, COL_TID))
@@ -695,6 +724,8 @@ int run_poll(struct cmdline *cl)
 	cl->pr.stream = stdout;
 	cl->pr.terminal = !cl->pr.json && cl->pr.mode == OUT_LIST &&
 			  isatty(STDOUT_FILENO);
+	if (cl->pr.terminal && cl->pr.hyperlink && !scols_has_uri())
+		cl->pr.terminal = false;
 	outbuf_init(&pc.m.s1);
 	outbuf_init(&pc.m.s2);
 	r = poll_run(&cl->pr, &po);

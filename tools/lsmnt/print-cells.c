@@ -91,13 +91,13 @@ static int text_cells_init(const struct printer *pr, struct text_cells *tc)
 
 /* @v as kept: escaped text, or for JSON (tc->at) the value; its width */
 static size_t put_kept(const struct printer *pr, int col, const char *v,
-		       struct outbuf *ob)
+		       bool wrap, struct outbuf *ob)
 {
 	size_t at = ob->len;
 
 	if (!pr->json)
-		return put_safe(ob, v);
-	put_json_value(pr, &lsmnt_cols[col], v, 0, ob);
+		return put_cell_text(pr, col, v, ob);
+	put_json_value(pr, &lsmnt_cols[col], v, wrap, 0, ob);
 	return ob->len - at;
 }
 
@@ -137,7 +137,8 @@ static void kept_row_add(const struct printer *pr, const struct cellctx *cc,
 		if (!outbuf_room(&tc->text, hdr))
 			return;
 		tc->text.len += hdr;
-		w = put_kept(pr, col, v ? v : "", &tc->text);
+		w = put_kept(pr, col, v ? v : "", cell_wraps(r, col),
+			     &tc->text);
 		len = tc->text.len - at - hdr;
 		if (tc->text.err)
 			return;
@@ -196,7 +197,7 @@ int text_cells_add(const struct printer *pr, struct text_cells *tc,
 				len = shared = above->len;
 			} else {
 				outbuf_reset(&tc->esc);
-				w = put_safe(&tc->esc, v);
+				w = put_cell_text(pr, pr->cols[c], v, &tc->esc);
 				outbuf_reset(&tc->raw[c]);
 				outbuf_puts(&tc->raw[c], v);
 				tc->rawidth[c] = w;
@@ -389,7 +390,8 @@ int text_cells_print(const struct printer *pr, struct text_cells *tc,
 	if (!cells)
 		return -ENOMEM;
 	for (size_t c = 0; c < pr->ncols; c++) {
-		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], tc->width[c]);
+		tc->width[c] = col_width(pr, &lsmnt_cols[pr->cols[c]],
+					 tc->width[c]);
 		outbuf_reset(&tc->last[c]); /* the cell above, rebuilt */
 	}
 	put_header(pr, tc->width, ob);

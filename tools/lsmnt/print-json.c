@@ -26,16 +26,22 @@ static void json_key_lower(struct outbuf *ob, const char *name)
 
 /*
  * A CF_WRAP cell (SOURCES): libsmartcols' array of strings, one per line
- * of the value (the chunks between its '\n's), on one line of their own;
- * an empty chunk - an empty cell, a "\n\n" or a '\n' at the end - is null,
- * as findmnt writes it ("trail\n" gives "trail", null).
+ * of the value (the chunks between its '\n's; with @split false the whole
+ * value), on one line of their own; an empty chunk - a "\n\n" or a '\n'
+ * at the end - is null, as findmnt writes it ("trail\n" gives "trail",
+ * null); an empty cell is an empty array.
  */
-static void put_json_array(struct outbuf *ob, const char *v, size_t ind)
+static void put_json_array(struct outbuf *ob, const char *v, bool split,
+			   size_t ind)
 {
+	if (!v || !*v) {
+		outbuf_puts(ob, "[]"); /* libsmartcols 2.42: no item at all */
+		return;
+	}
 	outbuf_puts(ob, "[\n");
 	put_spaces(ob, ind + 4);
 	for (v = v ? v : "";; v++) {
-		const char *nl = strchr(v, '\n');
+		const char *nl = split ? strchr(v, '\n') : NULL;
 		size_t len = nl ? (size_t)(nl - v) : strlen(v);
 		char *item = len ? strndup(v, len) : NULL;
 
@@ -65,10 +71,10 @@ static size_t json_indent(unsigned int depth)
 
 /* the value @v of column @ci, of an object indented by @ind */
 void put_json_value(const struct printer *pr, const struct colinfo *ci,
-		    const char *v, size_t ind, struct outbuf *ob)
+		    const char *v, bool wrap, size_t ind, struct outbuf *ob)
 {
 	if (ci->flags & CF_WRAP)
-		put_json_array(ob, v, ind + 3);
+		put_json_array(ob, v, wrap, ind + 3);
 	else if (!v || !*v)
 		outbuf_puts(ob, "null");
 	else if (ci->number || (pr->bytes && (ci->flags & CF_SIZE)))
@@ -205,7 +211,8 @@ int print_json(const struct printer *pr, const struct row *rows,
 				&cc, (enum col_id)pr->cols[c], r, &scratch);
 
 			put_key(ob, &keys, c);
-			put_json_value(pr, ci, v, json_indent(d), ob);
+			put_json_value(pr, ci, v, cell_wraps(r, pr->cols[c]),
+				       json_indent(d), ob);
 		}
 		opened = json_row_end(ob, &keys, pr->ncols, d, kids, lastv);
 	}

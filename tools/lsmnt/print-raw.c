@@ -22,7 +22,8 @@ int print_flat(const struct printer *pr, const struct row *rows,
 	size_t morecap = 0;
 	int ret = 0;
 
-	if (!pairs && !pr->noheadings && !pr->cont && n) {
+	if (!pairs && !pr->noheadings && !pr->header_done && !pr->cont &&
+	    n) {
 		for (size_t c = 0; c < pr->ncols; c++) {
 			char nb[COLNAME_MAX];
 

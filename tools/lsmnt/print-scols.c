@@ -76,6 +76,21 @@ static int scols_fill(const struct printer *pr, struct libscols_table *tb,
 	return ret;
 }
 
+/* libsmartcols 2.40's scols_column_set_uri(), NULL before */
+typedef int (*set_uri_fn)(struct libscols_column *, const char *);
+
+static int set_uri(struct libscols_column *cl, const char *uri)
+{
+	set_uri_fn fn = (set_uri_fn)dl_smartcols_optional("scols_column_set_uri");
+
+	return fn ? fn(cl, uri) : -ENOSYS;
+}
+
+bool scols_has_uri(void)
+{
+	return dl_smartcols_optional("scols_column_set_uri") != NULL;
+}
+
 /* a libsmartcols table with the columns of @pr, and no lines yet */
 static struct libscols_table *scols_table_for(const struct printer *pr)
 {
@@ -93,6 +108,11 @@ static struct libscols_table *scols_table_for(const struct printer *pr)
 			tb, ci->name, ci->whint, scols_flags(pr, pr->cols[c]));
 
 		if (!cl) {
+			sym_scols_unref_table(tb);
+			return NULL;
+		}
+		if (pr->hyperlink && pr->cols[c] == COL_TARGET &&
+		    set_uri(cl, hyperlink_uri())) {
 			sym_scols_unref_table(tb);
 			return NULL;
 		}

@@ -13,39 +13,44 @@
 /* ---- list and tree text, for a pipe or a file ---- */
 
 /*
- * libsmartcols' width of a column on a non-terminal: the widest cell, at
- * least the header, or the width hint when that is wider than both. A
- * strict-width column (ACTION) is not widened to its header first, so its
- * hint applies even when the header is wider than the cells.
+ * libsmartcols' width of a column on a non-terminal, as findmnt 2.42
+ * has it: the widest cell, at least the header (unless -n, when the
+ * column has no header, and one with no text at all takes no room);
+ * wider than the header, the cells take the width hint when that is
+ * wider still. A strict-width column (ACTION) is not widened to its
+ * header first, so its hint applies even when the header is wider than
+ * the cells.
  */
-size_t col_width(const struct colinfo *ci, size_t widest)
+size_t col_width(const struct printer *pr, const struct colinfo *ci,
+		 size_t widest)
 {
-	size_t hdr = strlen(ci->name);
+	size_t min = pr->noheadings ? 1 : strlen(ci->name), w = widest;
 
-	if (widest < hdr && !(ci->flags & CF_STRICT))
-		return hdr;
-	if (widest < hdr)
-		widest = hdr;
-	if (ci->whint >= 1 && widest < (size_t)ci->whint &&
-	    hdr < (size_t)ci->whint)
-		return (size_t)ci->whint;
-	return widest;
+	if (w <= min && !(ci->flags & CF_STRICT))
+		w = min;
+	else if (ci->whint >= 1 && w < (size_t)ci->whint &&
+		 min < (size_t)ci->whint)
+		w = (size_t)ci->whint;
+	if (pr->noheadings && !widest && w <= 1)
+		w = 0;
+	return w;
 }
 
 /*
  * A cell padded to @width. A left-aligned one is written, then padded by
  * the width the writing found; only a right-aligned one is measured first.
  */
-static void put_cell(struct outbuf *ob, const struct colinfo *ci,
+static void put_cell(struct outbuf *ob, const struct printer *pr, int col,
 		     const char *art_prefix, size_t art_w, const char *v,
 		     size_t width, bool lastcol)
 {
+	const struct colinfo *ci = &lsmnt_cols[col];
 	size_t w;
 
 	if (!(ci->flags & CF_RIGHT)) {
 		if (art_prefix)
 			outbuf_puts(ob, art_prefix);
-		w = art_w + (v ? put_safe(ob, v) : 0);
+		w = art_w + (v ? put_cell_text(pr, col, v, ob) : 0);
 		if (!lastcol && width > w)
 			put_spaces(ob, width - w);
 		return;
@@ -58,7 +63,7 @@ static void put_cell(struct outbuf *ob, const struct colinfo *ci,
 	if (art_prefix)
 		outbuf_puts(ob, art_prefix);
 	if (v)
-		put_safe(ob, v);
+		put_cell_text(pr, col, v, ob);
 }
 
 /* the art of a row at depth @d, @last of its siblings, into tc->art */
@@ -135,7 +140,7 @@ static int measure(struct textctx *tc, const struct row *rows, size_t n)
 			const char *v = cell_value(&cc, (enum col_id)pr->cols[c],
 						   r, &tc->scratch);
 			size_t w = !v ? 0
-				   : is_wrap(pr, c) ? wrap_width(v)
+				   : cell_wraps(r, pr->cols[c]) ? wrap_width(v)
 						    : put_safe(NULL, v);
 
 			w += art_cols(pr, pr->cols[c], r);
@@ -144,7 +149,8 @@ static int measure(struct textctx *tc, const struct row *rows, size_t n)
 		}
 	}
 	for (size_t c = 0; c < pr->ncols; c++)
-		tc->width[c] = col_width(&lsmnt_cols[pr->cols[c]], tc->width[c]);
+		tc->width[c] = col_width(pr, &lsmnt_cols[pr->cols[c]],
+					 tc->width[c]);
 	return 0;
 }
 
@@ -223,8 +229,8 @@ static void print_pending(struct textctx *tc, const struct treeart *art,
 				put_tree_gap(ob, tc, art, d, kids, tc->width[c],
 					     lastcol);
 			else
-				put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
-					 v, tc->width[c], lastcol);
+				put_cell(ob, pr, pr->cols[c], NULL, 0, v,
+					 tc->width[c], lastcol);
 			free(v);
 			more |= pend[c] != NULL;
 		}
@@ -236,15 +242,19 @@ static void print_pending(struct textctx *tc, const struct treeart *art,
 void put_header(const struct printer *pr, const size_t *width,
 		struct outbuf *ob)
 {
-	if (pr->noheadings)
+	if (pr->noheadings || pr->header_done)
 		return;
 	for (size_t c = 0; c < pr->ncols; c++) {
 		char nb[COLNAME_MAX];
 
 		if (c)
 			outbuf_putc(ob, ' ');
-		put_cell(ob, &lsmnt_cols[pr->cols[c]], NULL, 0,
-			 col_name(pr, c, nb), width[c], c + 1 == pr->ncols);
+		/* the header is no link */
+		struct printer plain = *pr;
+
+		plain.hyperlink = false;
+		put_cell(ob, &plain, pr->cols[c], NULL, 0, col_name(pr, c, nb),
+			 width[c], c + 1 == pr->ncols);
 	}
 	outbuf_putc(ob, '\n');
 }
@@ -315,12 +325,12 @@ int print_text(const struct printer *pr, const struct row *rows,
 			bool treecol = is_tree_col(pr, col) && d;
 			char *first = NULL;
 
-			if (is_wrap(pr, c))
+			if (cell_wraps(r, col))
 				v = wrap_first(v, &pend[c], &first);
 			wrapped |= pend[c] != NULL;
 			if (c)
 				outbuf_putc(ob, ' ');
-			put_cell(ob, &lsmnt_cols[col],
+			put_cell(ob, pr, col,
 				 treecol ? outbuf_cstr(&tc.art) : NULL,
 				 treecol ? 2 * (size_t)d : 0, v, tc.width[c],
 				 c + 1 == pr->ncols);

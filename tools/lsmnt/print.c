@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <unistd.h>
 
 #include "lsmnt.h"
 #include "escape.h"
@@ -33,7 +34,9 @@ struct cellctx cell_ctx(const struct printer *pr, bool text)
 			     .bytes = pr->bytes,
 			     .canonicalize = pr->canonicalize,
 			     .evaluate = pr->evaluate,
-			     .vfs_all = pr->vfs_all};
+			     .vfs_all = pr->vfs_all,
+			     .listmount = pr->listmount,
+			     .tabfile = pr->tabfile};
 
 	return cc;
 }
@@ -61,6 +64,40 @@ const char *col_name(const struct printer *pr, size_t c, char *buf)
 	}
 	buf[k] = '\0';
 	return buf;
+}
+
+/* ---- --hyperlink ---- */
+
+/* util-linux's xgethosturi(NULL): "file://" and the host's name */
+const char *hyperlink_uri(void)
+{
+	static char uri[7 + 256 + 1];
+	char host[256 + 1];
+
+	if (uri[0])
+		return uri;
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	snprintf(uri, sizeof(uri), "file://%s", host);
+	return uri;
+}
+
+size_t put_cell_text(const struct printer *pr, int col, const char *v,
+		     struct outbuf *ob)
+{
+	size_t w;
+
+	if (!pr->hyperlink || col != COL_TARGET || !v || !ob)
+		return put_safe(ob, v);
+	/* libsmartcols' OSC 8 link: the host's URI and the path as it is */
+	outbuf_puts(ob, "\033]8;;");
+	outbuf_puts(ob, hyperlink_uri());
+	outbuf_puts(ob, v);
+	outbuf_puts(ob, "\033\\");
+	w = put_safe(ob, v);
+	outbuf_puts(ob, "\033]8;;\033\\");
+	return w;
 }
 
 /* ---- tree art, for every printer of ours ---- */
@@ -115,6 +152,6 @@ int print_batch(struct batch_printer *bp, const struct row *rows, size_t n,
 	else
 		ret = print_text(pr, rows, n, ob);
 	/* the header goes with the first batch; the widths still count it */
-	pr->noheadings = true;
+	pr->header_done = true;
 	return ret;
 }

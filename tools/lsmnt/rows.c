@@ -412,27 +412,50 @@ static int frame(struct build *b, const struct mntkit_table *t, size_t sp,
 	return 0;
 }
 
+/* what a row of mount @i of @t has besides its record: TID, -U's moves */
+static int row_extra(const struct build *b, const struct mntkit_table *t,
+		     size_t i, struct row *r)
+{
+	r->tid = b->tid;
+	if (b->u && b->u->moved_from[i] >= 0) {
+		/* libmount gives it the topmost dropped mount's parent */
+		const struct mntkit_statmount *from =
+			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
+
+		if (!from)
+			return -ENOMEM;
+		r->moved = true;
+		r->parent_old = from->mnt_parent_id_old;
+		r->parent_uniq = from->mnt_parent_id;
+	}
+	return 0;
+}
+
 /* add mount @i of @t under the node @parent, with what -U changed */
 static ssize_t add_node(struct build *b, const struct mntkit_table *t, size_t i,
 			ssize_t parent)
 {
 	ssize_t me = forest_add(b->fo, t, i, parent);
 
-	if (me >= 0)
-		b->fo->v[me].tid = b->tid;
-	if (me >= 0 && b->u && b->u->moved_from[i] >= 0) {
-		/* libmount gives it the topmost dropped mount's parent */
-		const struct mntkit_statmount *from =
-			mntkit_table_get(t, (size_t)b->u->moved_from[i]);
-		struct row *node = &b->fo->v[me];
-
-		if (!from)
-			return -ENOMEM;
-		node->moved = true;
-		node->parent_old = from->mnt_parent_id_old;
-		node->parent_uniq = from->mnt_parent_id;
-	}
+	if (me >= 0 && row_extra(b, t, i, &b->fo->v[me]) < 0)
+		return -ENOMEM;
 	return me;
+}
+
+/*
+ * -Q on mount @i of @t, whose record is @sm: 1 it is printed, 0 not,
+ * QUERY_FAILED (told) or -ENOMEM
+ */
+static int query_pass(struct build *b, const struct mntkit_table *t, size_t i,
+		      const struct mntkit_statmount *sm)
+{
+	struct row r = {.sm = sm, .t = t, .idx = i};
+
+	if (!b->m->q)
+		return 1;
+	if (row_extra(b, t, i, &r) < 0)
+		return -ENOMEM;
+	return query_match(b->m->q, &r);
 }
 
 /*
@@ -454,6 +477,7 @@ static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 			      size_t i, ssize_t above)
 {
 	const struct mntkit_statmount *sm;
+	int r;
 
 	if (b->every)
 		return add_node(b, t, i, above);
@@ -462,6 +486,10 @@ static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 		return -ENOMEM;
 	if (!matches(b->m, sm))
 		return above;
+	/* findmnt: a row -Q drops leaves its children to the row above */
+	r = query_pass(b, t, i, sm);
+	if (r <= 0)
+		return r < 0 ? r : above;
 	return add_node(b, t, i, above);
 }
 
@@ -556,6 +584,104 @@ size_t *list_order(const struct cmdline *cl,
 	return order;
 }
 
+static const size_t *roots_pos; /* for the comparison */
+
+static int cmp_pos(const void *a, const void *b)
+{
+	size_t x = roots_pos[*(const size_t *)a], y = roots_pos[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The root libmount's mnt_table_get_root_fs() picks: the first mount in
+ * list order (@pos: each mount's place in it) whose parent ID is the
+ * lowest of the whole table, then up by the parent relation to a root.
+ * Its index, or -ENOMEM.
+ */
+static ssize_t libmount_root(struct build *b, const struct mntkit_table *t,
+			     const size_t *pos)
+{
+	size_t total = mntkit_table_count(t), best = 0, bestpos = SIZE_MAX;
+	uint32_t low = UINT32_MAX;
+	ssize_t up;
+
+	for (size_t i = 0; i < total; i++) {
+		const struct mntkit_statmount *sm = filter_rec(b, t, i);
+
+		if (!sm)
+			return -ENOMEM;
+		if (sm->mnt_parent_id_old < low ||
+		    (sm->mnt_parent_id_old == low && pos[i] < bestpos)) {
+			low = sm->mnt_parent_id_old;
+			best = i;
+			bestpos = pos[i];
+		}
+	}
+	/* a table's parent relation has no cycles: at most @total steps */
+	for (size_t steps = 0; steps < total; steps++) {
+		up = mntkit_table_parent(t, best);
+		if (up < 0)
+			break;
+		best = (size_t)up;
+	}
+	return (ssize_t)best;
+}
+
+/*
+ * The roots of the tree in findmnt's order: first libmount's root (see
+ * libmount_root()), then the others in list order (mountinfo's: findmnt
+ * adds each mount not in the tree yet as it walks the table). Into
+ * *@roots (@n of them); 0 or -ENOMEM.
+ */
+static int tree_roots(struct build *b, const struct mntkit_table *t,
+		      size_t **roots, size_t *n)
+{
+	size_t k = 0, cap = 8, *pos = NULL, *order = NULL, first;
+	size_t *v = malloc(cap * sizeof(*v)), total = mntkit_table_count(t);
+	ssize_t top;
+
+	for (ssize_t i = next_root(b, t, -1); v && i >= 0;
+	     i = next_root(b, t, i)) {
+		if (k == cap && mntkit__grow(&v, &cap, k + 1, sizeof(*v), 8))
+			goto fail;
+		v[k++] = (size_t)i;
+	}
+	if (!v)
+		return -ENOMEM;
+	*roots = v;
+	*n = k;
+	if (k < 2 || b->u)
+		return 0; /* -U: the table's first root, then table order */
+	pos = malloc(total * sizeof(*pos));
+	if (!pos)
+		goto fail;
+	order = list_order(b->cl, t);
+	for (size_t j = 0; j < total; j++)
+		pos[order ? order[j] : j] = j;
+	free(order);
+	roots_pos = pos;
+	qsort(v, k, sizeof(*v), cmp_pos);
+	top = libmount_root(b, t, pos);
+	if (top < 0)
+		goto fail;
+	for (size_t j = 0; j < k; j++) {
+		if (v[j] != (size_t)top)
+			continue;
+		/* libmount's root first, the others in their order */
+		first = v[j];
+		memmove(v + 1, v, j * sizeof(*v));
+		v[0] = first;
+		break;
+	}
+	free(pos);
+	return 0;
+fail:
+	free(pos);
+	free(v);
+	return -ENOMEM;
+}
+
 /*
  * The whole tree, filtered: a matching mount hangs under its nearest
  * matching ancestor (findmnt's tree with -t, -O, ...). Pre-order, without
@@ -563,14 +689,21 @@ size_t *list_order(const struct cmdline *cl,
  */
 int build_tree(struct build *b, const struct mntkit_table *t)
 {
+	size_t *roots = NULL, nroots = 0;
 	int r = walk_kids(b, t);
 
-	for (ssize_t root = next_root(b, t, -1); !r && root >= 0;
-	     root = next_root(b, t, root)) {
+	if (!r)
+		r = tree_roots(b, t, &roots, &nroots);
+	for (size_t ri = 0; !r && ri < nroots; ri++) {
+		ssize_t root = (ssize_t)roots[ri];
 		ssize_t me = visit_filtered(b, t, (size_t)root, -1);
 		size_t sp = 1;
 
-		if (me < -1 || frame(b, t, 0, (size_t)root, me) < 0) {
+		if (me < -1) {
+			r = (int)me;
+			break;
+		}
+		if (frame(b, t, 0, (size_t)root, me) < 0) {
 			r = -ENOMEM;
 			break;
 		}
@@ -583,33 +716,49 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 				continue;
 			}
 			me = visit_filtered(b, t, (size_t)c, b->anc[f]);
-			if (me < -1 || frame(b, t, sp++, (size_t)c, me) < 0)
+			if (me < -1)
+				r = (int)me;
+			else if (frame(b, t, sp++, (size_t)c, me) < 0)
 				r = -ENOMEM;
 		}
 	}
+	free(roots);
 	kids_free(&b->k);
 	return r;
 }
 
-/* the matching mounts in table (ID) order, flat */
+/*
+ * The matching mounts in table (ID) order, flat. -f stops at the first
+ * that -Q keeps but with a source only (findmnt's mount(8)-like lookup),
+ * where the first match is the one (findmnt 2.42 looks it up again and
+ * again when -Q drops it, forever).
+ */
 int build_list(struct build *b, const struct mntkit_table *t)
 {
 	size_t n = mntkit_table_count(t);
 
 	for (size_t k = 0; k < n; k++) {
 		size_t i = nth(b, n, k);
-
-		const struct mntkit_statmount *sm;
+		const struct mntkit_statmount *sm = NULL;
+		int r;
 
 		if (b->u && b->u->gone[i])
 			continue;
-		if (!b->all) {
+		if (!b->all || b->m->q) {
 			sm = filter_rec(b, t, i);
 			if (!sm)
 				return -ENOMEM;
-			if (!matches(b->m, sm))
-				continue;
 		}
+		if (!b->all && !matches(b->m, sm))
+			continue;
+		b->fo->matched++;
+		r = query_pass(b, t, i, sm);
+		if (r < 0)
+			return r;
+		if (!r && b->m->f->source_only)
+			break;
+		if (!r)
+			continue;
 		if (add_node(b, t, i, -1) < 0)
 			return -ENOMEM;
 		if (b->first)
@@ -626,11 +775,25 @@ int build_list(struct build *b, const struct mntkit_table *t)
 static int add_one(struct build *b, const struct mntkit_table *t, size_t i,
 		   ssize_t parent)
 {
-	ssize_t me = add_node(b, t, i, b->tree ? parent : -1);
+	const struct mntkit_statmount *sm = NULL;
+	ssize_t me;
+	int r = 1;
 
+	if (b->m->q) {
+		sm = filter_rec(b, t, i);
+		r = sm ? query_pass(b, t, i, sm) : -ENOMEM;
+	}
+	if (r < 0)
+		return r;
+	b->done[i] = 1;
+	if (!r) {
+		/* -Q drops it: its children hang under its parent's row */
+		b->node_of[i] = parent;
+		return 0;
+	}
+	me = add_node(b, t, i, b->tree ? parent : -1);
 	if (me < 0)
 		return (int)me;
-	b->done[i] = 1;
 	b->node_of[i] = me;
 	return 0;
 }
@@ -685,6 +848,7 @@ int build_submounts(struct build *b, const struct mntkit_table *t)
 		}
 		if (!matches(b->m, sm))
 			continue;
+		b->fo->matched++;
 		r = add_subtree(b, t, i);
 		if (b->first)
 			break;

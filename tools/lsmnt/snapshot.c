@@ -87,7 +87,7 @@ int snapshots(struct cmdline *cl, struct mntkit_table ***tabs,
 	uint64_t mask = wanted_mask(cl), *ids = NULL;
 	size_t skipped = 0;
 	int n, r, last_err = 0, *pids = NULL;
-	bool want_tid = has_col(cl, COL_TID);
+	bool want_tid = has_col(cl, COL_TID) || query_needs_tid(cl->query);
 
 	*ntabs = 0;
 	*tids = NULL;

@@ -39,13 +39,14 @@ enum stream_kind streamable(const struct cmdline *cl,
 	if (pr->terminal || !cl->lean || cl->ntabfiles || cl->mtab ||
 	    cl->uniq || cl->df || cl->all_ns || cl->ns || cl->unreachable ||
 	    cl->backward || cl->f.first || has_col(cl, COL_TID) ||
+	    query_needs_tid(cl->query) || !pr->ncols ||
 	    mntkit_get_backend() != MNTKIT_BACKEND_NATIVE)
 		return STREAM_NONE;
-	for (size_t c = 0; c < cl->ncols; c++)
-		if (lsmnt_cols[cl->cols[c]].flags & (CF_STATVFS | CF_WRAP))
+	for (size_t c = 0; c < pr->ncols; c++)
+		if (lsmnt_cols[pr->cols[c]].flags & (CF_STATVFS | CF_WRAP))
 			return STREAM_NONE;
 	if (p->whole_tree && pr->tree && matches_every(&cl->f) &&
-	    (pr->json || pr->mode == OUT_TREE))
+	    !cl->query && (pr->json || pr->mode == OUT_TREE))
 		return STREAM_TREE;
 	if (p->tree_mode || p->submounts || pr->tree || !list_all(&cl->f))
 		return STREAM_NONE;
@@ -187,6 +188,42 @@ static int tree_mem_new(struct tree_mem *m, struct text_cells *tc, size_t n,
 	return 0;
 }
 
+/*
+ * -Q on the last @got replies of @sp: those it drops leave the part and
+ * the arena (the others move down over them). 0 or QUERY_FAILED.
+ */
+static int stream_query(struct query *q, struct stream_part *sp, size_t got)
+{
+	size_t from = sp->n - got, keep = from, at = 0;
+
+	if (from) { /* the end of the replies before */
+		const struct mntkit_statmount *last =
+			(const void *)(sp->arena + sp->off[from - 1]);
+
+		at = sp->off[from - 1] + mntkit_stat_span(last);
+	}
+	for (size_t k = from; k < sp->n; k++) {
+		const struct mntkit_statmount *sm =
+			(const void *)(sp->arena + sp->off[k]);
+		struct row r = {.sm = sm};
+		size_t span = mntkit_stat_span(sm);
+		int m = query_match(q, &r);
+
+		if (m < 0)
+			return m;
+		if (!m)
+			continue;
+		at = (at + STREAM_ALIGN - 1) & ~(size_t)(STREAM_ALIGN - 1);
+		if (at != sp->off[k])
+			memmove(sp->arena + at, sp->arena + sp->off[k], span);
+		sp->off[keep++] = at;
+		at += span;
+	}
+	sp->n = keep;
+	sp->len = at;
+	return 0;
+}
+
 /* the row that waited goes first, alone */
 static void stream_next(struct stream_part *sp)
 {
@@ -318,6 +355,11 @@ int run_stream(struct cmdline *cl, enum stream_kind kind)
 			goto out;
 		}
 		i += (size_t)got;
+		if (cl->query) {
+			r = stream_query(cl->query, sp, (size_t)got);
+			if (r < 0)
+				goto out;
+		}
 		if (sp->n <= STREAM_ROWS)
 			continue;
 		r = stream_print(&cl->pr, sp, STREAM_ROWS, true, cells,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt's SIZE, AVAIL, USED and USE%: statvfs(2) of the printed rows'
- * mount points.
+ * lsmnt's SIZE, AVAIL, USED, USE% and INO.*: statvfs(2) of the printed
+ * rows' mount points.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@
  * statvfs would ask the server, and a FUSE daemon that does not answer
  * holds lsmnt beyond SIGKILL (empty cells; mntkit_path_served()).
  */
-static void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
+void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
 {
 	const char *point = NULL;
 	struct statvfs st;
@@ -34,11 +34,13 @@ static void fs_usage_get(const struct mntkit_statmount *sm, struct fs_usage *u)
 	u->blocks = st.f_blocks;
 	u->bfree = st.f_bfree;
 	u->bavail = st.f_bavail;
+	u->files = st.f_files;
+	u->ffree = st.f_ffree;
 }
 
 /*
- * SIZE, AVAIL, USED, USE%: one statvfs(2) per printed row, and none at
- * all (nor the memory) when no such column is shown.
+ * SIZE, AVAIL, USED, USE%, INO.*: one statvfs(2) per printed row, and none
+ * at all (nor the memory) when no such column is shown.
  */
 int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
 	      struct fs_usage **usage)
@@ -47,8 +49,8 @@ int add_usage(const struct cmdline *cl, struct row *rows, size_t n,
 	bool want = false;
 
 	*usage = NULL;
-	for (size_t c = 0; c < cl->ncols; c++)
-		want |= !!(lsmnt_cols[cl->cols[c]].flags & CF_STATVFS);
+	for (size_t c = 0; c < cl->pr.ncols; c++)
+		want |= !!(lsmnt_cols[cl->pr.cols[c]].flags & CF_STATVFS);
 	if (!want || !n)
 		return 0;
 	*usage = calloc(n, sizeof(**usage));

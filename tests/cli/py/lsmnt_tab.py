@@ -7,7 +7,7 @@ Compare lsmnt with findmnt over table files.
 import os
 import subprocess
 
-from mntkit_test import case, expect, main, need_findmnt
+from mntkit_test import case, expect, FINDMNT, main, need_findmnt
 
 L = os.environ["LSMNT"]
 T = os.environ["TABS"]
@@ -21,7 +21,7 @@ def run(argv, env):
 
 
 def same(args, env=None):
-    f = run(["findmnt"] + args, env)
+    f = run([FINDMNT] + args, env)
     l = run([L] + args, env)
     if f != l:
         fl, ll = f[1].split(b"\n"), l[1].split(b"\n")
@@ -199,7 +199,7 @@ def tab_verify():
         same(args, env)
         e = dict(os.environ)
         e.update(env or {})
-        f = subprocess.run(["findmnt"] + args, capture_output=True, env=e)
+        f = subprocess.run([FINDMNT] + args, capture_output=True, env=e)
         l = subprocess.run([L] + args, capture_output=True, env=e)
         fs = [x for x in f.stderr.split(b"\n") if b"parse error" not in x]
         ls = [x for x in l.stderr.split(b"\n") if b"parse error" not in x]

@@ -37,7 +37,6 @@ import os
 import platform
 import re
 import select
-import shutil
 import struct
 import subprocess
 import sys
@@ -303,12 +302,15 @@ def tool_ok(name, *args, env=None):
 
 # ---- lsmnt against the real findmnt ----
 
-HAVE_FINDMNT = shutil.which("findmnt") is not None
+# the reference: findmnt 2.42, which lsmnt follows ($MNTKIT_FINDMNT, set
+# by lib.sh's use_findmnt from scripts/findmnt-suite.sh)
+FINDMNT = os.environ.get("MNTKIT_FINDMNT", "")
+HAVE_FINDMNT = bool(FINDMNT) and os.access(FINDMNT, os.X_OK)
 
 
 def need_findmnt():
     if not HAVE_FINDMNT:
-        skip("no findmnt")
+        skip("no findmnt 2.42 ($MNTKIT_FINDMNT, scripts/findmnt-suite.sh)")
 
 
 def _start(argv, env=None, cwd=None):
@@ -340,11 +342,13 @@ def first_diff(a, b):
     return "same"
 
 
-DF_WORDS = ("-D", "--df", "SIZE", "AVAIL", "USED", "USE%", "ALL")
+DF_WORDS = ("-D", "--df", "SIZE", "AVAIL", "USED", "USE%", "ALL", "-I",
+            "--dfi", "INO.", "--output-all")
 
 
 def shows_usage(args):
-    """Does ARGS show a df column (SIZE, AVAIL, USED, USE%)?"""
+    """Does ARGS show a df column (SIZE, AVAIL, USED, USE%, the INO.
+    columns)?"""
     return any(w in a for a in args for w in DF_WORDS)
 
 
@@ -396,7 +400,7 @@ def same(args, env=None, cwd=None, tries=4):
         before = tables(args)
         e, snap = usage_snapshot(env) if shows_usage(args) else (env, None)
         try:
-            fr, fo, fe, _ = run(["findmnt"] + args, e, cwd)
+            fr, fo, fe, _ = run([FINDMNT] + args, e, cwd)
             lr, lo, le, _ = run([lsmnt] + args, e, cwd)
         finally:
             if snap and os.path.exists(snap):
