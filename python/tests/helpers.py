@@ -24,8 +24,10 @@ LSMNT = os.path.join(BUILDDIR, "tools", "lsmnt")
 # lsmnt's columns, and the Mount attribute (or function of a Mount) each
 # one is
 COLUMNS = {
-    # lsmnt shows only unique IDs there
-    "uniq-id": lambda m: m.id if m.id > 2 ** 31 else None,
+    # lsmnt shows only unique IDs there (its UNIQ-ID, as findmnt 2.42's,
+    # only with --kernel=listmount, whose other columns are findmnt's
+    # listmount ones: each mount's unique ID is checked as its children's
+    # UNIQ-PARENT)
     "uniq-parent": lambda m: m.parent_id if m.parent_id > 2 ** 31 else None,
     "id": lambda m: m.old_id,
     "parent": lambda m: m.old_parent_id,

@@ -248,7 +248,7 @@ c_without_proc() {
 		wait $w' sh "$MNTWATCH" "$CLI_TMP/w" "$CLI_TMP/w.out"
 	if [ "$RC" != 0 ] || [ -s "$ERR" ]; then
 		fail mntwatch_without_proc "exit $RC: $(head -c 300 "$ERR")"
-	elif ! grep -q "^attach 0x[0-9a-f]* $CLI_TMP/w tmpfs mntkit-noproc " "$CLI_TMP/w.out" ||
+	elif ! grep -q "^attach [0-9][0-9]* $CLI_TMP/w tmpfs mntkit-noproc " "$CLI_TMP/w.out" ||
 		! grep -q "^detach " "$CLI_TMP/w.out"; then
 		fail mntwatch_without_proc "events: $(head -c 300 "$CLI_TMP/w.out")"
 	else
