@@ -474,7 +474,7 @@ static long make_mistake(int k)
 	struct mntkit_features feat = { 0 };
 	struct mntkit_statmount *sm = NULL;
 	static uint64_t aligned[128];
-	uint64_t *ids, id;
+	uint64_t *ids, id = 0;
 	const char *s;
 	long r;
 

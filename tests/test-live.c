@@ -373,10 +373,12 @@ static void model_case(enum mntkit_backend b, enum mntkit_watch_source src,
 	snprintf(what, sizeof(what), "%s/%s", mntkit_backend_name(b),
 		 mntkit_watch_source_name(src));
 	log_counts(what, &wd, counts);
-	T_ASSERT(counts[MNTKIT_EVENT_ATTACH] > 100 &&
-		 counts[MNTKIT_EVENT_DETACH] > 100 &&
-		 counts[MNTKIT_EVENT_MOVE] > 10 &&
-		 counts[MNTKIT_EVENT_CHANGE] > 10);
+	/* every kind of event met, in proportion to the operations (a
+	 * slow machine runs a tenth of them) */
+	T_ASSERT(counts[MNTKIT_EVENT_ATTACH] > (size_t)nops / 20 &&
+		 counts[MNTKIT_EVENT_DETACH] > (size_t)nops / 20 &&
+		 counts[MNTKIT_EVENT_MOVE] > (size_t)nops / 400 &&
+		 counts[MNTKIT_EVENT_CHANGE] > (size_t)nops / 400);
 	mntkit_live_free(live);
 }
 
