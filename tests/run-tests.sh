@@ -70,7 +70,7 @@ DEFAULT_SECONDS="cli/lsmnt.sh 760 cli/lsmnt-df.sh 450 cli/lsmnt-cols.sh 400
 	cli/lsmnt-poll.sh 140 cli/mntwatch.sh 120 emul/test-emul-churn 100
 	cli/seccomp.sh 100 cli/layers.sh 65 cli/lsmnt-emul.sh 60
 	cli/install.sh 55 cli/mntwatch-journal.sh 55 cli/completion.sh 50
-	test-churn-tree 40 cli/python.sh 60 cli/lsmnt-filter.sh 120 cli/qemu.sh 900 cli/package.sh 300
+	test-churn-tree 40 cli/python.sh 120 cli/lsmnt-filter.sh 120 cli/qemu.sh 900 cli/package.sh 300
 	cli/i386.sh 300"
 
 usage() {
