@@ -55,7 +55,6 @@ c_errors() {
 	# the listing goes on
 	without_poll action_without_poll ACTION -o TARGET,ACTION
 	without_poll old_target_without_poll OLD-TARGET -o +OLD-TARGET
-	expect_error poll_tree "--tree" - "$LSMNT" -p --tree
 	expect_error poll_unreachable "--unreachable" - "$LSMNT" -p --unreachable
 	# --all-namespaces: a batch is by namespace ID, no --order; one namespace
 	expect_error poll_all_ns_order "--order" - "$LSMNT" -p --all-namespaces \
@@ -102,6 +101,12 @@ c_sequence_mountinfo() {
 # -w restarts at every change (idle time), and ends with status 0
 c_timeout_idle() {
 	py_case timeout_idle
+}
+
+# --tree: no tree of changes; exit 1 at the first change printed, as
+# findmnt 2.42
+c_tree_fails() {
+	NAME=tree py_case tree_fails_at_first_change
 }
 
 # SIGINT, SIGTERM: findmnt dies of them, and so does lsmnt (after freeing
@@ -161,7 +166,7 @@ c_all_namespaces_skipped() {
 	py_pidns_case all_namespaces_skipped
 }
 
-ns_cases="c_sequence c_sequence_mountinfo c_timeout_idle c_signals
+ns_cases="c_sequence c_sequence_mountinfo c_timeout_idle c_tree_fails c_signals
 	c_write_error c_other_ns c_all_namespaces c_all_namespaces_mountinfo
 	c_all_namespaces_skipped"
 

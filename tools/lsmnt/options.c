@@ -912,10 +912,9 @@ static int check_combinations(struct cmdline *cl)
 		cli_errmsg("--order", "only with --all-namespaces");
 		return -1;
 	}
-	if (cl->poll && (cl->force_tree || cl->unreachable)) {
-		/* findmnt -p --tree prints nothing at all: say so */
-		cli_errmsg("--poll", "prints its changes as a list: not with %s",
-			   cl->force_tree ? "--tree" : "--unreachable");
+	if (cl->poll && cl->unreachable) {
+		cli_errmsg("--poll", "prints its changes as a list: not with "
+				     "--unreachable");
 		return -1;
 	}
 	if (cl->poll && cl->order_given) {

@@ -34,6 +34,12 @@ struct poll_opts {
 	int timeout_ms;		      /* -w: idle timeout, < 0: none */
 	bool first_only;	      /* -f: the first matching change only */
 	bool backward;		      /* -d backward: a batch reversed */
+	/*
+	 * --tree: findmnt 2.42 prints no tree of changes; it fails (exit 1)
+	 * at the first batch it would print, and a timeout before one is
+	 * status 0. lsmnt does the same, with a message.
+	 */
+	bool tree;
 	/* the filters (-t, -O, -S, -T, ...) of a row's record */
 	bool (*match)(void *ctx, const struct mntkit_statmount *sm);
 	/* a batch's statvfs, libblkid and TID data (NULL: none needed) */
@@ -434,6 +440,11 @@ static int flush_batch(struct loop *l)
 		cli_errmsg(NULL, "%s", cli_strerror(-r));
 		return -1;
 	}
+	if (n && po->tree) {
+		cli_errmsg("--poll", "prints its changes as a list: not with "
+				     "--tree");
+		return -1;
+	}
 	if (n) {
 		r = print_batch(&l->bp, l->b.rows, n, &l->ob);
 		if (!r)
@@ -703,6 +714,7 @@ int run_poll(struct cmdline *cl)
 			       .timeout_ms = cl->timeout_ms,
 			       .first_only = f->first,
 			       .backward = cl->backward,
+			       .tree = cl->force_tree,
 			       .match = poll_match,
 			       .decorate = poll_decorate,
 			       .undecorate = poll_undecorate,

@@ -176,12 +176,36 @@ def errors_like_findmnt():
               ["-p", "-w", "99999999999"], ["-o", "TARGET,ACTION"], ["-o", "+OLD-TARGET"],
               ["-o", "OLD-OPTIONS"], ["--poll=MOUNT,Umount", "-w", "0"],
               ["--poll=move,move,move,move", "-w", "0"], ["-p", "-w", " 5"],
-              ["-p", "-w", "-0"]):
+              ["-p", "-w", "-0"], ["-p", "--tree", "-w", "1"]):
         f = subprocess.run([FINDMNT] + a, capture_output=True)
         l = subprocess.run([L] + a, capture_output=True)
         expect(f.returncode == l.returncode and f.stdout == l.stdout,
                "%s: findmnt %d %r, lsmnt %d %r" % (a, f.returncode, f.stdout[:80],
                                                   l.returncode, l.stderr[:200]))
+
+
+@case
+def tree_fails_at_first_change():
+    # findmnt 2.42 -p --tree prints no change: it fails (exit 1) at the
+    # first batch it would print; changes its filters drop, and a timeout
+    # before any, leave it at status 0
+    need_findmnt()
+    T, name = os.environ["T"], os.environ["NAME"]
+    D = T + "/" + name + "-tree"
+    os.makedirs(D)
+    kept = [Mon(p, ["--tree", "-t", "ramfs", "-w", "1500"]) for p in ("findmnt", "lsmnt")]
+    failing = [Mon(p, ["--tree"]) for p in ("findmnt", "lsmnt")]
+    for m in kept + failing:
+        m.ready()
+    sh("mount", "-t", "tmpfs", "tree-" + name, D)
+    rcs = [m.finish(sig=None, timeout=20) for m in kept + failing]
+    sh("umount", D)
+    expect(rcs == [0, 0, 1, 1], "exit (findmnt, lsmnt) filtered %r, unfiltered %r" % (
+        rcs[:2], rcs[2:]))
+    expect(all(m.out == b"" for m in kept + failing),
+           "stdout %r" % [m.out[:80] for m in kept + failing])
+    expect(kept[1].err == b"" and b"--tree" in failing[1].err,
+           "lsmnt's stderr %r, %r" % (kept[1].err, failing[1].err))
 
 
 @case
