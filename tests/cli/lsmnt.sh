@@ -220,6 +220,10 @@ c_ns_more_options() {
 	py_case ns_more_options
 }
 
+c_ns_verify_kernel() {
+	py_case ns_verify_kernel
+}
+
 c_ns_columns() {
 	py_case ns_columns
 }
@@ -297,6 +301,15 @@ c_ns_dead_fuse() {
 			return
 		fi
 	done
+	# -x with the kernel's table: the dead mount's point is not looked
+	# up (findmnt -x --kernel hangs in realpath)
+	run timeout -s KILL 20 "$LSMNT" -x --kernel --verbose -M "$T/dead"
+	if [ "$RC" = 137 ] || ! grep -q "served filesystem: not looked up" "$OUT"; then
+		fail ns_dead_fuse "lsmnt -x --kernel: exit $RC, out $(head -c 200 "$OUT")"
+		umount -l "$T/dead"
+		exec 7>&-
+		return
+	fi
 	umount -l "$T/dead"
 	exec 7>&-
 	pass ns_dead_fuse
@@ -418,6 +431,7 @@ c_ns_chroot_tree() {
 }
 
 ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
+	c_ns_verify_kernel
 	c_ns_columns c_ns_idmap c_ns_other
 	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream c_ns_stream_big
 	c_ns_escape_words

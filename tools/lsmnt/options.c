@@ -99,7 +99,8 @@ static const char *const help_text[] = {
 	"  -s, --fstab            those of /etc/fstab (or $LIBMOUNT_FSTAB)",
 	"  -m, --mtab             the kernel's table with utab's userspace",
 	"                         options (/run/mount/utab, $LIBMOUNT_UTAB)",
-	"  -x, --verify           check a fstab (-F, -s) as findmnt does",
+	"  -x, --verify           check a fstab (-F, -s), or the kernel's table",
+	"                         (--kernel, -m, -N), as findmnt does",
 	"      --verbose          with -x: what passed the checks too; with",
 	"                         --id/--uniq-id: which kind of ID it took",
 	"",
@@ -901,7 +902,12 @@ static int check_combinations(struct cmdline *cl)
 				 "--task can't be used together");
 		return -1;
 	}
-	if ((cl->ntabfiles || cl->tabtype == TAB_FSTAB || cl->verify) &&
+	if (cl->verify && !cl->ntabfiles && (cl->all_ns || cl->unreachable)) {
+		cli_errmsg("--verify", "checks one table: not with %s",
+			   cl->all_ns ? "--all-namespaces" : "--unreachable");
+		return -1;
+	}
+	if ((cl->ntabfiles || cl->tabtype == TAB_FSTAB) &&
 	    (cl->ns_arg || cl->task_arg || cl->all_ns || cl->unreachable)) {
 		cli_errmsg(cl->tabtype == TAB_FSTAB ? "--fstab" : "--tab-file",
 			   "reads a file: not with --ns, -N, "
@@ -1061,8 +1067,10 @@ int parse_cmdline(struct cmdline *cl, int argc, char *argv[])
 		return list_columns(cl);
 	if (set_columns(cl) < 0)
 		return -1;
+	/* findmnt -x: fstab unless a kernel table is asked for (-N too) */
 	cl->fstab = cl->tabtype == TAB_FSTAB ||
-		    (cl->verify && cl->tabtype == TAB_DEFAULT);
+		    (cl->verify && cl->tabtype == TAB_DEFAULT &&
+		     !cl->task_arg && !cl->ns_arg);
 	cl->mtab = cl->tabtype == TAB_MTAB;
 	cl->pr.listmount = cl->f.listmount = cl->tabtype == TAB_LISTMOUNT;
 	if (cl->fstab && !cl->ntabfiles) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt -x/--verify: findmnt's checks of a fstab, message for message
- * (doc/lsmnt.md lists them).
+ * lsmnt -x/--verify: findmnt's checks of a fstab (or, with --kernel, -m,
+ * -N or --ns, of the kernel's mount table), message for message (lsmnt(8)
+ * lists them).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -27,6 +28,10 @@ struct verify_entry {
 	const char *vfs_options, *fs_options, *user_options;
 	int passno;
 	bool match; /* the filters keep it */
+	const struct mntkit_statmount *sm; /* its record, and table */
+	const struct mntkit_table *t;
+	bool owned; /* options, vfs_options, fs_options: malloc'd */
+	char *real; /* -x without filters: the target's resolve() */
 };
 
 struct verify_opts {
@@ -127,9 +132,14 @@ static bool is_pseudo_or_net(const char *type)
 }
 
 /* a canonical path when it resolves, else @p as it is (malloc'd) */
+/*
+ * realpath(3) of an absolute path, else the path as it is; never through
+ * a served filesystem (NFS, FUSE, ...), whose server may not answer
+ */
 static char *resolve(const char *p)
 {
-	char *r = p && *p == '/' ? realpath(p, NULL) : NULL;
+	char *r = p && *p == '/' && !path_may_block(p) ? realpath(p, NULL)
+							: NULL;
 
 	return r ? r : strdup(p ? p : "");
 }
@@ -138,15 +148,14 @@ static char *resolve(const char *p)
 static void check_order(struct vfy *v, const struct verify_entry *ents,
 			size_t n, size_t i)
 {
-	char *tgt = resolve(ents[i].target);
+	const char *tgt = ents[i].real;
 
 	for (size_t k = i + 1; tgt && k < n; k++) {
-		char *nt;
+		const char *nt = ents[k].real;
 		size_t len;
 
 		if (!ents[k].target)
 			continue;
-		nt = resolve(ents[k].target);
 		if (!nt)
 			break;
 		len = strlen(nt);
@@ -157,9 +166,7 @@ static void check_order(struct vfy *v, const struct verify_entry *ents,
 				err(v, "wrong order: %s specified before %s",
 				    tgt, nt);
 		}
-		free(nt);
 	}
-	free(tgt);
 }
 
 static void check_target(struct vfy *v, const struct verify_entry *e)
@@ -169,6 +176,10 @@ static void check_target(struct vfy *v, const struct verify_entry *e)
 
 	if (!e->target) {
 		err(v, "undefined target (fs_file)");
+		return;
+	}
+	if (path_may_block(e->target)) {
+		ok(v, "target on a served filesystem: not looked up");
 		return;
 	}
 	cn = resolve(e->target);
@@ -274,6 +285,8 @@ static void check_source(struct vfy *v, const struct verify_entry *e,
 	}
 	if (is_pseudo_or_net(e->fstype))
 		ok(v, "do not check %s source (pseudo/net)", src);
+	else if (path_may_block(src))
+		ok(v, "source %s on a served filesystem: not looked up", src);
 	else if (stat(src, &st) != 0)
 		warn(v, "unreachable source: %s: %s", src, cli_strerror(errno));
 	else if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !bind)
@@ -434,7 +447,7 @@ static void check_passno(struct vfy *v, const struct verify_entry *e)
 }
 
 /* findmnt's /etc/fstab checks; the exit status (0 or 1) */
-static int verify_entries(const struct verify_entry *ents, size_t n,
+static int verify_entries(struct verify_entry *ents, size_t n,
 			  const struct verify_opts *o)
 {
 	struct vfy v = { .o = o };
@@ -442,6 +455,8 @@ static int verify_entries(const struct verify_entry *ents, size_t n,
 
 	dl_blkid();
 	sym_blkid_get_cache(&cache, NULL);
+	for (size_t i = 0; o->check_order && i < n; i++)
+		ents[i].real = resolve(ents[i].target);
 	for (size_t i = 0; i < n; i++) {
 		const struct verify_entry *e = &ents[i];
 		bool stop = false;
@@ -486,7 +501,100 @@ static int verify_entries(const struct verify_entry *ents, size_t n,
 
 /* ---- the entries of the files, through the filters ---- */
 
-/* -x: findmnt's checks of the entries the filters keep */
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* a file's entry as the file says it */
+static void file_entry(const struct mntkit_table *t, size_t i,
+		       const struct mntkit_statmount *sm, struct outbuf *ob,
+		       struct verify_entry *e)
+{
+	MNTKIT_TAB_ENTRY(te);
+
+	mntkit_table_tab_entry(t, i, &te);
+	e->options = te.options;
+	e->vfs_options = te.vfs_options;
+	e->fs_options = te.fs_options;
+	e->user_options = te.user_options;
+	e->passno = te.passno;
+	e->fstype = dup_or_null(cell_fstype(sm, ob));
+}
+
+/*
+ * a mount of the kernel's table as libmount makes it an entry: the
+ * options as the OPTIONS, VFS-OPTIONS and FS-OPTIONS columns show them,
+ * no pass number
+ */
+static void kernel_entry(const struct cmdline *cl,
+			 const struct mntkit_statmount *sm, struct outbuf *ob,
+			 struct verify_entry *e)
+{
+	const struct cellctx cc = {.listmount = cl->pr.listmount};
+	const struct row r = {.sm = sm};
+
+	e->owned = true;
+	e->options = dup_or_null(cell_value(&cc, COL_OPTIONS, &r, ob));
+	e->vfs_options = dup_or_null(cell_value(&cc, COL_VFS_OPTIONS, &r, ob));
+	e->fs_options = dup_or_null(cell_value(&cc, COL_FS_OPTIONS, &r, ob));
+	e->fstype = dup_or_null(cell_fstype(sm, ob));
+}
+
+static void free_entry(struct verify_entry *e)
+{
+	free((char *)e->fstype);
+	free(e->real);
+	if (!e->owned)
+		return;
+	free((char *)e->options);
+	free((char *)e->vfs_options);
+	free((char *)e->fs_options);
+}
+
+/* the filters on every entry; false when none is kept */
+static bool mark_matches(struct cmdline *cl, struct matcher *m,
+			 struct verify_entry *ents, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		m->t = ents[i].t;
+		ents[i].match = list_all(&cl->f) || matches(m, ents[i].sm);
+		any |= ents[i].match;
+	}
+	return any;
+}
+
+/*
+ * findmnt's entries for -x: those the filters keep; a lone argument that
+ * is no entry's source is a target (findmnt swaps it before the first
+ * entry it checks)
+ */
+static void select_entries(struct cmdline *cl, struct matcher *m,
+			   struct verify_entry *ents, size_t n)
+{
+	struct filter *f = &cl->f;
+
+	if (f->source && !f->nocanon)
+		f->source_canon = canon_source(f->source);
+	if (f->target_arg)
+		f->target = canon_target(f, f->target_arg);
+	if (mark_matches(cl, m, ents, n) || !f->swap || f->target_arg)
+		return;
+	free(f->source_canon);
+	f->source_canon = NULL;
+	f->target_arg = f->source;
+	f->target = canon_target(f, f->target_arg);
+	f->source = NULL;
+	f->strict = true;
+	mark_matches(cl, m, ents, n);
+}
+
+/*
+ * -x: findmnt's checks of the entries the filters keep: those of fstab
+ * or the files of -F, else (--kernel, -m, -N, --ns) the kernel's table
+ */
 int run_verify(struct cmdline *cl)
 {
 	struct verify_opts vo = {.verbose = cl->verbose,
@@ -496,48 +604,42 @@ int run_verify(struct cmdline *cl)
 	struct verify_entry *ents = NULL;
 	struct mntkit_table **tabs = NULL;
 	size_t ntabs = 0, n = 0, cap = 0;
-	int r;
+	int *tids = NULL, r;
 
 	outbuf_init(&m.s1);
 	outbuf_init(&m.s2);
-	r = read_tabfiles(cl, &tabs, &ntabs);
+	r = snapshots(cl, &tabs, &ntabs, &tids);
 	for (size_t t = 0; !r && t < ntabs; t++)
 		cap += mntkit_table_count(tabs[t]);
 	if (!r && !(ents = calloc(cap + 1, sizeof(*ents))))
 		r = -ENOMEM;
-	if (!r && (cl->f.source && !cl->f.nocanon))
-		cl->f.source_canon = canon_source(cl->f.source);
-	if (!r && cl->f.target_arg)
-		cl->f.target = canon_target(&cl->f, cl->f.target_arg);
 	for (size_t t = 0; !r && t < ntabs; t++) {
-		vo.nparse += cl->nbad[t];
-		m.t = tabs[t];
+		vo.nparse += cl->ntabfiles ? cl->nbad[t] : 0;
 		for (size_t i = 0; i < mntkit_table_count(tabs[t]); i++) {
 			const struct mntkit_statmount *sm =
 				mntkit_table_get(tabs[t], i);
 			struct verify_entry *e = &ents[n++];
-			MNTKIT_TAB_ENTRY(te);
 
-			mntkit_table_tab_entry(tabs[t], i, &te);
+			e->sm = sm;
+			e->t = tabs[t];
 			e->source = sm_str(sm, MNTKIT_FIELD_SB_SOURCE);
 			e->target = sm_str(sm, MNTKIT_FIELD_MNT_POINT);
-			e->fstype = cell_fstype(sm, &m.s1);
-			e->fstype = e->fstype ? strdup(e->fstype) : NULL;
-			e->options = te.options;
-			e->vfs_options = te.vfs_options;
-			e->fs_options = te.fs_options;
-			e->user_options = te.user_options;
-			e->passno = te.passno;
-			e->match = list_all(&cl->f) || matches(&m, sm);
+			if (cl->ntabfiles)
+				file_entry(tabs[t], i, sm, &m.s1, e);
+			else
+				kernel_entry(cl, sm, &m.s1, e);
 		}
 	}
-	if (!r)
+	if (!r) {
+		select_entries(cl, &m, ents, n);
 		r = verify_entries(ents, n, &vo) ? -1 : 0;
-	else
+	} else if (cl->ntabfiles) { /* the kernel's: snapshots() said why */
 		cli_errmsg(NULL, "%s", cli_strerror(-r));
+	}
 	for (size_t i = 0; i < n; i++)
-		free((char *)ents[i].fstype);
+		free_entry(&ents[i]);
 	free(ents);
+	free(tids);
 	free_tables(tabs, ntabs);
 	cell_tabs = NULL;
 	cell_ntabs = 0;

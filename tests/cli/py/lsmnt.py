@@ -10,7 +10,7 @@ import os
 import subprocess
 import time
 
-from mntkit_test import (case, expect, FINDMNT, listmount, main, mountinfo,
+from mntkit_test import (case, expect, FINDMNT, first_diff, listmount, main, mountinfo,
     NATIVE, need_findmnt, need_native, need_userns, ns_id, sh, skip,
     statmount_basic,
     tool_ok)
@@ -351,6 +351,30 @@ def ns_more_options():
                   ["-S", deva, T + "/c"], [dev], [deva, T + "/b"], ["-f", "-S", dev],
                   ["-i", "-S", dev, "-t", "tmpfs"]):
             same(m + f)
+
+
+@case
+def ns_verify_kernel():
+    # -x checks the kernel's table with --kernel, -m and -N (findmnt's
+    # TABTYPE_KERNEL), fstab otherwise: stdout, the summary on stderr and
+    # the exit status are findmnt's
+    need_findmnt()
+    T = os.environ["T"]
+    pid = str(os.getpid())
+    for k in (["--kernel"], ["-k"], ["--kernel=listmount"], ["-m"], ["-N", pid]):
+        for a in ([], ["--verbose"], ["-t", "tmpfs"], ["-f"], ["-O", "ro"],
+                  ["--verbose", "-M", T + "/d"], [T + "/d"], ["-S", "lsmnt-d1"],
+                  ["-i", "-t", "tmpfs,proc"], ["/"]):
+            args = ["-x"] + k + a
+            fr, fo, fe = run([FINDMNT] + args)
+            lr, lo, le = run([L] + args)
+            expect((fr, fo, fe) == (lr, lo, le.replace(b"lsmnt:", b"findmnt:")),
+                   "%s: exit %d/%d, stdout %s, stderr %r / %r" % (
+                       " ".join(args), fr, lr, first_diff(fo, lo), fe[-200:], le[-200:]))
+    # what it checks is the table's: a mount of the namespace is there
+    rc, out, _ = run([L, "-x", "--kernel", "--verbose", "-M", T + "/d"])
+    expect(out.startswith((T + "/d\n").encode()) and b"target exists" in out,
+           "-x --kernel -M %s/d: %r" % (T, out[:200]))
 
 
 @case
