@@ -24,6 +24,11 @@ uint64_t wanted_mask(const struct cmdline *cl)
 		     MNTKIT_STATMOUNT_SB_SOURCE;
 	for (size_t c = 0; c < cl->ncols; c++)
 		m |= lsmnt_cols[cl->cols[c]].mask;
+	if (cl->verify) /* -x's entries, whatever -o says */
+		m |= lsmnt_cols[COL_TARGET].mask | lsmnt_cols[COL_SOURCE].mask |
+		     lsmnt_cols[COL_FSTYPE].mask | lsmnt_cols[COL_OPTIONS].mask |
+		     lsmnt_cols[COL_VFS_OPTIONS].mask |
+		     lsmnt_cols[COL_FS_OPTIONS].mask;
 	return m;
 }
 

@@ -364,7 +364,7 @@ def ns_verify_kernel():
     for k in (["--kernel"], ["-k"], ["--kernel=listmount"], ["-m"], ["-N", pid]):
         for a in ([], ["--verbose"], ["-t", "tmpfs"], ["-f"], ["-O", "ro"],
                   ["--verbose", "-M", T + "/d"], [T + "/d"], ["-S", "lsmnt-d1"],
-                  ["-i", "-t", "tmpfs,proc"], ["/"]):
+                  ["-i", "-t", "tmpfs,proc"], ["/"], ["-o", "LABEL"], ["-o", "ID"]):
             args = ["-x"] + k + a
             fr, fo, fe = run([FINDMNT] + args)
             lr, lo, le = run([L] + args)
