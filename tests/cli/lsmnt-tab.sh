@@ -134,6 +134,11 @@ c_target_walk() {
 # -x: every check's message, with and without --verbose, the order of
 # the targets, filters, -f; stdout and exit status as findmnt's, and the
 # summary line on stderr
+# --pseudo, --real: libmount's list of pseudo filesystem types
+c_pseudo_types() {
+	py_case pseudo_types
+}
+
 c_verify() {
 	py_case tab_verify
 	expect_error verify_not_json "cannot be combined" - "$LSMNT" -x -J
@@ -190,6 +195,6 @@ c_refused() {
 }
 
 plain_cases="c_fstab c_mtab c_mountinfo c_mountinfo_unordered c_empty c_fstab_option c_mtab_merge
-c_target_walk c_verify c_bad_lines c_poll_file c_refused"
+c_target_walk c_pseudo_types c_verify c_bad_lines c_poll_file c_refused"
 ns_cases="c_mtab_ns c_verify_dev"
 cli_main true "" "${2:-}"

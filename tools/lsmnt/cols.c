@@ -990,7 +990,7 @@ bool cell_wraps(const struct row *r, int col)
 	return (lsmnt_cols[col].flags & CF_WRAP) && r->tags && r->tags->sources;
 }
 
-/* libmount 2.38's list of pseudo filesystems (--real, --pseudo), sorted */
+/* libmount 2.42's list of pseudo filesystems (--real, --pseudo), sorted */
 static const char *const pseudo_fs[] = {
 	"anon_inodefs",
 	"apparmorfs",
@@ -1018,7 +1018,9 @@ static const char *const pseudo_fs[] = {
 	"fuse.encfs",
 	"fuse.gvfs-fuse-daemon",
 	"fuse.gvfsd-fuse",
+	"fuse.kio-fuse",
 	"fuse.lxcfs",
+	"fuse.portal",
 	"fuse.rofiles-fuse",
 	"fuse.vmware-vmblock",
 	"fuse.xwmfs",
@@ -1030,6 +1032,7 @@ static const char *const pseudo_fs[] = {
 	"none",
 	"nsfs",
 	"overlay",
+	"pidfs",
 	"pipefs",
 	"proc",
 	"pstore",

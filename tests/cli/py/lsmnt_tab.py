@@ -167,6 +167,29 @@ def tab_target_walk():
 
 
 @case
+def pseudo_types():
+    # --pseudo and --real by findmnt's (libmount's) list of pseudo types:
+    # a fstab of every type that list has, and of some it has not
+    need_findmnt()
+    types = ("anon_inodefs apparmorfs autofs bdev binder binfmt_misc bpf cgroup "
+             "cgroup2 configfs cpuset debugfs devfs devpts devtmpfs dlmfs dmabuf "
+             "drm efivarfs fuse fuse.archivemount fuse.avfsd fuse.dumpfs "
+             "fuse.encfs fuse.gvfs-fuse-daemon fuse.gvfsd-fuse fuse.kio-fuse "
+             "fuse.lxcfs fuse.portal fuse.rofiles-fuse fuse.vmware-vmblock "
+             "fuse.xwmfs fusectl hugetlbfs ipathfs mqueue nfsd none nsfs overlay "
+             "pidfs pipefs proc pstore ramfs resctrl rootfs rpc_pipefs securityfs "
+             "selinuxfs smackfs sockfs spufs sysfs tmpfs tracefs vboxsf virtiofs "
+             "ext4 xfs btrfs nfs nfs4 cifs fuse.sshfs fuseblk squashfs erofs "
+             "overlayfs fuse.portal2 tmpfs2 9p ceph zfs vfat iso9660").split()
+    path = T + "/pseudo-types"
+    with open(path, "w") as f:
+        for t in types:
+            f.write("src-%s /m/%s %s defaults 0 0\n" % (t, t, t))
+    for a in (["--pseudo"], ["--real"], ["--pseudo", "-t", "notmpfs"]):
+        same(["-F", path, "-l", "-o", "FSTYPE"] + a)
+
+
+@case
 def tab_verify():
     need_findmnt()
     vx = T + "/verify"
