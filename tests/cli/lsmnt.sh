@@ -224,6 +224,10 @@ c_ns_verify_kernel() {
 	py_case ns_verify_kernel
 }
 
+c_ns_listmount_target() {
+	py_case ns_listmount_target
+}
+
 c_ns_columns() {
 	py_case ns_columns
 }
@@ -431,7 +435,7 @@ c_ns_chroot_tree() {
 }
 
 ns_cases="c_ns_json c_ns_text c_ns_filters c_ns_filters_hidden_columns c_ns_tree_any_mode c_ns_more_options
-	c_ns_verify_kernel
+	c_ns_verify_kernel c_ns_listmount_target
 	c_ns_columns c_ns_idmap c_ns_other
 	c_ns_churn c_ns_child_order c_ns_dead_fuse c_ns_stream c_ns_stream_big
 	c_ns_escape_words

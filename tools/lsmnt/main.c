@@ -159,7 +159,8 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 		if (r < 0 || found(cl, p, fo))
 			return r;
 	}
-	if (f->target_arg && !f->strict && f->target) {
+	/* findmnt 2.42's --kernel=listmount table: no walk up from -T */
+	if (f->target_arg && !f->strict && f->target && !f->listmount) {
 		target_walk_up(f, tabs, ntabs);
 		r = build_rows(cl, p, tabs, ntabs, fo);
 	}

@@ -354,6 +354,19 @@ def ns_more_options():
 
 
 @case
+def ns_listmount_target():
+    # findmnt 2.42's --kernel=listmount table: -T finds a mount point only
+    need_findmnt()
+    T = os.environ["T"]
+    os.makedirs(T + "/d/in", exist_ok=True)
+    for k in ([], ["--kernel=listmount"]):
+        for p in (T + "/d", T + "/d/", T + "/d/in", T + "/d/in/nosuch", T,
+                  T + "/a/../d", T + "/d/in/.."):
+            same(k + ["-T", p])
+            same(k + ["-T", p, "-J", "-o", "TARGET,SOURCE"])
+
+
+@case
 def ns_verify_kernel():
     # -x checks the kernel's table with --kernel, -m and -N (findmnt's
     # TABTYPE_KERNEL), fstab otherwise: stdout, the summary on stderr and
