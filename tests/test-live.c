@@ -18,6 +18,7 @@
  * MNTKIT_TEST_SLOW=1).
  */
 #include <poll.h>
+#include <stdbool.h>
 #include <pthread.h>
 
 #include <mntkit.h>
@@ -182,15 +183,13 @@ static void process_all(struct mntkit_live *live, size_t *counts)
 }
 
 /*
- * A quiet point: the live table rescanned and processed, then each
- * namespace checked (@ns_ids/@pids: @n of them; a live table of one
- * namespace: @n 1, @ns_ids[0] 0, @pids[0] 0).
+ * Each namespace of the live table checked against the kernel's
+ * (@ns_ids/@pids: @n of them; a live table of one namespace: @n 1,
+ * @ns_ids[0] 0, @pids[0] 0).
  */
-static void check_quiet(struct mntkit_live *live, const uint64_t *ns_ids,
-			const pid_t *pids, size_t n, size_t *counts)
+static void check_state(struct mntkit_live *live, const uint64_t *ns_ids,
+			const pid_t *pids, size_t n)
 {
-	T_OK(mntkit_live_rescan(live));
-	process_all(live, counts);
 	for (size_t k = 0; k < n; k++) {
 		MNTKIT_OPTS(o, .pid = pids[k]);
 		struct mntkit_table *s, *s2, *t;
@@ -211,6 +210,15 @@ static void check_quiet(struct mntkit_live *live, const uint64_t *ns_ids,
 		mntkit_table_free(t);
 		mntkit_table_free(s);
 	}
+}
+
+/* a quiet point: the live table rescanned and processed, then checked */
+static void check_quiet(struct mntkit_live *live, const uint64_t *ns_ids,
+			const pid_t *pids, size_t n, size_t *counts)
+{
+	T_OK(mntkit_live_rescan(live));
+	process_all(live, counts);
+	check_state(live, ns_ids, pids, n);
 }
 
 /* ---- the churn ---- */
@@ -734,6 +742,118 @@ T_CASE(snapshot_threads)
 	mntkit_live_free(live);
 	t_log("reads: %zu %zu %zu\n", args[0].reads, args[1].reads,
 	      args[2].reads);
+}
+
+/* ---- out of memory ---- */
+
+/*
+ * Allocations fail on demand (linked with -Wl,--wrap for malloc, calloc
+ * and realloc, tests/meson.build): fail_at N, the Nth allocation from
+ * now fails, once (0: none).
+ */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+static long fail_at;
+
+static bool fail_now(void)
+{
+	if (!__atomic_load_n(&fail_at, __ATOMIC_RELAXED))
+		return false;
+	return __atomic_sub_fetch(&fail_at, 1, __ATOMIC_RELAXED) == 0;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return fail_now() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return fail_now() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	return fail_now() ? NULL : __real_realloc(p, size);
+}
+
+/* apply what is pending, the Nth allocation failing: the errors seen */
+static size_t process_failing(struct mntkit_live *live, long nth,
+			      uint64_t *seq)
+{
+	struct mntkit_event ev[32];
+	size_t errors = 0;
+	ssize_t n;
+
+	ev[0].size = sizeof(ev[0]);
+	__atomic_store_n(&fail_at, nth, __ATOMIC_RELAXED);
+	for (int round = 0; round < 1000; round++) {
+		/* one at a time: the failure is the call's (an error) */
+		n = mntkit_live_process(live, ev, nth % 2 ? 1 : 32);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			T_EQ_I(n, -ENOMEM);
+			errors++;
+			continue;
+		}
+		/* none lost, none twice: the watch numbers its events */
+		for (ssize_t i = 0; i < n; i++) {
+			T_ASSERTF(!*seq || ev[i].seq == *seq + 1,
+				  "event %" PRIu64 " after %" PRIu64,
+				  ev[i].seq, *seq);
+			*seq = ev[i].seq;
+		}
+	}
+	__atomic_store_n(&fail_at, 0, __ATOMIC_RELAXED);
+	T_EQ_I(mntkit_live_process(live, NULL, 0), 0);
+	return errors;
+}
+
+/* a tmpfs on one of the world's directories, and another in it */
+static void nest(struct world *wd, long i)
+{
+	const char *dir = wd->dirs[2 * (i % NDIRS)];
+	char *sub = t_path("%s/n", dir);
+
+	t_mount("oom", dir, "tmpfs", 0, "size=32k");
+	t_mkdir(sub);
+	t_mount("oomsub", sub, "tmpfs", 0, "size=32k");
+	free(sub);
+}
+
+/*
+ * An event that cannot be applied (-ENOMEM) is applied by the next call:
+ * the state ends right, no event lost. After each change the Nth
+ * allocation fails, N from 1 to 120 (the live table's or the watch's);
+ * every other round applies one event a call, so that the failure is
+ * the call's error rather than the next call's retry.
+ */
+T_CASE(out_of_memory)
+{
+	static const uint64_t zero_id;
+	static const pid_t zero_pid;
+	struct world wd = { 0 };
+	size_t errors = 0;
+	struct mntkit_live *live;
+	uint64_t seq = 0;
+
+	t_private_ns();
+	world_init(&wd, 0x11fe7);
+	live = live_open(MNTKIT_WATCH_AUTO, 0);
+	for (long nth = 1; nth <= 120; nth++) {
+		churn(&wd, 20);
+		/* a mount under a new one: the live table links a first
+		 * child (an allocation of its own) */
+		nest(&wd, nth);
+		T_OK(mntkit_live_rescan(live));
+		errors += process_failing(live, nth, &seq);
+		check_state(live, &zero_id, &zero_pid, 1);
+	}
+	t_log("%zu calls failed (ENOMEM), then applied\n", errors);
+	T_ASSERT(errors > 0);
+	mntkit_live_free(live);
 }
 
 /* ---- bad input ---- */
