@@ -36,7 +36,10 @@ struct mntkit_live {
 	bool all;		/* an all-namespace watch: @nss */
 	struct live_ns one;	/* else its one namespace */
 	struct mntkit__map nss; /* namespace ID -> struct live_ns * */
-	int failed;		/* an event not applied (-ENOMEM): for good */
+	/* an event read but not applied (-ENOMEM), its records held: the
+	 * next mntkit_live_process() applies it first */
+	struct mntkit_event retry;
+	bool has_retry;
 	/* the records the events last returned point to */
 	MNTKIT__VEC(const struct mntkit_statmount *) held;
 	/* a snapshot's records, sorted (scratch) */
@@ -295,25 +298,53 @@ static int apply(struct mntkit_live *l, const struct mntkit_event *ev,
 	}
 }
 
+/* @ev (not applied: nothing of it changed the state) kept for a retry */
+static void keep_retry(struct mntkit_live *l, const struct mntkit_event *ev)
+{
+	l->retry = *ev;
+	mntkit__srec_get(ev->before);
+	mntkit__srec_get(ev->after);
+	l->has_retry = true;
+}
+
+static void drop_retry(struct mntkit_live *l)
+{
+	if (!l->has_retry)
+		return;
+	mntkit__srec_put(l->retry.before);
+	mntkit__srec_put(l->retry.after);
+	l->has_retry = false;
+}
+
 /*
- * The next event read and applied, into the caller's @slot (@size bytes)
- * when there is one: 1, 0 when none is pending, or a negative errno.
+ * The next event (the one kept for a retry, else read) applied, into
+ * the caller's @slot (@size bytes) when there is one: 1, 0 when none is
+ * pending, or a negative errno. An event that cannot be applied (out of
+ * memory) changed nothing; it is kept and tried first the next time, so
+ * that none is lost.
  */
 static int step(struct mntkit_live *l, struct mntkit_event *slot, size_t size)
 {
 	MNTKIT_EVENT(ev);
+	bool retried = l->has_retry;
 	int ret;
 
 	if (mntkit__vec_room(&l->held, 2, 64))
 		return -ENOMEM;
-	ret = mntkit_watch_read(l->w, &ev);
-	if (ret <= 0)
-		return ret;
+	if (retried) {
+		ev = l->retry;
+	} else {
+		ret = mntkit_watch_read(l->w, &ev);
+		if (ret <= 0)
+			return ret;
+	}
 	ret = apply(l, &ev, slot ? &ev : NULL);
 	if (ret) {
-		l->failed = ret;
+		if (!retried)
+			keep_retry(l, &ev);
 		return ret;
 	}
+	drop_retry(l);
 	if (slot) {
 		ev.size = size;
 		mntkit__sized_out(slot, size, &ev, sizeof(ev), 0);
@@ -330,8 +361,6 @@ ssize_t mntkit_live_process(struct mntkit_live *l, struct mntkit_event *events,
 	if (!l || (!events && max) ||
 	    (events && size < MNTKIT_EVENT_SIZE_VER0))
 		return mntkit__fail(EINVAL);
-	if (l->failed)
-		return mntkit__fail(-l->failed);
 	let_go_held(l);
 	while (!events || n < max) {
 		ret = step(l, events ? (struct mntkit_event *)((char *)events +
@@ -405,6 +434,7 @@ void mntkit_live_free(struct mntkit_live *l)
 	if (!l)
 		return;
 	mntkit_watch_free(l->w);
+	drop_retry(l);
 	let_go_held(l);
 	free(l->held.v);
 	free(l->sorted.v);

@@ -39,7 +39,8 @@ struct mntkit_statmount *mntkit__srec_new(const struct mntkit_statmount *sm)
 
 void mntkit__srec_get(const struct mntkit_statmount *sm)
 {
-	__atomic_add_fetch(&head_of(sm)->refs, 1, __ATOMIC_RELAXED);
+	if (sm)
+		__atomic_add_fetch(&head_of(sm)->refs, 1, __ATOMIC_RELAXED);
 }
 
 void mntkit__srec_put(const struct mntkit_statmount *sm)

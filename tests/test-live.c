@@ -16,8 +16,17 @@
  * come and go (in a PID namespace of its own, whose /proc shows only
  * them: t_in_own_pidns()). About 100,000 operations in all (a tenth with
  * MNTKIT_TEST_SLOW=1).
+ *
+ * MNTKIT_TEST_LIVE_MOUNTS=N (or "max") runs the cases of one namespace
+ * at N mounts instead: N bind mounts of a small tmpfs, private, beside
+ * the churn, as many as fs.mount-max leaves room for ("max": all of
+ * that room). The limit is global, not the namespace's: it is never
+ * raised. Their checks compare N records each, so they churn 2,000
+ * operations a case. The all-namespace cases skip (each namespace of
+ * theirs would copy the N mounts).
  */
 #include <poll.h>
+#include <stdbool.h>
 #include <pthread.h>
 
 #include <mntkit.h>
@@ -79,12 +88,43 @@ static uint32_t parent_old(const struct mntkit_table *t, size_t i)
 	return p < 0 ? 0 : mntkit_table_get(t, (size_t)p)->mnt_id_old;
 }
 
-/* mount @i of @t by old ID in @s (linear: tables of a few hundred) */
-static ssize_t find_old(const struct mntkit_table *s, uint32_t old)
+/* a table's mounts by old ID: (old ID, index) pairs, sorted */
+struct by_old {
+	uint64_t *v; /* old ID << 32 | index */
+	size_t n;
+};
+
+static int cmp_u64(const void *a, const void *b)
 {
-	for (size_t j = 0; j < mntkit_table_count(s); j++)
-		if (mntkit_table_get(s, j)->mnt_id_old == old)
-			return (ssize_t)j;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void by_old_init(struct by_old *bo, const struct mntkit_table *s)
+{
+	bo->n = mntkit_table_count(s);
+	bo->v = t_xcalloc(bo->n + 1, sizeof(*bo->v));
+	for (size_t j = 0; j < bo->n; j++)
+		bo->v[j] = (uint64_t)mntkit_table_get(s, j)->mnt_id_old << 32 | j;
+	qsort(bo->v, bo->n, sizeof(*bo->v), cmp_u64);
+}
+
+/* the index of the mount of old ID @old, or -1 */
+static ssize_t find_old(const struct by_old *bo, uint32_t old)
+{
+	size_t lo = 0, hi = bo->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bo->v[mid] >> 32 < old)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < bo->n && bo->v[lo] >> 32 == old)
+		return (ssize_t)(uint32_t)bo->v[lo];
 	return -1;
 }
 
@@ -101,12 +141,14 @@ static void same_table_by_old(const struct mntkit_table *s,
 			      const struct mntkit_table *t)
 {
 	size_t n = mntkit_table_count(t);
+	struct by_old bo;
 
 	T_EQ_U(mntkit_table_count(s), n);
+	by_old_init(&bo, s);
 	for (size_t i = 0; i < n; i++) {
 		const struct mntkit_statmount *b = mntkit_table_get(t, i), *a;
 		struct mntkit_statmount *x, *y;
-		ssize_t j = find_old(s, b->mnt_id_old);
+		ssize_t j = find_old(&bo, b->mnt_id_old);
 
 		T_ASSERTF(j >= 0, "mount %" PRIu64 " (old ID %u) not in the "
 			  "live table", b->mnt_id, b->mnt_id_old);
@@ -132,6 +174,7 @@ static void same_table_by_old(const struct mntkit_table *s,
 		T_EQ_I(mntkit_table_depth(s, (size_t)j),
 		       mntkit_table_depth(t, i));
 	}
+	free(bo.v);
 }
 
 /* the lookups of a live table of one namespace against table @t */
@@ -182,15 +225,13 @@ static void process_all(struct mntkit_live *live, size_t *counts)
 }
 
 /*
- * A quiet point: the live table rescanned and processed, then each
- * namespace checked (@ns_ids/@pids: @n of them; a live table of one
- * namespace: @n 1, @ns_ids[0] 0, @pids[0] 0).
+ * Each namespace of the live table checked against the kernel's
+ * (@ns_ids/@pids: @n of them; a live table of one namespace: @n 1,
+ * @ns_ids[0] 0, @pids[0] 0).
  */
-static void check_quiet(struct mntkit_live *live, const uint64_t *ns_ids,
-			const pid_t *pids, size_t n, size_t *counts)
+static void check_state(struct mntkit_live *live, const uint64_t *ns_ids,
+			const pid_t *pids, size_t n)
 {
-	T_OK(mntkit_live_rescan(live));
-	process_all(live, counts);
 	for (size_t k = 0; k < n; k++) {
 		MNTKIT_OPTS(o, .pid = pids[k]);
 		struct mntkit_table *s, *s2, *t;
@@ -213,19 +254,32 @@ static void check_quiet(struct mntkit_live *live, const uint64_t *ns_ids,
 	}
 }
 
+/* a quiet point: the live table rescanned and processed, then checked */
+static void check_quiet(struct mntkit_live *live, const uint64_t *ns_ids,
+			const pid_t *pids, size_t n, size_t *counts)
+{
+	T_OK(mntkit_live_rescan(live));
+	process_all(live, counts);
+	check_state(live, ns_ids, pids, n);
+}
+
 /* ---- the churn ---- */
 
 struct world {
 	char *dirs[NDIRS * 2]; /* base/dN and base/dN/s */
 	uint64_t seed, seed0;
 	size_t ok, tried;
+	size_t max_mounts; /* pruned above */
 };
+
+static size_t count_mounts(void);
 
 static void world_init(struct world *wd, uint64_t seed)
 {
 	char *base = t_tmpdir();
 
 	wd->seed = wd->seed0 = seed;
+	wd->max_mounts = count_mounts() + MAX_MOUNTS;
 	t_mount("lbase", base, "tmpfs", 0, NULL);
 	for (int i = 0; i < NDIRS; i++) {
 		wd->dirs[2 * i] = t_path("%s/d%d", base, i);
@@ -284,18 +338,21 @@ static int churn_op(struct world *wd)
 	}
 }
 
+/* the mounts of our namespace (its mountinfo: every kernel has it) */
 static size_t count_mounts(void)
 {
-	uint64_t *ids = NULL;
-	size_t n = t_lm(T_LSMT_ROOT, 0, &ids);
+	struct t_mitab tab;
+	size_t n;
 
-	free(ids);
+	t_mi_read(0, &tab);
+	n = tab.n;
+	t_mi_free(&tab);
 	return n;
 }
 
 static void prune(struct world *wd)
 {
-	if (count_mounts() < MAX_MOUNTS)
+	if (count_mounts() < wd->max_mounts)
 		return;
 	for (int i = 0; i < NDIRS * 2; i++)
 		while (umount2(wd->dirs[i], MNT_DETACH) == 0)
@@ -311,10 +368,64 @@ static void churn(struct world *wd, int nops)
 	}
 }
 
+/* MNTKIT_TEST_LIVE_MOUNTS: the mounts to add (SIZE_MAX: "max"), or 0 */
+static size_t big_mounts(void)
+{
+	const char *e = getenv("MNTKIT_TEST_LIVE_MOUNTS");
+
+	if (!e || !*e)
+		return 0;
+	if (!strcmp(e, "max"))
+		return SIZE_MAX;
+	return (size_t)strtoull(e, NULL, 10);
+}
+
 /* the operations of a case (about 100,000 over the model cases) */
 static int case_ops(int share)
 {
+	if (big_mounts())
+		return 2000;
 	return (t_slow_machine() ? 10000 : 100000) / 6 * share;
+}
+
+/* room left under fs.mount-max, less what the churn may take */
+static size_t mount_room(void)
+{
+	char *s = t_read_file("/proc/sys/fs/mount-max", NULL);
+	size_t max = (size_t)strtoull(s, NULL, 10), have = count_mounts();
+
+	free(s);
+	return max > have + 1000 ? max - have - 1000 : 0;
+}
+
+/*
+ * @want bind mounts of a small tmpfs (private, each on a directory of
+ * its own), as many as fs.mount-max leaves room for. The limit is global
+ * (every namespace's): it is not raised.
+ */
+static void add_bulk(size_t want)
+{
+	size_t room = mount_room();
+	char *base = t_tmpdir(), *src = t_path("%s/src", base);
+
+	if (want > room) {
+		if (want != SIZE_MAX)
+			t_log("fs.mount-max (global, not raised) leaves room "
+			      "for %zu mounts, not %zu\n", room, want);
+		want = room;
+	}
+	t_mount("lbulk", base, "tmpfs", 0, NULL);
+	t_mkdir(src);
+	t_mount("lbulksrc", src, "tmpfs", 0, "size=16k");
+	for (size_t i = 0; i < want; i++) {
+		char *dir = t_path("%s/%zu", base, i);
+
+		t_mkdir(dir);
+		T_OK(mount(src, dir, NULL, MS_BIND, NULL));
+		free(dir);
+	}
+	free(src);
+	t_log("%zu mounts in the namespace\n", count_mounts());
 }
 
 static void log_counts(const char *what, const struct world *wd,
@@ -349,6 +460,15 @@ static void use_backend(enum mntkit_backend b)
 		t_skip("no %s backend", mntkit_backend_name(b));
 }
 
+/* the mounts have unique IDs (above 2^31, mntkit_diff(3)), not old ones */
+static bool unique_ids(void)
+{
+	uint64_t id;
+
+	T_OK(mntkit_root_id(0, NULL, &id));
+	return id > (1ULL << 31);
+}
+
 static void model_case(enum mntkit_backend b, enum mntkit_watch_source src,
 		       uint64_t seed, int share)
 {
@@ -362,6 +482,8 @@ static void model_case(enum mntkit_backend b, enum mntkit_watch_source src,
 
 	t_private_ns();
 	use_backend(b);
+	if (big_mounts())
+		add_bulk(big_mounts());
 	world_init(&wd, seed);
 	t_log("seed %#" PRIx64 ", %d ops\n", seed, nops);
 	live = live_open(src, 0);
@@ -377,8 +499,14 @@ static void model_case(enum mntkit_backend b, enum mntkit_watch_source src,
 	 * slow machine runs a tenth of them) */
 	T_ASSERT(counts[MNTKIT_EVENT_ATTACH] > (size_t)nops / 20 &&
 		 counts[MNTKIT_EVENT_DETACH] > (size_t)nops / 20 &&
-		 counts[MNTKIT_EVENT_MOVE] > (size_t)nops / 400 &&
 		 counts[MNTKIT_EVENT_CHANGE] > (size_t)nops / 400);
+	/* a mount named by an old, reusable ID that changed its mount
+	 * point cannot be told from another: DETACH and ATTACH
+	 * (mntkit_diff(3)); the kernels before 6.8 have no other IDs */
+	if (unique_ids())
+		T_ASSERT(counts[MNTKIT_EVENT_MOVE] > (size_t)nops / 400);
+	else
+		t_log("old mount IDs only (no unique IDs): no MOVE\n");
 	mntkit_live_free(live);
 }
 
@@ -405,6 +533,32 @@ struct kid {
 	int ns_fd;
 	uint64_t ns_id;
 };
+
+/*
+ * The ID of process @pid's mount namespace (0: ours) as an all-namespace
+ * watch names it (mntkit_event(3)): NS_GET_MNTNS_ID; a kernel without
+ * the ioctl (before 6.10) has no namespace IDs, and the watch names a
+ * namespace by the inode number of its nsfs file.
+ */
+static uint64_t ns_id_of(pid_t pid)
+{
+	char *path = pid ? t_path("/proc/%d/ns/mnt", (int)pid) :
+			   t_path("/proc/self/ns/mnt");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	uint64_t id;
+
+	T_OK(fd);
+	free(path);
+	if (ioctl(fd, T_NS_GET_MNTNS_ID, &id)) {
+		T_ASSERTF(errno == ENOTTY, "NS_GET_MNTNS_ID: %s",
+			  strerror(errno));
+		T_OK(fstat(fd, &st));
+		id = st.st_ino;
+	}
+	close(fd);
+	return id;
+}
 
 /* a process in a namespace of its own (a copy of ours), until stopped */
 static void kid_start(struct kid *kids, struct kid *k)
@@ -439,7 +593,7 @@ static void kid_start(struct kid *kids, struct kid *k)
 	k->ns_fd = open(t_path("/proc/%d/ns/mnt", (int)k->pid),
 			O_RDONLY | O_CLOEXEC);
 	T_OK(k->ns_fd);
-	k->ns_id = t_ns_id(k->pid);
+	k->ns_id = ns_id_of(k->pid);
 }
 
 static void kid_stop(struct kid *k)
@@ -464,13 +618,16 @@ static void allns_body(int mountinfo)
 	int own_fd, nops = case_ops(1);
 	uint64_t seed = mountinfo ? 0x11fe6 : 0x11fe4;
 
+	if (big_mounts())
+		t_skip("MNTKIT_TEST_LIVE_MOUNTS: each namespace would copy "
+		       "them (the cases of one namespace run)");
 	use_backend(mountinfo ? MNTKIT_BACKEND_MOUNTINFO :
 				MNTKIT_BACKEND_NATIVE);
 	world_init(&wd, seed);
 	t_log("seed %#" PRIx64 ", %d ops\n", seed, nops);
 	own_fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	T_OK(own_fd);
-	ids[0] = t_ns_id(0);
+	ids[0] = ns_id_of(0);
 	pids[0] = getpid();
 	T_OK(mntkit_live_new(&wo, NULL, &live));
 	/* one namespace: the snapshot of an all-namespace table is by ID */
@@ -734,6 +891,122 @@ T_CASE(snapshot_threads)
 	mntkit_live_free(live);
 	t_log("reads: %zu %zu %zu\n", args[0].reads, args[1].reads,
 	      args[2].reads);
+}
+
+/* ---- out of memory ---- */
+
+/*
+ * Allocations fail on demand (linked with -Wl,--wrap for malloc, calloc
+ * and realloc, tests/meson.build): fail_at N, the Nth allocation from
+ * now fails, once (0: none).
+ */
+/* weak: a build without the flags (NULL) skips the case */
+extern void *__real_malloc(size_t size) __attribute__((weak));
+extern void *__real_calloc(size_t n, size_t size) __attribute__((weak));
+extern void *__real_realloc(void *p, size_t size) __attribute__((weak));
+static long fail_at;
+
+static bool fail_now(void)
+{
+	if (!__atomic_load_n(&fail_at, __ATOMIC_RELAXED))
+		return false;
+	return __atomic_sub_fetch(&fail_at, 1, __ATOMIC_RELAXED) == 0;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return fail_now() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return fail_now() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	return fail_now() ? NULL : __real_realloc(p, size);
+}
+
+/* apply what is pending, the Nth allocation failing: the errors seen */
+static size_t process_failing(struct mntkit_live *live, long nth,
+			      uint64_t *seq)
+{
+	struct mntkit_event ev[32];
+	size_t errors = 0;
+	ssize_t n;
+
+	ev[0].size = sizeof(ev[0]);
+	__atomic_store_n(&fail_at, nth, __ATOMIC_RELAXED);
+	for (int round = 0; round < 1000; round++) {
+		/* one at a time: the failure is the call's (an error) */
+		n = mntkit_live_process(live, ev, nth % 2 ? 1 : 32);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			T_EQ_I(n, -ENOMEM);
+			errors++;
+			continue;
+		}
+		/* none lost, none twice: the watch numbers its events */
+		for (ssize_t i = 0; i < n; i++) {
+			T_ASSERTF(!*seq || ev[i].seq == *seq + 1,
+				  "event %" PRIu64 " after %" PRIu64,
+				  ev[i].seq, *seq);
+			*seq = ev[i].seq;
+		}
+	}
+	__atomic_store_n(&fail_at, 0, __ATOMIC_RELAXED);
+	T_EQ_I(mntkit_live_process(live, NULL, 0), 0);
+	return errors;
+}
+
+/* a tmpfs on one of the world's directories, and another in it */
+static void nest(struct world *wd, long i)
+{
+	const char *dir = wd->dirs[2 * (i % NDIRS)];
+	char *sub = t_path("%s/n", dir);
+
+	t_mount("oom", dir, "tmpfs", 0, "size=32k");
+	t_mkdir(sub);
+	t_mount("oomsub", sub, "tmpfs", 0, "size=32k");
+	free(sub);
+}
+
+/*
+ * An event that cannot be applied (-ENOMEM) is applied by the next call:
+ * the state ends right, no event lost. After each change the Nth
+ * allocation fails, N from 1 to 120 (the live table's or the watch's);
+ * every other round applies one event a call, so that the failure is
+ * the call's error rather than the next call's retry.
+ */
+T_CASE(out_of_memory)
+{
+	static const uint64_t zero_id;
+	static const pid_t zero_pid;
+	struct world wd = { 0 };
+	size_t errors = 0;
+	struct mntkit_live *live;
+	uint64_t seq = 0;
+
+	if (!__real_malloc || !__real_calloc || !__real_realloc)
+		t_skip("linked without -Wl,--wrap=malloc,calloc,realloc "
+		       "(tests/meson.build)");
+	t_private_ns();
+	world_init(&wd, 0x11fe7);
+	live = live_open(MNTKIT_WATCH_AUTO, 0);
+	for (long nth = 1; nth <= 120; nth++) {
+		churn(&wd, 20);
+		/* a mount under a new one: the live table links a first
+		 * child (an allocation of its own) */
+		nest(&wd, nth);
+		T_OK(mntkit_live_rescan(live));
+		errors += process_failing(live, nth, &seq);
+		check_state(live, &zero_id, &zero_pid, 1);
+	}
+	t_log("%zu calls failed (ENOMEM), then applied\n", errors);
+	T_ASSERT(errors > 0);
+	mntkit_live_free(live);
 }
 
 /* ---- bad input ---- */

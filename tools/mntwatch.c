@@ -682,6 +682,13 @@ static const char *source_subject(const struct cmdline *cl)
 							 cl->source);
 }
 
+/*
+ * A watch, not a live table (mntkit_live(3)): each line is one event's
+ * own records (its OLD_* fields ev->before), printed as it comes; no
+ * line needs a parent, a child or a snapshot, and RESYNC is the watch's
+ * (its diff's events follow it). A live table would index every mount,
+ * of every namespace with --all-namespaces, that no line reads.
+ */
 static int open_watch(const struct cmdline *cl, struct mntkit_watch **w)
 {
 	MNTKIT_WATCH_OPTS(wo, .source = cl->source,

@@ -364,6 +364,14 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * A watch, not a live table (mntkit_live(3)): a row is made of its event's
+ * two records alone (ev->before gives OLD-TARGET and OLD-OPTIONS), no row
+ * asks for a parent, a child or the rest of the table, and the watch's
+ * RESYNC already brings its view to the kernel's by events. A live table
+ * would index every mount (of every namespace with --all-namespaces) for
+ * no row, and has no mntkit_watch_ns_skipped().
+ */
 static int open_watch(const struct poll_opts *po, struct mntkit_watch **w)
 {
 	/*
