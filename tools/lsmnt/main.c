@@ -159,8 +159,12 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 		if (r < 0 || found(cl, p, fo))
 			return r;
 	}
-	/* findmnt 2.42's --kernel=listmount table: no walk up from -T */
-	if (f->target_arg && !f->strict && f->target && !f->listmount) {
+	/*
+	 * findmnt walks up from -T's path in its kernel table only: not in
+	 * the --kernel=listmount one (2.42), nor with -m and -F
+	 */
+	if (f->target_arg && !f->strict && f->target && !f->listmount &&
+	    !(cl->mtab && cl->ntabfiles)) {
 		target_walk_up(f, tabs, ntabs);
 		r = build_rows(cl, p, tabs, ntabs, fo);
 	}

@@ -164,6 +164,8 @@ def tab_target_walk():
               ["-T", d + "/xy"], ["-T", d + "/x/y/../z"], ["-C", "-T", d + "/x/y/z"],
               ["-M", d + "/x"], [d + "/x/"], ["-J", "-T", d + "/x/y/z"]):
         same(["-F", f] + a)
+        # with -m, findmnt finds the mount point itself only
+        same(["-F", f, "-m"] + a)
 
 
 @case
