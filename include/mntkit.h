@@ -60,7 +60,8 @@
  * cannot be read without a risk of blocking (a mount hidden under
  * another, one of a network or FUSE filesystem) has its old ID as
  * @mnt_id, and on a kernel before 6.8 every mount has
- * (MNTKIT_FEAT_UNIQUE_IDS says which kind a backend gives). Listings
+ * (MNTKIT_FEAT_UNIQUE_IDS says which kind a backend gives), and so does
+ * every mount on it for a call that asks MNTKIT_OPTS_F_CHEAP_IDS. Listings
  * come by ascending @mnt_id, so those old IDs come first;
  * mntkit_list_order() puts IDs in mountinfo's order (findmnt's), and
  * MNTKIT_TABLE_F_OLD_ORDER gives a table's tree findmnt's sibling order.
@@ -460,7 +461,9 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
  * backend, the emulation's listing order, which is mountinfo's (findmnt's
  * list order) with each hidden mount, named by its old ID, in its place
  * (in ID order the old IDs would come first). An ID not in the table goes
- * where a listing with it as the cursor goes on. For a program that holds
+ * where a listing with it as the cursor goes on; with
+ * MNTKIT_OPTS_F_CHEAP_IDS, where the emulation lists old IDs, mountinfo's
+ * order, and an ID not in the table goes last. For a program that holds
  * IDs (a snapshot's, which is sorted by ID) and lists them as findmnt
  * does. 0 or a negative errno (-EINVAL: @ids NULL with @n > 0).
  */
