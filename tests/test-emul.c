@@ -671,6 +671,7 @@ T_CASE(emul_cheap_ids)
 	struct mntkit_table *tab;
 	struct mntkit_statmount *sm;
 	struct mntkit_watch *w;
+	struct mntkit_live *l;
 	struct t_mitab mi;
 	uint64_t *ids, old_a = 0, old_abc = 0, parent_abc = 0;
 	struct t_tree t;
@@ -739,6 +740,7 @@ T_CASE(emul_cheap_ids)
 
 	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, &bad, &ids), EINVAL);
 	T_NEG(mntkit_watch_new(NULL, &cheap, &w), EINVAL);
+	T_NEG(mntkit_live_new(NULL, &cheap, &l), EINVAL);
 	t_mi_free(&mi);
 }
 
