@@ -9,12 +9,16 @@
 #
 #   list   at each N up to LIST_MAX (10000): interleaved, ROUNDS (9) runs
 #          each as a process of its own (output to /dev/null), medians of
-#          the wall time and of the CPU time (user + system): cat /proc/self/mountinfo, findmnt -l, lsmnt -l
-#          under tests/seccomp-run with statmount and listmount refused
-#          (EPERM; statx allowed: unique IDs on 6.8+), and the same with
-#          MNTKIT_TEST_OLD_IDS=1 (the emulation of a kernel before 6.8).
-#          Ratios: lsmnt -l / findmnt -l (target: 1 at most) and
-#          lsmnt -l / cat (target: 2.5 at most).
+#          the wall time and of the CPU time (user + system), each under
+#          tests/seccomp-run with statmount and listmount refused (EPERM;
+#          statx allowed: unique IDs on 6.8+), as every process of such a
+#          container runs: cat /proc/self/mountinfo, findmnt -l, lsmnt -l,
+#          lsmnt -l -o +UNIQ-ID (the mounts named by unique ID: a look at
+#          each mount point), and lsmnt -l with MNTKIT_TEST_OLD_IDS=1 (the
+#          emulation of a kernel before 6.8); and cat without the filter
+#          (seccomp-run's own exec costs each of the others about 3 ms of
+#          CPU on bench/'s machine). Ratios: lsmnt -l / findmnt -l (target:
+#          1 at most) and lsmnt -l / cat (target: 2.5 at most).
 #   watch  at each N: a poll watch on the mountinfo backend, the CPU time
 #          of one diff after a mount or an unmount (build/bench/bench-diff,
 #          median of DIFF_ROUNDS (10) mounts and as many unmounts) against
@@ -45,22 +49,25 @@ if [ "${BENCH_EMUL_IN_NS:-}" = 1 ]; then
 	lsmnt=$build/tools/lsmnt
 	med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 	if [ "$N" -le "$LIST_MAX" ]; then
-		for v in cat findmnt lsmnt oldids base; do : >"$dir/$v"; done
+		for v in catbare cat findmnt lsmnt uniq oldids base; do : >"$dir/$v"; done
 		for r in $(seq "$ROUNDS"); do
-			$run cat /proc/self/mountinfo >>"$dir/cat"
-			$run findmnt -l >>"$dir/findmnt"
+			$run cat /proc/self/mountinfo >>"$dir/catbare"
+			$run $secc cat /proc/self/mountinfo >>"$dir/cat"
+			$run $secc findmnt -l >>"$dir/findmnt"
 			$run $secc "$lsmnt" -l >>"$dir/lsmnt"
+			$run $secc "$lsmnt" -l -o +UNIQ-ID >>"$dir/uniq"
 			MNTKIT_TEST_OLD_IDS=1 $run $secc "$lsmnt" -l >>"$dir/oldids"
 			[ -z "$LIB_BASE" ] ||
 				LD_LIBRARY_PATH=$LIB_BASE $run $secc "$lsmnt" -l >>"$dir/base"
 		done
 		# the medians of wall (field 1) and CPU (field 4) seconds
 		meds() { echo "$(cut -d' ' -f1 <"$1" | med) $(cut -d' ' -f4 <"$1" | med)"; }
-		echo "$(meds "$dir/cat") $(meds "$dir/findmnt") $(meds "$dir/lsmnt") $(meds "$dir/oldids")" |
+		echo "$(meds "$dir/cat") $(meds "$dir/findmnt") $(meds "$dir/lsmnt") $(meds "$dir/oldids") $(meds "$dir/uniq") $(meds "$dir/catbare")" |
 			awk -v n="$N" -v r="$ROUNDS" '{
-			printf "list  %6d mounts, median of %d, wall (CPU): cat %.1f ms (%.1f), findmnt -l %.1f ms (%.1f)\n", n, r, $1 * 1e3, $2 * 1e3, $3 * 1e3, $4 * 1e3
+			printf "list  %6d mounts, median of %d, wall (CPU), all under the filter: cat %.1f ms (%.1f), findmnt -l %.1f ms (%.1f); cat without it %.1f ms (%.1f)\n", n, r, $1 * 1e3, $2 * 1e3, $3 * 1e3, $4 * 1e3, $11 * 1e3, $12 * 1e3
 			printf "      lsmnt -l, statmount refused  %6.1f ms (%5.1f)  %.2fx findmnt -l (CPU %.2fx; target <= 1)  %.2fx cat (CPU %.2fx; target <= 2.5)\n", $5 * 1e3, $6 * 1e3, $5 / $3, $6 / $4, $5 / $1, $6 / $2
-			printf "      the same, old IDs (< 6.8)    %6.1f ms (%5.1f)  %.2fx findmnt -l (CPU %.2fx)                %.2fx cat (CPU %.2fx)\n", $7 * 1e3, $8 * 1e3, $7 / $3, $8 / $4, $7 / $1, $8 / $2
+			printf "      lsmnt -l -o +UNIQ-ID         %6.1f ms (%5.1f)  %.2fx findmnt -l (CPU %.2fx)                %.2fx cat (CPU %.2fx)\n", $9 * 1e3, $10 * 1e3, $9 / $3, $10 / $4, $9 / $1, $10 / $2
+			printf "      lsmnt -l, old IDs (< 6.8)    %6.1f ms (%5.1f)  %.2fx findmnt -l (CPU %.2fx)                %.2fx cat (CPU %.2fx)\n", $7 * 1e3, $8 * 1e3, $7 / $3, $8 / $4, $7 / $1, $8 / $2
 		}'
 		[ -z "$LIB_BASE" ] || echo "$(meds "$dir/cat") $(meds "$dir/findmnt") $(meds "$dir/base")" |
 			awk '{ printf "      LIB_BASE, statmount refused  %6.1f ms (%5.1f)  %.2fx findmnt -l (CPU %.2fx)                %.2fx cat (CPU %.2fx)\n", $5 * 1e3, $6 * 1e3, $5 / $3, $6 / $4, $5 / $1, $6 / $2 }'

@@ -60,7 +60,8 @@
  * cannot be read without a risk of blocking (a mount hidden under
  * another, one of a network or FUSE filesystem) has its old ID as
  * @mnt_id, and on a kernel before 6.8 every mount has
- * (MNTKIT_FEAT_UNIQUE_IDS says which kind a backend gives). Listings
+ * (MNTKIT_FEAT_UNIQUE_IDS says which kind a backend gives), and so does
+ * every mount on it for a call that asks MNTKIT_OPTS_F_CHEAP_IDS. Listings
  * come by ascending @mnt_id, so those old IDs come first;
  * mntkit_list_order() puts IDs in mountinfo's order (findmnt's), and
  * MNTKIT_TABLE_F_OLD_ORDER gives a table's tree findmnt's sibling order.
@@ -180,13 +181,31 @@ const char *mntkit_version(void);
  * @mnt_ns_id: a mount namespace ID (mntkit_ns_id_from_fd()), 0 for none.
  * @mnt_ns_fd: an fd of /proc/PID/ns/mnt, 0 for none (as in the kernel ABI).
  * @pid:       a process whose mount namespace is queried, 0 for none.
+ * @flags:     MNTKIT_OPTS_F_* (0: none; an unknown bit is -EINVAL).
  */
 struct mntkit_opts {
 	size_t size;
 	uint64_t mnt_ns_id;
 	int mnt_ns_fd;
 	pid_t pid;
+	uint64_t flags;
 };
+
+/*
+ * MNTKIT_OPTS_F_CHEAP_IDS: name mounts by their old IDs where a unique ID
+ * costs a look at each mount point: on the mountinfo backend (a kernel
+ * before 6.11, or statmount(2) refused), the call's replies, listings and
+ * tables give every mount's old ID as @mnt_id and its parent's old ID as
+ * @mnt_parent_id, as on a kernel before 6.8, and look at no mount point
+ * to learn IDs (one system call or more a mount): for a listing that
+ * shows no unique ID, as lsmnt's default columns. Such an ID names its mount
+ * only while the mount lives (old IDs are reused): do not keep it. A
+ * unique ID asked for (mnt_id, a cursor) is still taken, and that call
+ * names mounts as without the flag. The native backend gives unique IDs
+ * with or without it. Not for a watch or a live view (-EINVAL): they
+ * compare the IDs of many loads.
+ */
+#define MNTKIT_OPTS_F_CHEAP_IDS 0x01ULL
 
 /* the size of the first struct mntkit_opts (a smaller one: -EINVAL) */
 #define MNTKIT_OPTS_SIZE_VER0 (offsetof(struct mntkit_opts, pid) + sizeof(pid_t))
@@ -442,7 +461,9 @@ ssize_t mntkit_list(uint64_t mnt_id, unsigned int flags,
  * backend, the emulation's listing order, which is mountinfo's (findmnt's
  * list order) with each hidden mount, named by its old ID, in its place
  * (in ID order the old IDs would come first). An ID not in the table goes
- * where a listing with it as the cursor goes on. For a program that holds
+ * where a listing with it as the cursor goes on; with
+ * MNTKIT_OPTS_F_CHEAP_IDS, where the emulation lists old IDs, mountinfo's
+ * order, and an ID not in the table goes last. For a program that holds
  * IDs (a snapshot's, which is sorted by ID) and lists them as findmnt
  * does. 0 or a negative errno (-EINVAL: @ids NULL with @n > 0).
  */

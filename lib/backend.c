@@ -79,7 +79,8 @@ static int forced(void)
 /* the backend a call pinned (MNTKIT__PIN()), and how deep */
 static MNTKIT__TLS const struct mntkit_backend_ops *pinned_ops;
 static MNTKIT__TLS unsigned int pin_depth;
-/* the process whose mountinfo alone the pinned call reads (or 0) */
+/* the pinned call's struct mntkit_opts asked MNTKIT_OPTS_F_CHEAP_IDS */
+static MNTKIT__TLS int pinned_cheap_ids;
 
 /* the backend in effect now, whatever is pinned */
 static enum mntkit_backend backend_now(void)
@@ -123,8 +124,10 @@ struct mntkit__pin mntkit__pin_begin(const struct mntkit_backend_ops *ops)
 
 void mntkit__pin_end(struct mntkit__pin *pin)
 {
-	if (pin->pinned && pin_depth && !--pin_depth)
+	if (pin->pinned && pin_depth && !--pin_depth) {
 		mntkit__emul_set_pid(0);
+		pinned_cheap_ids = 0;
+	}
 	pin->pinned = 0;
 }
 
@@ -145,6 +148,19 @@ int mntkit__pin_mountinfo_of(pid_t pid)
 	pinned_ops = &mntkit_mountinfo_ops;
 	mntkit__emul_set_pid(pid);
 	return 0;
+}
+
+int mntkit__pin_cheap_ids(void)
+{
+	if (!pin_depth)
+		return -EPERM;
+	pinned_cheap_ids = 1;
+	return 0;
+}
+
+int mntkit__pinned_cheap_ids(void)
+{
+	return pin_depth && pinned_cheap_ids;
 }
 
 pid_t mntkit__pinned_pid(void)

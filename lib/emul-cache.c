@@ -545,7 +545,26 @@ static int table_load(struct table *t, int ids)
 /* a loaded table serves a request that needs @ids (see IDS_*) */
 static int ids_ok(const struct table *t, int ids)
 {
+	if (ids == IDS_OLD)
+		return !t->unique_mode;
 	return ids == IDS_ANY || t->unique_mode == mntkit__emul_have_unique;
+}
+
+/*
+ * What a backend call about @ids[0..@n) needs of the table: old IDs
+ * (IDS_OLD) where its pinned call asked MNTKIT_OPTS_F_CHEAP_IDS and
+ * none of @ids is a unique ID (an ID above 2^31 asked for is looked up
+ * as without the flag), else IDS_BACKEND. ~0 (LSMT_ROOT, a reverse
+ * listing's start) is no ID.
+ */
+int mntkit__emul_ids_wanted(const uint64_t *ids, size_t n)
+{
+	if (!mntkit__emul_have_unique || !mntkit__pinned_cheap_ids())
+		return IDS_BACKEND;
+	for (size_t k = 0; k < n; k++)
+		if (!low_id(ids[k]) && ids[k] != ~0ULL)
+			return IDS_BACKEND;
+	return IDS_OLD;
 }
 
 /*

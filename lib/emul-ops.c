@@ -44,15 +44,16 @@ static int emul_statmount_locked(const struct mntkit_mnt_id_req *ureq,
 	struct table *t = NULL;
 	uint64_t want;
 	ssize_t i;
-	int ret, pre;
+	int ret, pre, ids;
 
 	ret = mntkit__req_copy(ureq, &req);
 	if (ret)
 		return ret;
-	pre = id_precheck(req.mnt_id);
+	ids = mntkit__emul_ids_wanted(&req.mnt_id, 1);
+	pre = ids == IDS_OLD && req.mnt_id ? 0 : id_precheck(req.mnt_id);
 	if (pre < 0)
 		return pre;
-	ret = mntkit__emul_request_table(&req, &t, IDS_BACKEND);
+	ret = mntkit__emul_request_table(&req, &t, ids);
 	if (ret)
 		return pre ? -EINVAL : ret;
 	if (mntkit__emul_foreign_denied(&req, t))
@@ -133,7 +134,8 @@ static int emul_stat_many(const struct mntkit_mnt_id_req *ureq,
 	r.cap = mntkit__emul_scratch.cap;
 	ret = mntkit__req_copy(ureq, &req);
 	if (!ret)
-		ret = mntkit__emul_request_table(&req, &t, IDS_BACKEND);
+		ret = mntkit__emul_request_table(&req, &t,
+				mntkit__emul_ids_wanted(ids, n));
 	if (!ret && mntkit__emul_foreign_denied(&req, t))
 		ret = -EPERM;
 	for (size_t k = 0; k < n && !ret; k++) {
@@ -205,7 +207,8 @@ int mntkit__emul_parent_outside(const struct mntkit_mnt_id_req *ureq,
 	pthread_mutex_lock(&mntkit__emul_lock);
 	ret = mntkit__req_copy(ureq, &req);
 	if (!ret)
-		ret = mntkit__emul_request_table(&req, &t, IDS_BACKEND);
+		ret = mntkit__emul_request_table(&req, &t,
+				mntkit__emul_ids_wanted(&id, 1));
 	if (!ret && (mntkit__emul_find_key(t, id) >= 0 ||
 		     mntkit__mindex_find_old(&t->ix, id) >= 0))
 		goto unlock; /* 0: a mount of the table */
@@ -250,21 +253,26 @@ static ssize_t emul_listmount_locked(const struct mntkit_mnt_id_req *ureq,
 	struct table *t = NULL;
 	ssize_t start = -1;
 	size_t pos, n = 0;
-	uint64_t cursor;
-	int ret, pre = 0;
+	uint64_t cursor, asked[2];
+	int ret, pre = 0, want;
 
 	ret = mntkit__req_copy(ureq, &req);
 	if (ret)
 		return ret;
+	cursor = req.param;
+	asked[0] = req.mnt_id;
+	asked[1] = cursor;
+	want = mntkit__emul_ids_wanted(asked, 2);
 	if (req.mnt_id != MNTKIT_LSMT_ROOT) {
 		pre = id_precheck(req.mnt_id);
 		if (pre < 0)
 			return pre;
 	}
-	cursor = req.param;
 	if (cursor && low_id(cursor) && mntkit__emul_have_unique)
 		pre = 1;
-	ret = mntkit__emul_request_table(&req, &t, IDS_BACKEND);
+	if (want == IDS_OLD)
+		pre = 0; /* as on a kernel before 6.8 */
+	ret = mntkit__emul_request_table(&req, &t, want);
 	if (ret)
 		return pre ? -EINVAL : ret;
 	if (mntkit__emul_foreign_denied(&req, t))
@@ -372,7 +380,9 @@ static int rank_ids(const struct mntkit_mnt_id_req *req, const uint64_t *ids,
 		    size_t n, struct ranked *v)
 {
 	struct table *t;
-	int ret = mntkit__emul_request_table(req, &t, IDS_BACKEND);
+	int cheap = mntkit__emul_ids_wanted(ids, n) == IDS_OLD;
+	int ret = mntkit__emul_request_table(req, &t,
+					     cheap ? IDS_OLD : IDS_BACKEND);
 
 	if (ret)
 		return ret;
@@ -380,7 +390,9 @@ static int rank_ids(const struct mntkit_mnt_id_req *req, const uint64_t *ids,
 		ssize_t i = mntkit__mindex_find(&t->ix, ids[k]);
 
 		v[k].id = ids[k];
-		if (!t->unique_mode || !t->has_hidden)
+		if (cheap) /* mountinfo's order; one gone since: last */
+			v[k].rank = i >= 0 ? (uint64_t)i : UINT64_MAX;
+		else if (!t->unique_mode || !t->has_hidden)
 			v[k].rank = ids[k]; /* key order */
 		else if (i >= 0)
 			v[k].rank = 2 * (uint64_t)i + 1;
@@ -447,7 +459,7 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 		close(fd);
 	if (ret)
 		return ret;
-	if (!mntkit__emul_have_unique) {
+	if (!mntkit__emul_have_unique || mntkit__pinned_cheap_ids()) {
 		*mnt_id = old;
 		return 0;
 	}

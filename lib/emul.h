@@ -125,6 +125,12 @@
  */
 #define IDS_BACKEND 0
 #define IDS_ANY     1
+/*
+ * IDS_OLD: every mount named by its old ID, no mount point looked at, as
+ * on a kernel before 6.8: what a call whose struct mntkit_opts asks
+ * MNTKIT_OPTS_F_CHEAP_IDS gets (mntkit__emul_ids_wanted()).
+ */
+#define IDS_OLD     2
 
 /* a key that is an old ID (a hidden mount's), not a unique ID */
 static inline int low_key(uint64_t key)
@@ -253,6 +259,7 @@ int mntkit__emul_request_table(const struct mntkit_mnt_id_req *req,
 			       struct table **out, int ids);
 int mntkit__emul_foreign_denied(const struct mntkit_mnt_id_req *req,
 				const struct table *t);
+int mntkit__emul_ids_wanted(const uint64_t *ids, size_t n);
 
 /* lib/emul-ids.c: IDs and mount point probes */
 int mntkit__emul_issued_has(uint64_t id);

@@ -107,6 +107,14 @@ void mntkit__pin_end(struct mntkit__pin *pin);
  */
 int mntkit__pin_mountinfo_of(pid_t pid);
 pid_t mntkit__pinned_pid(void);
+
+/*
+ * MNTKIT_OPTS_F_CHEAP_IDS of the pinned call's struct mntkit_opts
+ * (mntkit__req_init()): the emulation names its mounts by old IDs for
+ * the rest of the call. -EPERM when no call is pinned.
+ */
+int mntkit__pin_cheap_ids(void);
+int mntkit__pinned_cheap_ids(void);
 /* the emulation's side of it (emul-cache.c): the PID, set by backend.c */
 void mntkit__emul_set_pid(pid_t pid);
 pid_t mntkit__emul_pid(void);

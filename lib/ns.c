@@ -443,6 +443,11 @@ int mntkit__req_init(struct mntkit_mnt_id_req *req,
 		return mntkit__misuse("struct mntkit_opts", EINVAL,
 			o.pid < 0 ? "a negative pid" :
 			"more than one of mnt_ns_id, mnt_ns_fd and pid set");
+	if (o.flags & ~MNTKIT_OPTS_F_CHEAP_IDS)
+		return mntkit__misuse("struct mntkit_opts", EINVAL,
+				      "an unknown bit in flags");
+	if ((o.flags & MNTKIT_OPTS_F_CHEAP_IDS) && mntkit__pin_cheap_ids())
+		return -EINVAL; /* cannot be: every caller is pinned */
 	if (o.mnt_ns_id) {
 		req->size = MNTKIT_MNT_ID_REQ_SIZE_VER1;
 		req->mnt_ns_id = o.mnt_ns_id;

@@ -26,6 +26,32 @@ int mntkit__resize(void *arr, size_t n, size_t size)
 	return 0;
 }
 
+/* a grown array this big is in pages of its own (malloc(3)'s mmap) */
+#define GROWN_PRESENT_FROM (256U << 10)
+
+/*
+ * The pages an array grew by (bytes @from to @to of *@arr) made present
+ * at once where it is big: one call where a page fault each would come
+ * as they are written (a fault costs several times more than the page
+ * it fills, a virtual machine's most).
+ */
+static void grown_present(void *arr, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+	char *p;
+
+	if (to < GROWN_PRESENT_FROM)
+		return;
+	memcpy(&p, arr, sizeof(p));
+	mntkit__advise_within(p + from, to - from, mntkit__page_size(),
+			      MADV_POPULATE_WRITE);
+#else
+	(void)arr;
+	(void)from;
+	(void)to;
+#endif
+}
+
 int mntkit__grow(void *arr, size_t *cap, size_t need, size_t size,
 		 size_t first)
 {
@@ -40,6 +66,7 @@ int mntkit__grow(void *arr, size_t *cap, size_t need, size_t size,
 	}
 	if (mntkit__resize(arr, ncap, size))
 		return -ENOMEM;
+	grown_present(arr, *cap * size, ncap * size);
 	*cap = ncap;
 	return 0;
 }

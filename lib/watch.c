@@ -313,6 +313,10 @@ static int watch_new(const struct mntkit_watch_opts *wopts,
 		  MNTKIT_STATMOUNT_MNT_BASIC;
 	w->tm.rescan_ms = wo.rescan_ms;
 	ret = mntkit__req_init(&w->req, opts, &w->req_fd);
+	if (!ret && mntkit__pinned_cheap_ids())
+		ret = mntkit__misuse("mntkit_watch_new", EINVAL,
+				     "MNTKIT_OPTS_F_CHEAP_IDS is not for a "
+				     "watch: it compares the IDs of many loads");
 	/* pinned above, or by the request (a namespace's mountinfo alone) */
 	w->ops = mntkit__ops();
 	w->pid_only = mntkit__pinned_pid();

@@ -656,6 +656,94 @@ T_CASE(emul_uncovered_mount_keeps_old_id)
 	t_umount(x);
 }
 
+/*
+ * MNTKIT_OPTS_F_CHEAP_IDS: on the emulation every mount is named by its
+ * old ID (mnt_id == mnt_id_old, its parent's old ID as mnt_parent_id) in
+ * a table, a listing and a reply, consistently with mountinfo; the
+ * listing order is mountinfo's; a unique ID asked for is still taken;
+ * the default stays the unique ID; the native backend keeps its unique
+ * IDs; an unknown bit and a watch are refused.
+ */
+T_CASE(emul_cheap_ids)
+{
+	MNTKIT_OPTS(cheap, .flags = MNTKIT_OPTS_F_CHEAP_IDS);
+	MNTKIT_OPTS(bad, .flags = 0x2);
+	struct mntkit_table *tab;
+	struct mntkit_statmount *sm;
+	struct mntkit_watch *w;
+	struct mntkit_live *l;
+	struct t_mitab mi;
+	uint64_t *ids, old_a = 0, old_abc = 0, parent_abc = 0;
+	struct t_tree t;
+	ssize_t n;
+
+	setup(&t);
+	t_mi_read(0, &mi);
+	for (size_t i = 0; i < mi.n; i++) {
+		if (!strcmp(mi.v[i].point, t.path[T_A]))
+			old_a = mi.v[i].id;
+		if (!strcmp(mi.v[i].point, t.path[T_ABC])) {
+			old_abc = mi.v[i].id;
+			parent_abc = mi.v[i].parent;
+		}
+	}
+	T_ASSERT(old_a && old_abc);
+	T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
+
+	T_OK(mntkit_table_new(MNTKIT_STATMOUNT_MNT_BASIC, 0, &cheap, &tab));
+	T_EQ_U(mntkit_table_count(tab), mi.n);
+	for (size_t i = 0; i < mntkit_table_count(tab); i++) {
+		const struct mntkit_statmount *r = mntkit_table_get(tab, i);
+
+		T_EQ_U(r->mnt_id, r->mnt_id_old);
+		T_EQ_U(r->mnt_parent_id, r->mnt_parent_id_old);
+	}
+	T_ASSERT(mntkit_table_find(tab, old_abc) >= 0);
+	mntkit_table_free(tab);
+
+	/* the listing: mountinfo's old IDs, ascending; ordered as the file */
+	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, &cheap, &ids);
+	T_ASSERTF(n >= 0, "mntkit_list: %s", strerror(errno));
+	T_EQ_U((size_t)n, mi.n);
+	for (ssize_t i = 1; i < n; i++)
+		T_ASSERT(ids[i] > ids[i - 1]);
+	T_OK(mntkit_list_order(ids, (size_t)n, &cheap));
+	for (size_t i = 0; i < mi.n; i++)
+		T_EQ_U(ids[i], mi.v[i].id);
+	free(ids);
+
+	/* a reply by old ID, its parent by old ID */
+	T_OK(mntkit_stat(old_abc, MNTKIT_STATMOUNT_MNT_BASIC, &cheap, &sm));
+	T_EQ_U(sm->mnt_id, old_abc);
+	T_EQ_U(sm->mnt_parent_id, parent_abc);
+	free(sm);
+
+	/* a unique ID asked for is taken; without the flag: unique IDs */
+	if (t.id[T_A] > MNTKIT_MNT_UNIQUE_ID_OFFSET) {
+		T_OK(mntkit_stat(t.id[T_A], MNTKIT_STATMOUNT_MNT_BASIC,
+				 &cheap, &sm));
+		T_EQ_U(sm->mnt_id_old, old_a);
+		free(sm);
+		T_OK(mntkit_table_new(MNTKIT_STATMOUNT_MNT_BASIC, 0, NULL,
+				      &tab));
+		T_ASSERT(mntkit_table_find(tab, t.id[T_A]) >= 0);
+		T_ASSERT(mntkit_table_find(tab, old_a) < 0);
+		mntkit_table_free(tab);
+		/* the native backend names it by its unique ID, flag or not */
+		T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_NATIVE), 0);
+		T_OK(mntkit_stat(t.id[T_A], MNTKIT_STATMOUNT_MNT_BASIC,
+				 &cheap, &sm));
+		T_EQ_U(sm->mnt_id, t.id[T_A]);
+		free(sm);
+		T_EQ_I(mntkit_set_backend(MNTKIT_BACKEND_MOUNTINFO), 0);
+	}
+
+	T_NEG(mntkit_list(MNTKIT_LSMT_ROOT, 0, &bad, &ids), EINVAL);
+	T_NEG(mntkit_watch_new(NULL, &cheap, &w), EINVAL);
+	T_NEG(mntkit_live_new(NULL, &cheap, &l), EINVAL);
+	t_mi_free(&mi);
+}
+
 int main(int argc, char **argv)
 {
 	return t_run(argc, argv);

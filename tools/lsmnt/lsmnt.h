@@ -877,6 +877,10 @@ int list_namespaces(const struct cmdline *cl, uint64_t **ids, int **pids);
 
 /* the statmount groups the columns, the filters and -U need */
 uint64_t wanted_mask(const struct cmdline *cl);
+/* @opts (in @o) with MNTKIT_OPTS_F_CHEAP_IDS where no unique ID shows */
+const struct mntkit_opts *query_opts(const struct cmdline *cl,
+				     const struct mntkit_opts *opts,
+				     struct mntkit_opts *o);
 /* the option an error names: --ns, -N, --unreachable, or NULL */
 const char *ns_subject(const struct cmdline *cl);
 /* @r: 0, or an error of the query, reported here */

@@ -538,6 +538,7 @@ size_t *list_order(const struct cmdline *cl,
 	size_t n = mntkit_table_count(t), *order = NULL;
 	const struct mntkit_opts *opts = cl->ns;
 	MNTKIT_OPTS(o);
+	struct mntkit_opts cheap;
 	struct mntkit_statmount *buf = NULL;
 	size_t size = 0;
 	uint64_t *ids;
@@ -566,7 +567,7 @@ size_t *list_order(const struct cmdline *cl,
 		ids[i] = buf->mnt_id;
 	}
 	free(buf);
-	if (order && mntkit_list_order(ids, n, opts) < 0) {
+	if (order && mntkit_list_order(ids, n, query_opts(cl, opts, &cheap)) < 0) {
 		free(order);
 		order = NULL;
 	}

@@ -62,13 +62,53 @@ int query_failed(const struct cmdline *cl, int r)
 	return r;
 }
 
+/*
+ * Does the output show or compare a unique ID? UNIQ-ID, UNIQ-PARENT (shown
+ * or in -Q), --uniq-id, --kernel=listmount (findmnt's UNIQ-ID), -p (a
+ * mount followed by its ID); and, not to mix two kinds of ID, any table
+ * but the one of one namespace (--all-namespaces, -m, --unreachable).
+ */
+static bool shows_unique_ids(const struct cmdline *cl)
+{
+	for (size_t c = 0; c < cl->ncols; c++)
+		if (cl->cols[c] == COL_UNIQ_ID || cl->cols[c] == COL_UNIQ_PARENT)
+			return true;
+	return cl->f.has_uniq || cl->f.listmount || cl->poll || cl->all_ns ||
+	       cl->mtab || cl->unreachable;
+}
+
+/*
+ * The options of lsmnt's queries of @opts' namespace, in @o: where no
+ * unique ID is shown or compared, MNTKIT_OPTS_F_CHEAP_IDS (the emulation
+ * names the mounts by their old IDs, which every other column shows,
+ * without a look at each mount point).
+ */
+const struct mntkit_opts *query_opts(const struct cmdline *cl,
+				     const struct mntkit_opts *opts,
+				     struct mntkit_opts *o)
+{
+	if (shows_unique_ids(cl))
+		return opts;
+	*o = (struct mntkit_opts){ .size = sizeof(*o) };
+	if (opts) {
+		o->mnt_ns_id = opts->mnt_ns_id;
+		o->mnt_ns_fd = opts->mnt_ns_fd;
+		o->pid = opts->pid;
+	}
+	o->flags = MNTKIT_OPTS_F_CHEAP_IDS;
+	return o;
+}
+
 static int take_snapshot(const struct cmdline *cl,
 			 const struct mntkit_opts *opts, uint64_t mask,
 			 struct mntkit_table **out, bool quiet)
 {
 	/* siblings in findmnt's order: build_rows() walks the links */
 	unsigned int flags = MNTKIT_TABLE_F_OLD_ORDER;
+	struct mntkit_opts o;
 	int r;
+
+	opts = query_opts(cl, opts, &o);
 
 	if (cl->unreachable)
 		flags |= MNTKIT_TABLE_F_UNREACHABLE;
