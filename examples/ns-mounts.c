@@ -14,6 +14,17 @@
 
 #include <mntkit.h>
 
+/* a mount's TARGET SOURCE FSTYPE, indented by its depth */
+static void print_mount(const struct mntkit_table *t, size_t m)
+{
+	const struct mntkit_statmount *sm = mntkit_table_get(t, m);
+	const char *src = mntkit_sm_get(sm, MNTKIT_FIELD_SB_SOURCE);
+
+	printf("%*s%s %s %s\n", 2 * (int)mntkit_table_depth(t, m), "",
+	       mntkit_sm_get(sm, MNTKIT_FIELD_MNT_POINT), src ? src : "none",
+	       mntkit_sm_get(sm, MNTKIT_FIELD_FS_TYPE));
+}
+
 int main(int argc, char **argv)
 {
 	char *end = "";
@@ -29,19 +40,12 @@ int main(int argc, char **argv)
 			     &opts, &t);
 	if (r < 0)
 		errx(1, "PID %ld: %s", pid, strerror(-r));
-	/* pre-order: a mount, its first child, else the next sibling of
-	 * the nearest mount on the way up that has one */
-	for (ssize_t m = mntkit_table_first_root(t), next; m >= 0; m = next) {
-		const struct mntkit_statmount *sm = mntkit_table_get(t, (size_t)m);
-		const char *src = mntkit_sm_get(sm, MNTKIT_FIELD_SB_SOURCE);
-
-		printf("%*s%s %s %s\n", 2 * (int)mntkit_table_depth(t, (size_t)m),
-		       "", mntkit_sm_get(sm, MNTKIT_FIELD_MNT_POINT),
-		       src ? src : "none", mntkit_sm_get(sm, MNTKIT_FIELD_FS_TYPE));
-		next = mntkit_table_first_child(t, (size_t)m);
-		for (; next < 0 && m >= 0; m = mntkit_table_parent(t, (size_t)m))
-			next = mntkit_table_next_sibling(t, (size_t)m);
-	}
+	/* pre-order, root after root: a mount before its children */
+	for (ssize_t r = mntkit_table_first_root(t); r >= 0;
+	     r = mntkit_table_next_sibling(t, (size_t)r))
+		for (ssize_t m = r; m >= 0;
+		     m = mntkit_table_next_preorder(t, (size_t)m, (size_t)r))
+			print_mount(t, (size_t)m);
 	mntkit_table_free(t);
 	return 0;
 }

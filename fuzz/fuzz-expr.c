@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Fuzz target: lsmnt's filter expressions (tools/lsmnt/expr.c). The
+ * Fuzz target: lsmnt's filter expressions (tools/lsmnt/expr*.c). The
  * input, up to its first NUL, is parsed; a parse that fails must say why;
  * one that succeeds is dumped, its holders bound to columns of every type
  * (chosen by the input's bytes), prepared and evaluated on rows of

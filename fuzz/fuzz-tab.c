@@ -41,27 +41,19 @@ static void check_table(const struct mntkit_table *t)
 	/* the walk: pre-order from every root, no record twice */
 	for (ssize_t r = mntkit_table_first_root(t); r >= 0;
 	     r = mntkit_table_next_sibling(t, (size_t)r)) {
-		ssize_t i = r;
+		ssize_t i;
 
-		for (;;) {
-			ssize_t c;
+		for (i = r; i >= 0;
+		     i = mntkit_table_next_preorder(t, (size_t)i, (size_t)r)) {
+			ssize_t c = mntkit_table_first_child(t, (size_t)i);
 
 			if (++seen > n)
 				abort();
-			c = mntkit_table_first_child(t, (size_t)i);
-			if (c >= 0) {
-				if (mntkit_table_parent(t, (size_t)c) != i)
-					abort();
-				i = c;
-				continue;
-			}
-			while (i != r &&
-			       mntkit_table_next_sibling(t, (size_t)i) < 0)
-				i = mntkit_table_parent(t, (size_t)i);
-			if (i == r)
-				break;
-			i = mntkit_table_next_sibling(t, (size_t)i);
+			if (c >= 0 && mntkit_table_parent(t, (size_t)c) != i)
+				abort();
 		}
+		if (i != -ENOENT)
+			abort();
 	}
 	if (seen != n)
 		abort();

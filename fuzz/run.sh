@@ -21,7 +21,7 @@
 # Environment: MESON, NINJA (as the Makefile's), FUZZ_JOBS (libFuzzer
 # -jobs, default 1), FUZZ_TARGET (fuzz-mountinfo, the default;
 # fuzz-tab: the table-file reader, lib/tab.c, from fuzz/corpus-tab/;
-# fuzz-expr: lsmnt's filter expressions, tools/lsmnt/expr.c, from
+# fuzz-expr: lsmnt's filter expressions, tools/lsmnt/expr*.c, from
 # fuzz/corpus-expr/).
 set -eu
 

@@ -662,9 +662,18 @@ ssize_t mntkit_table_find(const struct mntkit_table *table, uint64_t mnt_id);
  *   table is empty; the next roots follow with mntkit_table_next_sibling().
  * mntkit_table_depth: 0 for a root, parent's depth + 1 otherwise (never 0
  *   for a mount with a parent).
- * All five fail with -EINVAL for a NULL table or an index out of range,
+ * mntkit_table_next_preorder: the mount after @idx in the pre-order walk
+ *   of the subtree of @root (a parent before its children, children in
+ *   the order above): the first child of @idx, else the next sibling of
+ *   @idx or of the nearest mount on the way up to @root that has one;
+ *   -ENOENT when the subtree is done (never a sibling of @root). @idx is
+ *   @root or a mount below it (unchecked: the climb stops at @root's
+ *   depth).
+ * All six fail with -EINVAL for a NULL table or an index out of range,
  * and set errno on failure; "for (i = first_child(t, p); i >= 0;
- * i = next_sibling(t, i))" walks the children.
+ * i = next_sibling(t, i))" walks the children, "for (i = r; i >= 0;
+ * i = next_preorder(t, i, r))" the subtree of r (r and every mount
+ * below it), and the same over every root the whole table.
  */
 ssize_t mntkit_table_parent(const struct mntkit_table *table, size_t idx);
 ssize_t mntkit_table_first_child(const struct mntkit_table *table, size_t idx);
@@ -672,6 +681,8 @@ ssize_t mntkit_table_next_sibling(const struct mntkit_table *table,
 				  size_t idx);
 ssize_t mntkit_table_first_root(const struct mntkit_table *table);
 ssize_t mntkit_table_depth(const struct mntkit_table *table, size_t idx);
+ssize_t mntkit_table_next_preorder(const struct mntkit_table *table,
+				   size_t idx, size_t root);
 
 /* mntkit_table_state() bits */
 #define MNTKIT_TABLE_STATE_PLACED 0x01U /* some mounts are placed as roots */

@@ -682,30 +682,17 @@ static int collect_under(const struct mntkit_table *t, const char *path,
 
 	for (ssize_t r = mntkit_table_first_root(t); r >= 0;
 	     r = mntkit_table_next_sibling(t, (size_t)r)) {
-		ssize_t i = r;
-
-		for (;;) {
+		for (ssize_t i = r; i >= 0;
+		     i = mntkit_table_next_preorder(t, (size_t)i, (size_t)r)) {
 			const struct mntkit_statmount *sm =
 				mntkit_table_get(t, (size_t)i);
 			const char *pt = sm_string(sm, MNTKIT_FIELD_MNT_POINT);
-			ssize_t c;
 
-			if (pt && at_or_below(pt, path, plen)) {
-				if (mntkit__idvec_reserve(iv, 1))
-					return -ENOMEM;
-				iv->v[iv->n++] = sm->mnt_id;
-			}
-			c = mntkit_table_first_child(t, (size_t)i);
-			if (c >= 0) {
-				i = c;
+			if (!pt || !at_or_below(pt, path, plen))
 				continue;
-			}
-			while (i != r &&
-			       mntkit_table_next_sibling(t, (size_t)i) < 0)
-				i = mntkit_table_parent(t, (size_t)i);
-			if (i == r)
-				break;
-			i = mntkit_table_next_sibling(t, (size_t)i);
+			if (mntkit__idvec_reserve(iv, 1))
+				return -ENOMEM;
+			iv->v[iv->n++] = sm->mnt_id;
 		}
 	}
 	return 0;

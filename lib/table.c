@@ -161,6 +161,27 @@ ssize_t mntkit_table_depth(const struct mntkit_table *t, size_t idx)
 	return (ssize_t)t->depth[idx];
 }
 
+/*
+ * Pre-order below @root: the first child, else the next sibling of @idx
+ * or of the nearest mount on the way up that has one, climbing no higher
+ * than @root's depth (a mount at that depth is @root: its siblings are
+ * outside the subtree).
+ */
+ssize_t mntkit_table_next_preorder(const struct mntkit_table *t, size_t idx,
+				   size_t root)
+{
+	size_t i;
+
+	if (!t || idx >= t->n || root >= t->n)
+		return mntkit__fail(EINVAL);
+	if (t->first_child[idx] >= 0)
+		return t->first_child[idx];
+	for (i = idx; t->depth[i] > t->depth[root]; i = (size_t)t->parent[i])
+		if (t->next[i] >= 0)
+			return t->next[i];
+	return mntkit__fail(ENOENT);
+}
+
 unsigned int mntkit_table_state(const struct mntkit_table *t)
 {
 	return t ? t->state : 0;

@@ -36,7 +36,14 @@ struct field {
 
 #define OFF(f) offsetof(struct mntkit_statmount, f)
 
+/* the attributes; group 0: never None */
 static const struct field fields[] = {
+	{"id", K_U64, 0, OFF(mnt_id), 0,
+	 "The mount's ID (mnt_id): its unique 64-bit ID where the kernel has "
+	 "them (6.8+), what every call takes; never None."},
+	{"mask", K_U64, 0, OFF(mask), 0,
+	 "The statmount groups the reply holds (MNTKIT_STATMOUNT_* bits); a "
+	 "field of a group it lacks is None."},
 	{"parent_id", K_U64, G(MNT_BASIC), OFF(mnt_parent_id), 0,
 	 "The parent mount's ID (mnt_parent_id); its own ID for the root."},
 	{"old_id", K_U32, G(MNT_BASIC), OFF(mnt_id_old), 0,
@@ -300,18 +307,6 @@ static PyObject *mount_field(PyObject *self, void *closure)
 	Py_RETURN_NONE;
 }
 
-static PyObject *mount_id(PyObject *self, void *closure)
-{
-	(void)closure;
-	return PyLong_FromUnsignedLongLong(M(self)->sm->mnt_id);
-}
-
-static PyObject *mount_mask(PyObject *self, void *closure)
-{
-	(void)closure;
-	return PyLong_FromUnsignedLongLong(M(self)->sm->mask);
-}
-
 static PyObject *mount_repr(PyObject *self)
 {
 	const struct mntkit_statmount *sm = M(self)->sm;
@@ -347,22 +342,13 @@ static PyObject *mount_richcompare(PyObject *a, PyObject *b, int op)
 	return mkpy_id_compare(a, b, op, id_of);
 }
 
-/* the getters: id and mask, then one per field of the table above */
-static PyGetSetDef mount_getset[NFIELDS + 3] = {
-	{"id", mount_id, NULL,
-	 "The mount's ID (mnt_id): its unique 64-bit ID where the kernel has "
-	 "them (6.8+), what every call takes; never None.",
-	 NULL},
-	{"mask", mount_mask, NULL,
-	 "The statmount groups the reply holds (MNTKIT_STATMOUNT_* bits); a "
-	 "field of a group it lacks is None.",
-	 NULL},
-};
+/* a getter per field of the table above, and the end */
+static PyGetSetDef mount_getset[NFIELDS + 1];
 
 int mkpy_mount_ready(void)
 {
 	for (size_t i = 0; i < NFIELDS; i++) {
-		PyGetSetDef *g = &mount_getset[i + 2];
+		PyGetSetDef *g = &mount_getset[i];
 
 		g->name = fields[i].name;
 		g->get = mount_field;

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <structmember.h>
 
 struct mkpy_namespace {
 	PyObject_HEAD
@@ -103,12 +104,6 @@ static PyObject *namespace_pid(PyObject *self, void *closure)
 	return PyLong_FromLong(n->pid);
 }
 
-static PyObject *namespace_id(PyObject *self, void *closure)
-{
-	(void)closure;
-	return PyLong_FromUnsignedLongLong(id_of(self));
-}
-
 static PyObject *namespace_repr(PyObject *self)
 {
 	struct mkpy_namespace *n = (struct mkpy_namespace *)self;
@@ -130,10 +125,13 @@ static PyObject *namespace_richcompare(PyObject *a, PyObject *b, int op)
 	return mkpy_id_compare(a, b, op, id_of);
 }
 
+static PyMemberDef namespace_members[] = {
+	{"id", T_ULONGLONG, offsetof(struct mkpy_namespace, id), READONLY,
+	 "The namespace's 64-bit ID (ioctl NS_GET_MNTNS_ID, Linux 6.10+)."},
+	{NULL, 0, 0, 0, NULL},
+};
+
 static PyGetSetDef namespace_getset[] = {
-	{"id", namespace_id, NULL,
-	 "The namespace's 64-bit ID (ioctl NS_GET_MNTNS_ID, Linux 6.10+).",
-	 NULL},
 	{"pid", namespace_pid, NULL,
 	 "The lowest process in the namespace when it was listed, or None "
 	 "(a namespace kept alive by an fd or a bind mount, or one made "
@@ -155,6 +153,7 @@ PyTypeObject mkpy_namespace_type = {
 	.tp_repr = namespace_repr,
 	.tp_hash = namespace_hash,
 	.tp_richcompare = namespace_richcompare,
+	.tp_members = namespace_members,
 	.tp_getset = namespace_getset,
 };
 

@@ -44,24 +44,10 @@ static void tree_order(const struct mntkit_table *t, size_t *order)
 	size_t k = 0;
 
 	for (ssize_t r = mntkit_table_first_root(t); r >= 0;
-	     r = mntkit_table_next_sibling(t, (size_t)r)) {
-		ssize_t i = r, c;
-
-		for (;;) {
+	     r = mntkit_table_next_sibling(t, (size_t)r))
+		for (ssize_t i = r; i >= 0;
+		     i = mntkit_table_next_preorder(t, (size_t)i, (size_t)r))
 			order[k++] = (size_t)i;
-			c = mntkit_table_first_child(t, (size_t)i);
-			if (c >= 0) {
-				i = c;
-				continue;
-			}
-			while (i != r &&
-			       mntkit_table_next_sibling(t, (size_t)i) < 0)
-				i = mntkit_table_parent(t, (size_t)i);
-			if (i == r)
-				break;
-			i = mntkit_table_next_sibling(t, (size_t)i);
-		}
-	}
 }
 
 /* a Table of @t (taken over: freed on failure); @lexical: its paths are

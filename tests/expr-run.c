@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * expr-run COLUMNS NUMBERS EXPR < ROWS - the filter engine of lsmnt
- * (tools/lsmnt/expr.c) as `findmnt -r -n -o ID -Q EXPR` uses libsmartcols'
+ * (tools/lsmnt/expr*.c) as `findmnt -r -n -o ID -Q EXPR` uses libsmartcols'
  * filter, over rows read from stdin, for tests/cli/py/lsmnt_filter.py to
  * compare with the real findmnt 2.42 on the same mount table.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * test-expr - lsmnt's filter expressions (tools/lsmnt/expr.c, compiled
+ * test-expr - lsmnt's filter expressions (tools/lsmnt/expr*.c, compiled
  * in): the parse of each construct, the types of comparisons, truth
  * tables, conversions, regular expressions and every message, as findmnt
  * 2.42 (util-linux 2.42.4, libsmartcols' filter) has them: the expected

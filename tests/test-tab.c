@@ -196,6 +196,91 @@ T_CASE(mountinfo_tree)
 	mntkit_table_free(t);
 }
 
+/* the walk of mntkit_table_next_preorder() from @root, into @out */
+static size_t preorder(const struct mntkit_table *t, size_t root,
+		       ssize_t *out, size_t room)
+{
+	size_t k = 0;
+	ssize_t i;
+	int e;
+
+	for (i = (ssize_t)root; i >= 0 && k < room;
+	     i = mntkit_table_next_preorder(t, (size_t)i, root))
+		out[k++] = i;
+	e = errno;
+	T_EQ_I(i, -ENOENT);
+	T_EQ_I(e, ENOENT);
+	return k;
+}
+
+#define T_PREORDER(t, root, ...)                                         \
+	do {                                                              \
+		static const ssize_t want_[] = { __VA_ARGS__ };           \
+		ssize_t got_[16];                                         \
+		size_t n_ = preorder(t, root, got_, 16);                  \
+		T_EQ_U(n_, sizeof(want_) / sizeof(want_[0]));             \
+		for (size_t k_ = 0; k_ < n_; k_++)                        \
+			T_EQ_I(got_[k_], want_[k_]);                      \
+	} while (0)
+
+T_CASE(mountinfo_preorder)
+{
+	/* three roots (lines 0, 8, 9), a chain four deep, leaves */
+	static const char mi[] =
+		"10 1 0:1 / / rw - ext4 r rw\n"
+		"11 10 0:2 / /a rw - ext4 a rw\n"
+		"12 11 0:3 / /a/b rw - ext4 b rw\n"
+		"13 12 0:4 / /a/b/c rw - ext4 c rw\n"
+		"14 13 0:5 / /a/b/c/d rw - ext4 d rw\n"
+		"15 10 0:6 / /e rw - ext4 e rw\n"
+		"16 15 0:7 / /e/f rw - ext4 f rw\n"
+		"17 10 0:8 / /g rw - ext4 g rw\n"
+		"30 50 0:9 / /lone rw - ext4 l rw\n"
+		"31 60 0:10 / /third rw - ext4 t rw\n"
+		"32 31 0:11 / /third/x rw - ext4 x rw\n"
+		"33 12 0:12 / /a/b/y rw - ext4 y rw\n";
+	struct mntkit_table *t = read_buf(mi, NULL);
+	size_t n = mntkit_table_count(t);
+	ssize_t r;
+
+	T_EQ_U(n, 12);
+	/* the roots, each walked whole: the chain climbed back to /a/b
+	 * for its second child, a root without children alone */
+	r = mntkit_table_first_root(t);
+	T_EQ_I(r, 0);
+	T_PREORDER(t, 0, 0, 1, 2, 3, 4, 11, 5, 6, 7);
+	r = mntkit_table_next_sibling(t, (size_t)r);
+	T_EQ_I(r, 8);
+	T_PREORDER(t, 8, 8);
+	r = mntkit_table_next_sibling(t, (size_t)r);
+	T_EQ_I(r, 9);
+	T_PREORDER(t, 9, 9, 10);
+	T_NEG(mntkit_table_next_sibling(t, (size_t)r), ENOENT);
+	/* a subtree inside: never a sibling of its root, nor above it */
+	T_PREORDER(t, 2, 2, 3, 4, 11);
+	T_PREORDER(t, 5, 5, 6);
+	T_PREORDER(t, 4, 4);
+	T_PREORDER(t, 7, 7);
+	T_PREORDER(t, 11, 11);
+	/* the last of a subtree is -ENOENT, also where the table goes on */
+	T_NEG(mntkit_table_next_preorder(t, 11, 2), ENOENT);
+	T_EQ_I(mntkit_table_next_preorder(t, 11, 0), 5);
+	T_NEG(mntkit_table_next_preorder(t, 7, 0), ENOENT);
+	T_NEG(mntkit_table_next_preorder(t, 8, 8), ENOENT);
+	/* the index rule: -EINVAL with errno for a NULL table, @idx or
+	 * @root out of range */
+	T_NEG(mntkit_table_next_preorder(NULL, 0, 0), EINVAL);
+	T_NEG(mntkit_table_next_preorder(t, n, 0), EINVAL);
+	T_NEG(mntkit_table_next_preorder(t, 0, n), EINVAL);
+	T_NEG(mntkit_table_next_preorder(t, SIZE_MAX, 0), EINVAL);
+	T_NEG(mntkit_table_next_preorder(t, 0, SIZE_MAX), EINVAL);
+	mntkit_table_free(t);
+	/* an empty table has no index */
+	t = read_buf("", NULL);
+	T_NEG(mntkit_table_next_preorder(t, 0, 0), EINVAL);
+	mntkit_table_free(t);
+}
+
 T_CASE(mountinfo_cycle)
 {
 	static const char mi[] =

@@ -393,6 +393,18 @@ static size_t check_shape(const struct mntkit_table *t)
 		i = next;
 	}
 	T_EQ_U(k, n);
+	/* the same order with mntkit_table_next_preorder(), root by root */
+	k = 0;
+	for (ssize_t r = mntkit_table_first_root(t); r >= 0;
+	     r = mntkit_table_next_sibling(t, (size_t)r)) {
+		for (i = r; i >= 0 && k < n;
+		     i = mntkit_table_next_preorder(t, (size_t)i, (size_t)r))
+			T_ASSERTF((size_t)i == order[k++],
+				  "preorder step %zu: record %zd, expected %zu",
+				  k - 1, i, order[k - 1]);
+		T_EQ_I(i, -ENOENT);
+	}
+	T_EQ_U(k, n);
 	free(seen);
 	free(order);
 	free(par);
@@ -1156,6 +1168,7 @@ static void accessors_suite(enum mntkit_backend b)
 	T_NEG(mntkit_table_next_sibling(NULL, 0), EINVAL);
 	T_NEG(mntkit_table_first_root(NULL), EINVAL);
 	T_NEG(mntkit_table_depth(NULL, 0), EINVAL);
+	T_NEG(mntkit_table_next_preorder(NULL, 0, 0), EINVAL);
 	T_EQ_U(mntkit_table_state(NULL), 0);
 	T_NEG(mntkit_table_placed(NULL, 0), EINVAL);
 	mntkit_table_free(NULL);
@@ -1175,6 +1188,8 @@ static void accessors_suite(enum mntkit_backend b)
 		T_NEG(mntkit_table_next_sibling(t, bad), EINVAL);
 		T_NEG(mntkit_table_depth(t, bad), EINVAL);
 		T_NEG(mntkit_table_placed(t, bad), EINVAL);
+		T_NEG(mntkit_table_next_preorder(t, bad, 0), EINVAL);
+		T_NEG(mntkit_table_next_preorder(t, 0, bad), EINVAL);
 	}
 	/* "none" is -ENOENT with errno: the root has no parent, the last
 	 * root no next sibling */

@@ -13,7 +13,7 @@
 # expressions of tests/cli/py/lsmnt_filter.py, a fixed list and random ones,
 # run through
 #
-#   engine-*   lsmnt's filter engine (tools/lsmnt/expr.c, as
+#   engine-*   lsmnt's filter engine (tools/lsmnt/expr*.c, as
 #              tests/expr-run drives it) over the rows of the table, and
 #   lsmnt-*    lsmnt -Q (SKIP while lsmnt has no -Q),
 #

@@ -859,6 +859,13 @@ extern const char usage_line[];
 void fm_errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int parse_cmdline(struct cmdline *cl, int argc, char *argv[]);
+
+/* ---- options-cols.c: the columns of the command line ---- */
+
+/* -H: findmnt's columns printed; 1 (done), or -1 (a write error, told) */
+int list_findmnt_columns(const struct cmdline *cl);
+/* the default columns (df's, --poll's), then -o's: 0 or -1 (told) */
+int set_columns(struct cmdline *cl);
 /*
  * the output's columns as findmnt's table has them (a --poll column
  * without -p cuts them, with a warning), then -Q's: 0 or -1 (told)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lsmnt -Q/--filter: findmnt 2.42's filter expression (expr.c) on lsmnt's
+ * lsmnt -Q/--filter: findmnt 2.42's filter expression (expr.h) on lsmnt's
  * rows: parsed as the option is read, its holders bound to columns as
  * findmnt binds them, evaluated on each candidate row with the values
  * its cells would show.

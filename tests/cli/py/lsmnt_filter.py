@@ -3,7 +3,7 @@
     lsmnt_filter.py CASE FINDMNT BUILDDIR
 
 CASE is one of
-  engine-fixed, engine-random  lsmnt's filter engine (tools/lsmnt/expr.c,
+  engine-fixed, engine-random  lsmnt's filter engine (tools/lsmnt/expr*.c,
                                through tests/expr-run) against findmnt's
                                libsmartcols filter: the same rows match, the
                                same messages, the same exit status
