@@ -79,8 +79,6 @@ static int forced(void)
 /* the backend a call pinned (MNTKIT__PIN()), and how deep */
 static MNTKIT__TLS const struct mntkit_backend_ops *pinned_ops;
 static MNTKIT__TLS unsigned int pin_depth;
-/* the pinned call's struct mntkit_opts asked MNTKIT_OPTS_F_CHEAP_IDS */
-static MNTKIT__TLS int pinned_cheap_ids;
 
 /* the backend in effect now, whatever is pinned */
 static enum mntkit_backend backend_now(void)
@@ -126,7 +124,7 @@ void mntkit__pin_end(struct mntkit__pin *pin)
 {
 	if (pin->pinned && pin_depth && !--pin_depth) {
 		mntkit__emul_set_pid(0);
-		pinned_cheap_ids = 0;
+		mntkit__emul_set_cheap_ids(0);
 	}
 	pin->pinned = 0;
 }
@@ -154,13 +152,13 @@ int mntkit__pin_cheap_ids(void)
 {
 	if (!pin_depth)
 		return -EPERM;
-	pinned_cheap_ids = 1;
+	mntkit__emul_set_cheap_ids(1);
 	return 0;
 }
 
 int mntkit__pinned_cheap_ids(void)
 {
-	return pin_depth && pinned_cheap_ids;
+	return pin_depth && mntkit__emul_cheap_ids();
 }
 
 pid_t mntkit__pinned_pid(void)

@@ -559,7 +559,7 @@ static int ids_ok(const struct table *t, int ids)
  */
 int mntkit__emul_ids_wanted(const uint64_t *ids, size_t n)
 {
-	if (!mntkit__emul_have_unique || !mntkit__pinned_cheap_ids())
+	if (!mntkit__emul_have_unique || !mntkit__emul_cheap_ids())
 		return IDS_BACKEND;
 	for (size_t k = 0; k < n; k++)
 		if (!low_id(ids[k]) && ids[k] != ~0ULL)
@@ -896,6 +896,23 @@ void mntkit__emul_set_pid(pid_t pid)
 pid_t mntkit__emul_pid(void)
 {
 	return read_pid;
+}
+
+/*
+ * This thread's pinned call asked MNTKIT_OPTS_F_CHEAP_IDS
+ * (mntkit__pin_cheap_ids() in backend.c sets it, the end of the pin
+ * clears it): the emulation names mounts by their old IDs.
+ */
+static MNTKIT__TLS int cheap_ids;
+
+void mntkit__emul_set_cheap_ids(int on)
+{
+	cheap_ids = on;
+}
+
+int mntkit__emul_cheap_ids(void)
+{
+	return cheap_ids;
 }
 
 /*

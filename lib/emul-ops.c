@@ -459,7 +459,7 @@ static int emul_path_id(int dirfd, const char *path, int at_flags,
 		close(fd);
 	if (ret)
 		return ret;
-	if (!mntkit__emul_have_unique || mntkit__pinned_cheap_ids()) {
+	if (!mntkit__emul_have_unique || mntkit__emul_cheap_ids()) {
 		*mnt_id = old;
 		return 0;
 	}

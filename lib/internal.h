@@ -115,9 +115,12 @@ pid_t mntkit__pinned_pid(void);
  */
 int mntkit__pin_cheap_ids(void);
 int mntkit__pinned_cheap_ids(void);
-/* the emulation's side of it (emul-cache.c): the PID, set by backend.c */
+/* the emulation's side of them (emul-cache.c): the PID and the cheap IDs,
+ * set by backend.c */
 void mntkit__emul_set_pid(pid_t pid);
 pid_t mntkit__emul_pid(void);
+void mntkit__emul_set_cheap_ids(int on);
+int mntkit__emul_cheap_ids(void);
 
 /* is @req about another namespace than the calling thread's? (ns.c) */
 int mntkit__req_foreign(const struct mntkit_mnt_id_req *req);
