@@ -115,8 +115,10 @@ pid_t mntkit__pinned_pid(void);
  */
 int mntkit__pin_cheap_ids(void);
 int mntkit__pinned_cheap_ids(void);
-/* the emulation's side of them (emul-cache.c): the PID and the cheap IDs,
- * set by backend.c */
+/*
+ * the emulation's side of them (emul-cache.c): the PID and the cheap IDs,
+ * set by backend.c
+ */
 void mntkit__emul_set_pid(pid_t pid);
 pid_t mntkit__emul_pid(void);
 void mntkit__emul_set_cheap_ids(int on);
