@@ -815,14 +815,16 @@ static inline char *t_unescape(char *s)
 	return s;
 }
 
-static inline char *t_read_file(const char *path, size_t *lenp)
+/*
+ * All of @fd (@path names it in a failure), NUL-terminated, and closes
+ * it: read to the end, as a file of /proc (mountinfo) gives a page or so
+ * per read(2).
+ */
+static inline char *t_read_fd(int fd, const char *path, size_t *lenp)
 {
 	size_t cap = 1 << 16, len = 0;
 	char *buf = t_xmalloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		t_fail("open %s: %s", path, strerror(errno));
 	for (;;) {
 		ssize_t r;
 
@@ -842,6 +844,15 @@ static inline char *t_read_file(const char *path, size_t *lenp)
 	if (lenp)
 		*lenp = len;
 	return buf;
+}
+
+static inline char *t_read_file(const char *path, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		t_fail("open %s: %s", path, strerror(errno));
+	return t_read_fd(fd, path, lenp);
 }
 
 static inline void t_mi_parse_line(char *line, struct t_mi *m)

@@ -166,7 +166,7 @@ echo "done"
 INROOT
 R="$CLI_TMP/root"
 mkdir -p "$R"
-unshare -m --propagation private bash -c '
+unshare_private bash -c '
 	set -e
 	R=$1 DEBS=$2 SCRIPT=$3
 	mount -t tmpfs mntkit-pkg "$R"

@@ -19,7 +19,7 @@ import time
 
 from mntkit_test import (case, expect, Failure, Lines, main, mount_id,
     mountinfo, NATIVE, ns_id, ns_root_prefix, sh, skip, statmount_basic, statx_mnt_id,
-    UNIQUE_OFFSET)
+    UNIQUE_OFFSET, UNSHARE_PRIVATE)
 
 EX = os.environ["EX"]
 
@@ -208,8 +208,7 @@ def start_ns(*sources):
     process (nsenter into its own namespace; in a chroot its paths are
     then other_t()'s): (Popen, its mountinfo)"""
     script = "".join('mount -t tmpfs %s "$T/o" && ' % s for s in sources)
-    p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh",
-                          "-c", script + "exec nsenter --mount=/proc/self/ns/mnt "
+    p = subprocess.Popen(UNSHARE_PRIVATE + ["sh", "-c", script + "exec nsenter --mount=/proc/self/ns/mnt "
                           "sh -c 'echo ok && exec sleep 120'"],
                          stdout=subprocess.PIPE)
     ok = p.stdout.readline()

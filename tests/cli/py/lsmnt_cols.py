@@ -9,7 +9,7 @@ import os
 import subprocess
 
 from mntkit_test import (case, expect, FINDMNT, first_diff, main, need_findmnt, ns_id,
-    run, same, skip)
+    run, same, skip, UNSHARE_PRIVATE)
 
 L = os.environ["LSMNT"]
 TAGS = "TARGET,SOURCE,SOURCES,UUID,LABEL,PARTUUID,PARTLABEL"
@@ -174,7 +174,7 @@ for m in "" -J -r -P; do
   "$LSMNT" $m -N %s -R -T "$T" -o TARGET,LABEL,UUID,PARTLABEL,PARTUUID >"%s/ul$i"
 done
 ''' % (devno, PID, D, PID, D)
-    p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+    p = subprocess.run(UNSHARE_PRIVATE + ["sh", "-c", script],
                        capture_output=True)
     expect(p.returncode == 0, "exit %d %r" % (p.returncode, p.stderr[:200]))
     for i in range(1, 5):

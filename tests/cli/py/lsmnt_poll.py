@@ -14,7 +14,7 @@ import subprocess
 import time
 
 from mntkit_test import (case, sh, expect, FINDMNT, first_diff, main,
-    need_findmnt, ns_id, ns_root_prefix, skip, tool)
+    need_findmnt, ns_id, ns_root_prefix, skip, tool, UNSHARE_PRIVATE)
 
 L = os.environ["LSMNT"]
 POLL_WCHAN = ("poll", "select")
@@ -411,8 +411,7 @@ def all_namespaces():
     def kid(script):
         """a process in a new private mount namespace (sh -c SCRIPT D)
     that then sleeps at its namespace's root, as a container's process"""
-        p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh",
-                              "-c", script + "exec nsenter "
+        p = subprocess.Popen(UNSHARE_PRIVATE + ["sh", "-c", script + "exec nsenter "
                               "--mount=/proc/self/ns/mnt sleep 120", "sh", D])
         STARTED.append(p)
         for _ in range(100):
@@ -610,14 +609,14 @@ def all_namespaces_skipped():
         ns_id()
     except OSError:
         skip("no mount namespace IDs (NS_GET_MNTNS_ID, Linux 6.10+)")
-    kids = [subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep", "60"])]
+    kids = [subprocess.Popen(UNSHARE_PRIVATE + ["sleep", "60"])]
     STARTED.extend(kids)
     time.sleep(0.2)
     p = subprocess.Popen(["prlimit", "--nofile=10:10", L, "-p", "--all-namespaces", "-w", "3000"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     STARTED.append(p)
     time.sleep(0.5)
-    kids.append(subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep", "60"]))
+    kids.append(subprocess.Popen(UNSHARE_PRIVATE + ["sleep", "60"]))
     STARTED.append(kids[-1])
     out, err = p.communicate(timeout=30)
     lines = err.decode().splitlines()

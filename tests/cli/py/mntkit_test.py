@@ -21,6 +21,11 @@ The kernel, directly:
   mount_id(path)                    the ID statmnt should show for path
   ns_root_prefix()                  where / is from its namespace's root
   need_userns()                     skip without user namespaces
+  UNSHARE_PRIVATE + argv            argv in a new namespace of private
+                                    mounts (unshare -m --propagation
+                                    private, also in a chroot whose root
+                                    is no mount point); UNSHARE_PIDNS in a
+                                    PID namespace too, with its /proc
   mountinfo(path), mi_by_point()    /proc/.../mountinfo, unescaped
   sys_mount(src, target, fstype)    mount(2) as given (no mount(8))
 The tools:
@@ -176,6 +181,17 @@ def ns_root_prefix():
         return None
     r = p.stdout.strip()
     return "" if r == "/" else r
+
+
+# unshare -m --propagation private, but unshare sets "/" private, EINVAL
+# in a chroot whose root is no mount point: tests/cli/in-private-ns sets
+# the namespace's root instead (lib.sh's unshare_private)
+_IN_PRIVATE_NS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              os.pardir, "in-private-ns")
+UNSHARE_PRIVATE = ["unshare", "-m", "--propagation", "unchanged", "sh",
+                   _IN_PRIVATE_NS]
+UNSHARE_PIDNS = ["unshare", "-m", "--propagation", "unchanged", "--pid",
+                 "--fork", "sh", _IN_PRIVATE_NS, "--proc"]
 
 
 def need_userns():
