@@ -27,6 +27,7 @@ The kernel, directly:
                                     is no mount point); UNSHARE_PIDNS in a
                                     PID namespace too, with its /proc
   mountinfo(path), mi_by_point()    /proc/.../mountinfo, unescaped
+  mi_roots()                        mount points of its tree's roots
   sys_mount(src, target, fstype)    mount(2) as given (no mount(8))
 The tools:
   parse_text(s), text_unescape(s)   statmnt's text format, unescaped
@@ -242,6 +243,18 @@ def mountinfo(path="/proc/self/mountinfo"):
             "super_opts": _mi_unescape(f[sep + 3]),
         })
     return out
+
+
+def mi_roots():
+    """The mount points of the roots of the caller's mount tree as its
+    mountinfo shows it: the entries whose parent it does not show. One,
+    "/", but in a chroot whose root directory is no mount point: there
+    the mount that holds / is outside the root, and each mount below it
+    is a root."""
+    mi = mountinfo()
+    ids = {e["id"] for e in mi}
+    return sorted(e["point"] for e in mi
+                  if e["parent"] not in ids or e["parent"] == e["id"])
 
 
 def mi_by_point(entries, point):
