@@ -166,6 +166,7 @@ echo "done"
 INROOT
 R="$CLI_TMP/root"
 mkdir -p "$R"
+# shellcheck disable=SC2016 # the inner shell expands them
 unshare_private bash -c '
 	set -e
 	R=$1 DEBS=$2 SCRIPT=$3
