@@ -409,10 +409,13 @@ def all_namespaces():
 
 
     def kid(script):
-        """a process in a new private mount namespace (sh -c SCRIPT D)
-    that then sleeps at its namespace's root, as a container's process"""
-        p = subprocess.Popen(UNSHARE_PRIVATE + ["sh", "-c", script + "exec nsenter "
-                              "--mount=/proc/self/ns/mnt sleep 120", "sh", D])
+        """a process in a new private mount namespace (sh -c SCRIPT D, D
+    as named from there) that then sleeps, at its namespace's root from its
+    start, as a container's process: made from the root of ours (nsenter),
+    where / is a mount point, so that a watch never sees its root move"""
+        p = subprocess.Popen(["nsenter", "--mount=/proc/self/ns/mnt", "unshare", "-m",
+                              "--propagation", "private", "sh", "-c",
+                              script + "exec sleep 120", "sh", pre + D])
         STARTED.append(p)
         for _ in range(100):
             with open("/proc/%d/comm" % p.pid) as f:
