@@ -116,7 +116,7 @@ unshare_private() {
 	if [ "$1" = --pid ]; then
 		shift
 		unshare -m --propagation unchanged --pid --fork \
-			sh "$SRCDIR/tests/cli/in-private-ns" --proc "$@"
+			bash "$SRCDIR/tests/cli/in-private-ns" --proc "$@"
 		return
 	fi
 	"${UNSHARE_PRIVATE[@]}" "$@"
@@ -133,8 +133,9 @@ cli_init() {
 	fi
 	BUILDDIR=$1
 	SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	# (bash: it keeps the functions a caller exports, as python.sh's)
 	UNSHARE_PRIVATE=(unshare -m --propagation unchanged
-		sh "$SRCDIR/tests/cli/in-private-ns")
+		bash "$SRCDIR/tests/cli/in-private-ns")
 	# a script re-run by itself (e.g. in a new mount namespace) passes
 	# CLI_TMP_INHERIT=1 and keeps its parent's directory
 	if [ "${CLI_TMP_INHERIT:-}" != 1 ] || [ ! -d "${CLI_TMP:-}" ]; then

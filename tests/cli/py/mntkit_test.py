@@ -189,10 +189,10 @@ def ns_root_prefix():
 # the namespace's root instead (lib.sh's unshare_private)
 _IN_PRIVATE_NS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                               os.pardir, "in-private-ns")
-UNSHARE_PRIVATE = ["unshare", "-m", "--propagation", "unchanged", "sh",
+UNSHARE_PRIVATE = ["unshare", "-m", "--propagation", "unchanged", "bash",
                    _IN_PRIVATE_NS]
 UNSHARE_PIDNS = ["unshare", "-m", "--propagation", "unchanged", "--pid",
-                 "--fork", "sh", _IN_PRIVATE_NS, "--proc"]
+                 "--fork", "bash", _IN_PRIVATE_NS, "--proc"]
 
 
 def need_userns():
