@@ -941,6 +941,29 @@ static inline struct t_mi *t_mi_by_id(struct t_mitab *tab, uint64_t old)
 	return NULL;
 }
 
+/*
+ * The old IDs of the roots of the caller's mount tree as its mountinfo
+ * shows it: the entries whose parent it does not show (or that are their
+ * own parent). One, the mount of /, but in a chroot whose root directory
+ * is no mount point: there the mount that holds / is outside the root and
+ * each mount below it is a root. Returns their number; *@roots is
+ * malloc'd.
+ */
+static inline size_t t_mi_roots(uint64_t **roots)
+{
+	struct t_mitab mi;
+	size_t n = 0;
+
+	t_mi_read(0, &mi);
+	*roots = t_xcalloc(mi.n + 1, sizeof(**roots));
+	for (size_t i = 0; i < mi.n; i++)
+		if (mi.v[i].parent == mi.v[i].id ||
+		    !t_mi_by_id(&mi, mi.v[i].parent))
+			(*roots)[n++] = mi.v[i].id;
+	t_mi_free(&mi);
+	return n;
+}
+
 /* the last (topmost) mount at a mount point */
 static inline struct t_mi *t_mi_by_point(struct t_mitab *tab, const char *pt)
 {

@@ -259,21 +259,10 @@ static void take_live(struct fixture *f)
 static void mi_roots(struct fixture *f)
 {
 	struct t_mitab mi;
-	uint64_t root = t_old_id("/");
 
+	f->nroots_old = t_mi_roots(&f->roots_old);
 	t_mi_read(0, &mi);
-	f->roots_old = t_xcalloc(mi.n + 1, sizeof(*f->roots_old));
-	f->root_hidden = 1;
-	for (size_t i = 0; i < mi.n; i++) {
-		size_t j;
-
-		if (mi.v[i].id == root)
-			f->root_hidden = 0;
-		for (j = 0; j < mi.n && mi.v[j].id != mi.v[i].parent; j++)
-			;
-		if (j == mi.n || mi.v[i].parent == mi.v[i].id)
-			f->roots_old[f->nroots_old++] = mi.v[i].id;
-	}
+	f->root_hidden = !t_mi_by_id(&mi, t_old_id("/"));
 	t_mi_free(&mi);
 }
 
