@@ -466,6 +466,17 @@ static void allns_body(int mountinfo)
 
 	use_backend(mountinfo ? MNTKIT_BACKEND_MOUNTINFO :
 				MNTKIT_BACKEND_NATIVE);
+	/*
+	 * In a chroot: at the namespace's root, where setns(2) into a kid's
+	 * namespace and back puts the case anyway, and where the kids then
+	 * are too (as a container's processes), with this PID namespace's
+	 * /proc there as well.
+	 */
+	if (!t_root_is_ns_root()) {
+		t_ns_root_take();
+		T_OK(mount("proc", "/proc", "proc",
+			   MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
+	}
 	world_init(&wd, seed);
 	t_log("seed %#" PRIx64 ", %d ops\n", seed, nops);
 	own_fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
