@@ -942,6 +942,24 @@ static inline struct t_mi *t_mi_by_id(struct t_mitab *tab, uint64_t old)
 }
 
 /*
+ * Does the caller's mountinfo show the mount of / at / (its root is the
+ * root of a mount)? Not in a chroot into a directory that is no mount
+ * point: the mount that holds / has its mount point outside the root.
+ */
+static inline int t_root_in_mountinfo(void)
+{
+	struct t_mitab mi;
+	struct t_mi *m;
+	int r;
+
+	t_mi_read(0, &mi);
+	m = t_mi_by_id(&mi, t_old_id("/"));
+	r = m && !strcmp(m->point, "/");
+	t_mi_free(&mi);
+	return r;
+}
+
+/*
  * The old IDs of the roots of the caller's mount tree as its mountinfo
  * shows it: the entries whose parent it does not show (or that are their
  * own parent). One, the mount of /, but in a chroot whose root directory

@@ -374,25 +374,16 @@ static uint64_t id_at(const struct mntkit_table *t, ssize_t idx)
 
 /*
  * The kernel's word: is / the root of a mount (STATX_ATTR_MOUNT_ROOT,
- * 5.8+)? Before 5.8, whether / and / of its mount's root are one
- * directory: the mount's root is the root of the mount of / as mountinfo
- * shows it (no entry: a chroot whose root is no mount point).
+ * 5.8+)? Before 5.8, whether mountinfo shows the mount of / at /.
  */
 static int root_is_mount_root(void)
 {
 	struct statx stx;
-	struct t_mitab mi;
-	uint64_t old = t_old_id("/");
-	int r = 0;
 
 	T_OK(statx(AT_FDCWD, "/", 0, STATX_BASIC_STATS, &stx));
 	if (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
 		return !!(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
-	t_mi_read(0, &mi);
-	for (size_t i = 0; i < mi.n; i++)
-		r |= mi.v[i].id == old && !strcmp(mi.v[i].point, "/");
-	t_mi_free(&mi);
-	return r;
+	return t_root_in_mountinfo();
 }
 
 static void mounts(enum mntkit_backend b)
