@@ -60,12 +60,13 @@ RUN_PKGS = meson ninja-build gcc pkg-config libc6-dev libsmartcols-dev \
 # (mntwatch-schema.sh), pyflakes (py-lint.sh), python3-dev and pytest
 # (the Python module and its tests: python.sh), systemd
 # (systemd-journald and journalctl: mntwatch-journal.sh), bash-completion
-# (completion.sh), binutils (nm, objdump: layers.sh, install.sh);
+# (completion.sh), binutils (nm, objdump: layers.sh, install.sh),
+# groff-base (docs.sh renders the man pages);
 # findmnt, unshare, nsenter, setpriv, script, losetup and the rest come
 # with util-linux, mount and bsdutils, which every Debian has
 CHECK_PKGS = g++ clang strace e2fsprogs fdisk btrfs-progs python3 \
 	     python3-jsonschema python3-pyflakes python3-dev python3-pytest \
-	     systemd bash-completion binutils
+	     systemd bash-completion binutils groff-base
 # make check-all: build-essential, debhelper, dpkg-dev and lintian (the
 # Debian packages: tests/cli/package.sh), qemu-system-x86, qemu-system-arm,
 # cpio, xz-utils and zstd (the kernel matrix, x86 and arm64 guests:
@@ -87,16 +88,24 @@ all: build
 deps:
 	@sh scripts/deps.sh --why "to build and run lsmnt" $(RUN_PKGS)
 
+# a build configured before (make run) is configured again once these are
+# installed (the stamp), so that it finds them: python3-dev, the module
 deps-check: deps
-	@sh scripts/deps.sh --why "for make check: the suite's compilers, tracers, file systems, Python modules, journald" $(CHECK_PKGS)
+	@sh scripts/deps.sh --stamp $(BUILD)/.deps-installed --why "for make check: the suite's compilers, tracers, file systems, Python modules, journald" $(CHECK_PKGS)
 
 deps-check-all: deps-check
-	@sh scripts/deps.sh --why "for make check-all: the Debian packages, the qemu kernels, i386, the ABI guard, fuzzing" $(CHECK_ALL_PKGS)
+	@sh scripts/deps.sh --stamp $(BUILD)/.deps-installed --why "for make check-all: the Debian packages, the qemu kernels, i386, the ABI guard, fuzzing" $(CHECK_ALL_PKGS)
 
 $(BUILD)/build.ninja:
 	$(MESON) setup $(BUILD) --prefix=$(PREFIX) $(WERROR)
 
 build: deps $(BUILD)/build.ninja
+	@if [ -e $(BUILD)/.deps-installed ]; then \
+		rm -f $(BUILD)/.deps-installed; \
+		echo "mntkit: packages installed: $(BUILD) configured again, to find them" >&2; \
+		$(MESON) configure --clearcache $(BUILD) && \
+		$(MESON) setup --reconfigure $(BUILD) >/dev/null; \
+	fi
 	$(NINJA) -C $(BUILD)
 
 run: build

@@ -389,6 +389,17 @@ static void probe(void)
 		root_id = 0;
 	}
 	err = probe_statmount(root_id ? root_id : first);
+	/*
+	 * In a chroot into a directory that is no mount point, the mount
+	 * that holds / is not reachable from the root: statmount refuses it
+	 * (EPERM) to a caller without CAP_SYS_ADMIN. listmount's first
+	 * mount is one the caller reaches.
+	 */
+	if (err == EPERM && root_id && first && first != root_id &&
+	    !probe_statmount(first)) {
+		err = 0;
+		root_id = first;
+	}
 	if (err)
 		refuse(MNTKIT_REFUSED_STATMOUNT, err);
 	else

@@ -1,6 +1,7 @@
 #!/bin/sh
-# scripts/deps.sh [--why WHY] PACKAGE... - install the Debian packages given
-# that are not installed yet.
+# scripts/deps.sh [--stamp FILE] [--why WHY] PACKAGE... - install the Debian
+# packages given that are not installed yet (and then create FILE, for the
+# Makefile: a build configured before is configured again).
 #
 # Runs apt-get only when something is missing (needs root for that), and
 # then says so in one line on stderr: the packages, WHY (what they are
@@ -11,6 +12,11 @@
 # apt-get's own output goes to a log shown only when it fails.
 set -e
 why=
+stamp=
+if [ "${1:-}" = --stamp ]; then
+	stamp=$2
+	shift 2
+fi
 if [ "${1:-}" = --why ]; then
 	why=$2
 	shift 2
@@ -42,4 +48,7 @@ if ! apt-get $opts install -y --no-install-recommends $missing >>"$log" 2>&1; th
 	echo "mntkit: apt-get install$missing failed:" >&2
 	tail -n 20 "$log" >&2
 	exit 1
+fi
+if [ -n "$stamp" ]; then
+	mkdir -p "$(dirname "$stamp")" && : >"$stamp"
 fi

@@ -815,14 +815,16 @@ static inline char *t_unescape(char *s)
 	return s;
 }
 
-static inline char *t_read_file(const char *path, size_t *lenp)
+/*
+ * All of @fd (@path names it in a failure), NUL-terminated, and closes
+ * it: read to the end, as a file of /proc (mountinfo) gives a page or so
+ * per read(2).
+ */
+static inline char *t_read_fd(int fd, const char *path, size_t *lenp)
 {
 	size_t cap = 1 << 16, len = 0;
 	char *buf = t_xmalloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		t_fail("open %s: %s", path, strerror(errno));
 	for (;;) {
 		ssize_t r;
 
@@ -842,6 +844,15 @@ static inline char *t_read_file(const char *path, size_t *lenp)
 	if (lenp)
 		*lenp = len;
 	return buf;
+}
+
+static inline char *t_read_file(const char *path, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		t_fail("open %s: %s", path, strerror(errno));
+	return t_read_fd(fd, path, lenp);
 }
 
 static inline void t_mi_parse_line(char *line, struct t_mi *m)
@@ -928,6 +939,47 @@ static inline struct t_mi *t_mi_by_id(struct t_mitab *tab, uint64_t old)
 		if (tab->v[i].id == old)
 			return &tab->v[i];
 	return NULL;
+}
+
+/*
+ * Does the caller's mountinfo show the mount of / at / (its root is the
+ * root of a mount)? Not in a chroot into a directory that is no mount
+ * point: the mount that holds / has its mount point outside the root.
+ */
+static inline int t_root_in_mountinfo(void)
+{
+	struct t_mitab mi;
+	struct t_mi *m;
+	int r;
+
+	t_mi_read(0, &mi);
+	m = t_mi_by_id(&mi, t_old_id("/"));
+	r = m && !strcmp(m->point, "/");
+	t_mi_free(&mi);
+	return r;
+}
+
+/*
+ * The old IDs of the roots of the caller's mount tree as its mountinfo
+ * shows it: the entries whose parent it does not show (or that are their
+ * own parent). One, the mount of /, but in a chroot whose root directory
+ * is no mount point: there the mount that holds / is outside the root and
+ * each mount below it is a root. Returns their number; *@roots is
+ * malloc'd.
+ */
+static inline size_t t_mi_roots(uint64_t **roots)
+{
+	struct t_mitab mi;
+	size_t n = 0;
+
+	t_mi_read(0, &mi);
+	*roots = t_xcalloc(mi.n + 1, sizeof(**roots));
+	for (size_t i = 0; i < mi.n; i++)
+		if (mi.v[i].parent == mi.v[i].id ||
+		    !t_mi_by_id(&mi, mi.v[i].parent))
+			(*roots)[n++] = mi.v[i].id;
+	t_mi_free(&mi);
+	return n;
 }
 
 /* the last (topmost) mount at a mount point */

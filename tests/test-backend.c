@@ -118,6 +118,44 @@ T_CASE(default_backend_is_native)
 	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
 }
 
+/*
+ * A caller without CAP_SYS_ADMIN in a chroot into a directory that is no
+ * mount point (`chroot DIR` of a debootstrap'd tree): the mount that
+ * holds its / has its mount point outside the root, and statmount(2)
+ * refuses it (EPERM: not reachable); the mounts below the root are
+ * answered. The native backend serves it, and its listing has them.
+ */
+T_CASE(native_unprivileged_in_chroot_subdir)
+{
+	struct t_req req = {.size = 24, .param = T_STATMOUNT_MNT_BASIC};
+	uint64_t x, *ids;
+	char buf[512], *d;
+	ssize_t n;
+
+	clean_env();
+	t_require_statmount();
+	t_private_ns();
+	d = t_tmpdir();
+	t_tmpfs(t_path("%s/r", d), 0, "mode=755");
+	t_mkdir(t_path("%s/r/in", d));
+	x = t_tmpfs(t_path("%s/r/in/x", d), 0, "mode=755");
+	req.mnt_id = t_uid(t_path("%s/r/in", d));
+	T_OK(chroot(t_path("%s/r/in", d)));
+	T_OK(chdir("/"));
+	T_OK(setgid(65534));
+	T_OK(setuid(65534));
+	if (t_sys_statmount(&req, buf, sizeof(buf), 0) == 0)
+		t_log("statmount answers the mount that holds / here\n");
+	else
+		T_EQ_I(errno, EPERM);
+	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_NATIVE);
+	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
+	T_ASSERTF(n > 0, "mntkit_list: %s", strerror(errno));
+	T_ASSERTF(t_contains_u64(ids, (size_t)n, x),
+		  "the listing lacks /x (%#" PRIx64 ")", x);
+	free(ids);
+}
+
 /* ---- features, probed independently ---- */
 
 #define NS_MNT_GET_INFO_T _IOR(0xb7, 10, struct t_mnt_ns_info)

@@ -306,12 +306,13 @@ T_CASE(sm_get)
 	struct mntkit_statmount *sm;
 	const char *s;
 
-	T_OK(mntkit_stat_path(AT_FDCWD, "/", 0,
+	/* /proc: a mount point also in a chroot whose root is none */
+	T_OK(mntkit_stat_path(AT_FDCWD, "/proc", 0,
 			      MNTKIT_STATMOUNT_MNT_POINT |
 				      MNTKIT_STATMOUNT_FS_TYPE, &sm));
 	T_OK(mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_FS_TYPE, &s));
 	T_ASSERT(mntkit_sm_get(sm, MNTKIT_FIELD_FS_TYPE) == s);
-	T_EQ_STR(mntkit_sm_get(sm, MNTKIT_FIELD_MNT_POINT), "/");
+	T_EQ_STR(mntkit_sm_get(sm, MNTKIT_FIELD_MNT_POINT), "/proc");
 	errno = 0;
 	T_NULL(mntkit_sm_get(sm, MNTKIT_FIELD_SB_SOURCE));
 	T_EQ_I(errno, ENODATA);
@@ -488,7 +489,10 @@ static long make_mistake(int k)
 	case 3:
 		return mntkit_propagation_str(0, 4, NULL, 0);
 	case 4:
-		T_OK(mntkit_stat(root_id(), MNTKIT_STATMOUNT_ALL, NULL, &sm));
+		/* /proc's mount: one with a mount point also in a chroot
+		 * whose root is no mount point */
+		T_OK(mntkit_path_id(AT_FDCWD, "/proc", 0, &id));
+		T_OK(mntkit_stat(id, MNTKIT_STATMOUNT_ALL, NULL, &sm));
 		r = mntkit_sm_str(sm, sizeof(*sm), MNTKIT_FIELD_MNT_POINT, &s);
 		free(sm);
 		return r;

@@ -142,13 +142,8 @@ static void mi_read(pid_t pid, struct t_mitab *tab)
 		snprintf(path, sizeof(path), "thread-self/mountinfo");
 	fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
 	T_ASSERTF(fd >= 0, "open /proc/%s: %s", path, strerror(errno));
-	tab->buf = t_xcalloc(1, 1 << 20);
-	{
-		ssize_t len = read(fd, tab->buf, (1 << 20) - 1);
-
-		T_ASSERTF(len > 0, "read /proc/%s: %s", path, strerror(errno));
-	}
-	close(fd);
+	/* all of it: a read(2) of mountinfo gives a page or so */
+	tab->buf = t_read_fd(fd, path, NULL);
 	tab->n = 0;
 	tab->v = t_xcalloc(cap, sizeof(*tab->v));
 	for (line = strtok_r(tab->buf, "\n", &save); line && tab->n < cap;
@@ -654,19 +649,14 @@ static void holder_start(struct t_ns_child *c, struct rep *r, enum kind kind)
 static const char *tool_path(const char *name)
 {
 	const char *dir = getenv("MNTKIT_TOOLS");
-	char exe[PATH_MAX], *p;
-	ssize_t len;
+	char *p;
 
 	if (dir)
 		return t_path("%s/%s", dir, name);
 	p = t_path("/bin/%s", name);
 	if (!access(p, X_OK))
 		return p;
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	T_ASSERT(len > 0);
-	exe[len] = 0;
-	*strrchr(exe, '/') = 0;
-	return t_path("%s/../tools/%s", exe, name);
+	return t_build_file(2, t_path("tools/%s", name));
 }
 
 /* run a tool with MNTKIT_BACKEND=@backend; its stdout (malloc'd) */

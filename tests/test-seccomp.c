@@ -257,6 +257,10 @@ T_CASE(unprivileged_fanotify_refused)
 static void statx_refused(int err, const char *also, int also_err)
 {
 	uint64_t want_proc, want_root, id = 0;
+	/* the mount of / is one mountinfo shows (not in a chroot into a
+	 * plain directory: then the fallbacks cannot name it by its
+	 * unique ID, which mountinfo gives them) */
+	int root_shown = t_root_in_mountinfo();
 
 	t_require_statmount();
 	t_require_unique_ids();
@@ -267,8 +271,10 @@ static void statx_refused(int err, const char *also, int also_err)
 	EXPECT_REFUSED(MNTKIT_REFUSED_STATX, err);
 	T_EQ_I(mntkit_path_id(AT_FDCWD, "/proc", 0, &id), 0);
 	T_EQ_U(id, want_proc);
-	T_EQ_I(mntkit_path_id(AT_FDCWD, "/", 0, &id), 0);
-	T_EQ_U(id, want_root);
+	if (root_shown || !also) {
+		T_EQ_I(mntkit_path_id(AT_FDCWD, "/", 0, &id), 0);
+		T_EQ_U(id, want_root);
+	}
 	T_EQ_I(mntkit_path_id(AT_FDCWD, "/nonexistent-mntkit", 0, &id),
 	       -ENOENT);
 }
@@ -290,15 +296,18 @@ static void statx_and_calls_refused(int err)
 	struct t_mitab mi;
 	ssize_t n;
 	uint64_t *ids;
+	/* /, or /proc where mountinfo lacks the mount of / (a chroot into a
+	 * plain directory): the emulation knows only what it shows */
+	const char *top = t_root_in_mountinfo() ? "/" : "/proc";
 
-	old = t_old_id("/");
+	old = t_old_id(top);
 	t_mi_read(0, &mi);
 	refuse("statx", err, "statmount", err, "listmount", err);
 	T_EQ_I(mntkit_get_backend(), MNTKIT_BACKEND_MOUNTINFO);
-	T_EQ_I(mntkit_path_id(AT_FDCWD, "/", 0, &id), 0);
+	T_EQ_I(mntkit_path_id(AT_FDCWD, top, 0, &id), 0);
 	T_EQ_U(id, old);
 	T_EQ_I(mntkit_stat(id, MNTKIT_STATMOUNT_MNT_POINT, NULL, &sm), 0);
-	T_EQ_STR(sm->str + sm->mnt_point, "/");
+	T_EQ_STR(sm->str + sm->mnt_point, top);
 	free(sm);
 	n = mntkit_list(MNTKIT_LSMT_ROOT, 0, NULL, &ids);
 	T_ASSERTF(n >= 0, "mntkit_list: %s", strerror((int)-n));

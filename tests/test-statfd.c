@@ -85,7 +85,11 @@ T_CASE(stat_fd_mounted)
 		if (!use_backend(backends[b]))
 			continue;
 		for (size_t m = 0; m < NELEM(masks); m++) {
-			same_as_by_id("/", masks[m]);
+			/* / where mountinfo shows its mount (not in a chroot
+			 * into a plain directory: the emulation knows only
+			 * what mountinfo shows) */
+			if (t_root_in_mountinfo())
+				same_as_by_id("/", masks[m]);
 			same_as_by_id("/proc", masks[m]);
 			same_as_by_id(t.path[T_A], masks[m]);
 			same_as_by_id(t.path[T_RO], masks[m]);
@@ -124,7 +128,9 @@ T_CASE(stat_fd_errors)
 	} c[8];
 	size_t n = 0;
 
-	fd = open("/", O_PATH | O_CLOEXEC);
+	/* /proc: a mount that mountinfo shows (that of / is not there in a
+	 * chroot into a plain directory) */
+	fd = open("/proc", O_PATH | O_CLOEXEC);
 	nsfd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	/* an fd number nothing has (the library's own fds stay low) */
 	closed = 1000;
@@ -133,7 +139,7 @@ T_CASE(stat_fd_errors)
 	c[n++] = (typeof(c[0])){ w, sz, f, id, ns, fl, e }
 	C("good", 24, fd, 0, 0, BY_FD, 0);
 	C("VER1", 32, fd, 0, 0, BY_FD, 0);
-	C("mnt_id set", 24, fd, t_uid("/"), 0, BY_FD, EINVAL);
+	C("mnt_id set", 24, fd, t_uid("/proc"), 0, BY_FD, EINVAL);
 	C("mnt_ns_id set", 32, fd, 0, 1 /* checked before it is looked up */, BY_FD,
 	  EINVAL);
 	C("closed fd", 24, closed, 0, 0, BY_FD, EBADF);

@@ -167,15 +167,30 @@ class Workspace:
             pass
 
 
+def ns_root_prefix():
+    """The caller's root directory as a process at its mount namespace's
+    root names it: "" where the two are the same (a host, a container),
+    "/srv/jail" in a chroot at /srv/jail (nsenter into the namespace moves
+    a process's root there; its --wd, opened before, is the old root)."""
+    r = sh("nsenter", "--mount=/proc/self/ns/mnt", "--wd=/", "pwd", "-P").strip()
+    return "" if r == "/" else r
+
+
 class OtherNamespace:
     """A process in a mount namespace of its own that mounts a tmpfs named
-    SOURCE on a directory and sleeps."""
+    SOURCE on a directory and sleeps, at the namespace's root as a
+    container's process: the kernel names a foreign namespace's mounts
+    from its root, and so does the process's mountinfo. point is the
+    directory as named from there (the caller's path but in a chroot,
+    where the chroot's path comes first). Made from the root of the
+    caller's namespace, where / is a mount point."""
 
     def __init__(self, source, point):
         self.source = source
-        self.point = point
+        self.point = point = ns_root_prefix() + point
         self.proc = subprocess.Popen(
-            ["unshare", "-m", "--propagation", "private", "sh", "-c",
+            ["nsenter", "--mount=/proc/self/ns/mnt",
+             "unshare", "-m", "--propagation", "private", "sh", "-c",
              'mount -t tmpfs "$1" "$2" && echo ready && exec sleep 300',
              "sh", source, point], stdout=subprocess.PIPE)
         line = self.proc.stdout.readline()

@@ -193,8 +193,7 @@ def test_all_namespaces(ws):
                     ns = ev.ns_id
             # a namespace found brings the attach events of its mounts,
             # then those of what happens there
-            other.run("mount", "-t", "tmpfs", "mntkit-py-allns-2",
-                      ws.path("o"))
+            other.run("mount", "-t", "tmpfs", "mntkit-py-allns-2", other.point)
             seen = []
             while "mntkit-py-allns-2" not in seen:
                 ev = w.read(timeout=max(0, deadline - time.monotonic()))

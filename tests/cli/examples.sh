@@ -120,7 +120,12 @@ check_paths() {
 }
 
 c_mount_of_path() {
-	PATHS="/:/proc:/proc/self/status:$CLI_TMP" check_paths
+	local top=/
+	# / and $CLI_TMP where mountinfo shows the mount of / (not in a
+	# chroot into a plain directory: findmnt -T and the emulation find
+	# none for a path on it)
+	awk '$5 == "/" { f = 1 } END { exit !f }' /proc/self/mountinfo || top=
+	PATHS="${top:+$top:}/proc:/proc/self/status${top:+:$CLI_TMP}" check_paths
 }
 
 # watch [SECONDS]: ends after 3 s (or SECONDS), with the table printed

@@ -57,6 +57,9 @@
 #                          private mount namespace
 #   mntkit_py CMD [ARG...] a command of the shared Python module (below)
 #   mount_source SRC DIR   a tmpfs with the source SRC as given on DIR
+#   unshare_private [--pid] CMD...
+#                          CMD in a new mount namespace of private mounts
+#                          (also in a chroot whose root is no mount point)
 #   is_root, have_cmd CMD, can_unshare_mount
 #
 # The Python of the tests is in tests/cli/py/: a file per script, one
@@ -97,8 +100,26 @@ have_cmd() {
 }
 
 can_unshare_mount() {
-	is_root && have_cmd unshare &&
-		unshare -m --propagation private true 2>/dev/null
+	is_root && have_cmd unshare && unshare_private true 2>/dev/null
+}
+
+# unshare_private [--pid] CMD [ARG...]: CMD in a new mount namespace whose
+# mounts are all private, as `unshare -m --propagation private CMD` (with
+# --pid, in a PID namespace of its own with its own /proc, as `unshare
+# --pid --fork --mount-proc`), also in a chroot whose root is no mount
+# point, where unshare's own setting of "/" is EINVAL
+# (tests/cli/in-private-ns). Exit 125 when the namespace cannot be set up.
+# A process started in the background whose PID ($!) must be the
+# namespace's runs "${UNSHARE_PRIVATE[@]}" CMD... (no shell function
+# between).
+unshare_private() {
+	if [ "$1" = --pid ]; then
+		shift
+		unshare -m --propagation unchanged --pid --fork \
+			bash "$SRCDIR/tests/cli/in-private-ns" --proc "$@"
+		return
+	fi
+	"${UNSHARE_PRIVATE[@]}" "$@"
 }
 
 cli_cleanup() {
@@ -112,6 +133,9 @@ cli_init() {
 	fi
 	BUILDDIR=$1
 	SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	# (bash: it keeps the functions a caller exports, as python.sh's)
+	UNSHARE_PRIVATE=(unshare -m --propagation unchanged
+		bash "$SRCDIR/tests/cli/in-private-ns")
 	# a script re-run by itself (e.g. in a new mount namespace) passes
 	# CLI_TMP_INHERIT=1 and keeps its parent's directory
 	if [ "${CLI_TMP_INHERIT:-}" != 1 ] || [ ! -d "${CLI_TMP:-}" ]; then
@@ -356,7 +380,7 @@ start_other_ns() {
 	OTHER_T=$(ns_root_prefix)$T || return 1
 	export OTHER_T
 	# shellcheck disable=SC2016 # $T and $1 are expanded by the inner shell
-	unshare -m --propagation private sh -c \
+	"${UNSHARE_PRIVATE[@]}" sh -c \
 		'mount -t tmpfs "$1" "$T/o" &&
 		exec nsenter --mount=/proc/self/ns/mnt sleep 120' sh "$1" &
 	OTHER_PID=$!
@@ -412,7 +436,7 @@ cli_main() {
 		"$cli_c"
 	done
 	if can_unshare_mount; then
-		CLI_TMP_INHERIT=1 unshare -m --propagation private \
+		CLI_TMP_INHERIT=1 unshare_private \
 			bash "$0" "$BUILDDIR" --in-ns
 		case $? in
 		0) cli_inner=ran ;;
@@ -421,11 +445,9 @@ cli_main() {
 		esac
 	else
 		local why="needs root and a private mount namespace (unshare -m)"
-		# root, but refused: unshare's own words (a chroot whose root
-		# is no mount point: "cannot change root filesystem
-		# propagation")
-		is_root && have_cmd unshare && why="$why: $(unshare -m \
-			--propagation private true 2>&1 | tail -n 1)"
+		# root, but refused: unshare's own words
+		is_root && have_cmd unshare &&
+			why="$why: $(unshare_private true 2>&1 | tail -n 1)"
 		for cli_c in $ns_cases; do
 			skip "${cli_c#c_}" "$why"
 		done

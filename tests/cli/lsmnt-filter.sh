@@ -50,7 +50,7 @@ if [ "${2:-}" != --in-ns ]; then
 		skip_all "needs root and a private mount namespace (unshare -m)"
 	have_cmd python3 || skip_all "no python3"
 	export FINDMNT
-	CLI_TMP_INHERIT=1 unshare -m --propagation private \
+	CLI_TMP_INHERIT=1 unshare_private \
 		bash "$0" "$BUILDDIR" --in-ns
 	exit $?
 fi

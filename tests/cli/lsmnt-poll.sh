@@ -136,7 +136,7 @@ c_other_ns() {
 # --all-namespaces then sees the namespaces of the case's processes only,
 # never those of other programs running on the machine
 py_pidns_case() {
-	py_run "$1" unshare --pid --fork --mount-proc "$MNTKIT_PYTHON" "$CLI_PY" \
+	py_run "$1" unshare_private --pid "$MNTKIT_PYTHON" "$CLI_PY" \
 		"${2:-$1}"
 }
 

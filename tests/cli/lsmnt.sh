@@ -135,7 +135,7 @@ c_ns_privilege() {
 	fi
 	local pid drop=(setpriv --inh-caps=-all --ambient-caps=-all
 		--bounding-set=-all --)
-	unshare -m sleep 30 &
+	"${UNSHARE_PRIVATE[@]}" sleep 30 &
 	pid=$!
 	sleep 0.2
 	# without capabilities the namespace file is refused: a namespace

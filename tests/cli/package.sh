@@ -166,7 +166,8 @@ echo "done"
 INROOT
 R="$CLI_TMP/root"
 mkdir -p "$R"
-unshare -m --propagation private bash -c '
+# shellcheck disable=SC2016 # the inner shell expands them
+unshare_private bash -c '
 	set -e
 	R=$1 DEBS=$2 SCRIPT=$3
 	mount -t tmpfs mntkit-pkg "$R"

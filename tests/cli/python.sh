@@ -69,7 +69,7 @@ if can_unshare_mount; then
 	export -f pytest_run
 	export PY preload
 	# shellcheck disable=SC2016 # the inner shell expands them
-	unshare -m --propagation private bash -c '
+	unshare_private bash -c '
 		MNTKIT_TEST_PRIVATE_NS=$(stat -L -c %i /proc/self/ns/mnt)
 		export MNTKIT_TEST_PRIVATE_NS
 		pytest_run' >"$CLI_TMP/pytest.log" 2>&1

@@ -193,7 +193,7 @@ c_refusal_errors() {
 # names the build's library (an installed tool needs neither).
 noproc() {
 	LD_LIBRARY_PATH="$BUILDDIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		unshare -m --propagation private sh -c \
+		unshare_private sh -c \
 		'umount -l /proc && exec "$@"' sh "$@"
 }
 
@@ -211,7 +211,7 @@ c_without_proc() {
 	fi
 	# the native backend needs no /proc: the table but /proc's mounts
 	# (a new namespace: new IDs, so compared by what they name)
-	want=$(unshare -m --propagation private "$LSMNT" -r \
+	want=$(unshare_private "$LSMNT" -r \
 		-o TARGET,FSTYPE,SOURCE,PROPAGATION | grep -v '^/proc[/ ]')
 	run noproc "$LSMNT" -r -o TARGET,FSTYPE,SOURCE,PROPAGATION
 	if [ "$RC" != 0 ] || [ -s "$ERR" ]; then

@@ -459,6 +459,10 @@ static void check_mode(enum mode m)
 			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct { enum mode m; uint64_t *out; } a = { m, id };
 	char idbuf[32];
+	/* in a chroot into a plain directory, mountinfo lacks the mount of
+	 * /, which the emulation then cannot answer: /proc's instead */
+	int shown = t_root_in_mountinfo();
+	const char *top = shown ? "/" : "/proc", *below = shown ? NULL : top;
 	struct run tools[] = {
 		{ m, { "lsmnt", NULL } },
 		{ m, { "lsmnt", "--json", "-o", "+FSTYPE,ID,FSROOT", NULL } },
@@ -466,8 +470,8 @@ static void check_mode(enum mode m)
 		{ m, { "lsmnt", "--df", NULL } },
 		{ m, { "lsmnt", "-c", NULL } },
 		{ m, { "lsmnt", "-o", "+UUID,LABEL,PARTUUID", NULL } },
-		{ m, { "statmnt", "-r", NULL } },
-		{ m, { "statmnt", "/", NULL } },
+		{ m, { "statmnt", "-r", below, NULL } },
+		{ m, { "statmnt", top, NULL } },
 		{ m, { "statmnt", idbuf, NULL } },
 		{ m, { "mntwatch", "--initial", "--timeout", "0.3", NULL } },
 	};

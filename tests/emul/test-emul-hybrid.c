@@ -413,7 +413,8 @@ T_CASE(propagation_and_slave_ns)
 	t_mount(NULL, t_path("%s/sl", d), NULL, MS_SLAVE, NULL);
 	if (unshare(CLONE_NEWNS))
 		t_fail("unshare: %s", strerror(errno));
-	t_mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
+	if (t_root_propagation(MS_REC | MS_SLAVE))
+		t_fail("make / rslave: %s", strerror(errno));
 	hy_check(0, 0, "slave_ns");
 }
 

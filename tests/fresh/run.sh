@@ -6,7 +6,7 @@
 #
 # Builds a minimal Debian 12 root with debootstrap (--variant=minbase, plus
 # git, make and ca-certificates) in WORKDIR/base, once (kept: a later run
-# starts from it), and for each MODE (default: pivot chroot) copies it to
+# starts from it), and for each MODE (default: pivot chroot chroot-dir) copies it to
 # WORKDIR/MODE, puts this tree's last commit (git archive HEAD) in /src
 # there and runs, in /src, `make run` and then `make check`:
 #
@@ -16,6 +16,12 @@
 #           and schroot's build chroots are), in a private mount namespace
 #           that holds its /proc, /sys and /dev (the host's mounts are
 #           not touched)
+#   chroot-dir  chroot(8) into the copy as an ordinary directory, not a
+#           mount point (as `chroot DIR` on a plain directory is): the
+#           mount that holds its / has its mount point outside the root,
+#           so the chroot's /proc/self/mountinfo does not show it; in a
+#           private mount namespace with the copy's /proc, /sys and /dev
+#           mounted under it
 #
 # and checks what each prints: `make run` exits 0 with lsmnt's table
 # (its TARGET header), `make check` ends with "N passed, 0 failed, N
@@ -29,12 +35,12 @@
 set -u
 
 if [ $# -lt 1 ] || [ "$(id -u)" != 0 ]; then
-	echo "usage: sudo bash tests/fresh/run.sh WORKDIR [pivot] [chroot]" >&2
+	echo "usage: sudo bash tests/fresh/run.sh WORKDIR [pivot] [chroot] [chroot-dir]" >&2
 	exit 2
 fi
 W=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
 shift
-MODES=${*:-pivot chroot}
+MODES=${*:-pivot chroot chroot-dir}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 failed=0
 
@@ -113,6 +119,17 @@ run_pivot() {
 }
 
 # shellcheck disable=SC2016,SC2317 # called as run_$mode; inner shell's $1
+run_chroot_dir() {
+	unshare -m --propagation private sh -c '
+		r=$1
+		mount -t proc proc "$r/proc" &&
+		mount --rbind /sys "$r/sys" && mount --rbind /dev "$r/dev" ||
+			exit 125
+		exec env PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			chroot "$r" sh -c "$2"' sh "$W/chroot-dir" "$INNER"
+}
+
+# shellcheck disable=SC2016,SC2317 # called as run_$mode; inner shell's $1
 run_chroot() {
 	unshare -m --propagation private sh -c '
 		r=$1
@@ -143,9 +160,9 @@ check_log() {
 make_base || exit 1
 for mode in $MODES; do
 	case $mode in
-	pivot | chroot) ;;
+	pivot | chroot | chroot-dir) ;;
 	*)
-		say "no mode $mode (pivot, chroot)"
+		say "no mode $mode (pivot, chroot, chroot-dir)"
 		exit 2
 		;;
 	esac
@@ -156,7 +173,7 @@ for mode in $MODES; do
 	}
 	say "$mode: make run, make check in $W/$mode (output: $W/$mode.log)"
 	t0=$(now)
-	"run_$mode" >"$W/$mode.log" 2>&1
+	"run_${mode//-/_}" >"$W/$mode.log" 2>&1
 	grep '^fresh-mark:' "$W/$mode.log" | sed "s/^fresh-mark:/fresh: $mode:/"
 	say "$mode: $(($(now) - t0)) s in all; the root is $(disk "$W/$mode") MB, its build tree $(disk "$W/$mode/src/build") MB"
 	check_log "$mode" || failed=1

@@ -7,9 +7,10 @@ Compare lsmnt with findmnt (the columns from libblkid, TID, FREQ...).
 import json
 import os
 import subprocess
+import time
 
-from mntkit_test import (case, expect, FINDMNT, first_diff, main, need_findmnt, ns_id,
-    run, same, skip)
+from mntkit_test import (case, expect, FINDMNT, first_diff, main, need_findmnt, ns_id, ns_root_prefix,
+    run, same, skip, UNSHARE_PRIVATE)
 
 L = os.environ["LSMNT"]
 TAGS = "TARGET,SOURCE,SOURCES,UUID,LABEL,PARTUUID,PARTLABEL"
@@ -164,18 +165,34 @@ def ns_udev():
     src = run([FINDMNT, "-n", "-o", "SOURCE", "-M", T + "/a"])[1].decode().strip()
     devno = open("/sys/class/block/%s/dev" % os.path.basename(src)).read().strip()
     D = os.environ["CLI_TMP"]
+    # the case's namespace, read from the new one (-N): named by a process
+    # at the namespace's root, as a container's, whose mountinfo (findmnt)
+    # names the mounts as the kernel does for a foreign namespace (lsmnt)
+    # also in a chroot, where T is pre + T there
+    pre = ns_root_prefix()
+    if pre is None:
+        skip("cannot tell where / is in its mount namespace")
+    holder = subprocess.Popen(["nsenter", "--mount=/proc/self/ns/mnt", "sleep", "120"])
+    for _ in range(100):
+        if open("/proc/%d/comm" % holder.pid).read().strip() == "sleep":
+            break
+        time.sleep(0.05)
     script = r'''
 mount -t tmpfs cols-run /run && mkdir -p /run/udev/data &&
 printf 'E:ID_FS_LABEL_ENC=from\\x20udev\nE:ID_PART_ENTRY_NAME=pn\nS:x\n' >/run/udev/data/b%s &&
 i=0
 for m in "" -J -r -P; do
   i=$((i + 1))
-  "$MNTKIT_FINDMNT" $m -N %s -R -T "$T" -o TARGET,LABEL,UUID,PARTLABEL,PARTUUID >"%s/uf$i"
-  "$LSMNT" $m -N %s -R -T "$T" -o TARGET,LABEL,UUID,PARTLABEL,PARTUUID >"%s/ul$i"
+  "$MNTKIT_FINDMNT" $m -N %d -R -T "$1" -o TARGET,LABEL,UUID,PARTLABEL,PARTUUID >"%s/uf$i"
+  "$LSMNT" $m -N %d -R -T "$1" -o TARGET,LABEL,UUID,PARTLABEL,PARTUUID >"%s/ul$i"
 done
-''' % (devno, PID, D, PID, D)
-    p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
-                       capture_output=True)
+''' % (devno, holder.pid, D, holder.pid, D)
+    try:
+        p = subprocess.run(UNSHARE_PRIVATE + ["sh", "-c", script, "sh", pre + T],
+                           capture_output=True)
+    finally:
+        holder.kill()
+        holder.wait()
     expect(p.returncode == 0, "exit %d %r" % (p.returncode, p.stderr[:200]))
     for i in range(1, 5):
         fo = open("%s/uf%d" % (D, i), "rb").read()

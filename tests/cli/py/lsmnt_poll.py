@@ -14,7 +14,7 @@ import subprocess
 import time
 
 from mntkit_test import (case, sh, expect, FINDMNT, first_diff, main,
-    need_findmnt, ns_id, ns_root_prefix, skip, tool)
+    need_findmnt, ns_id, ns_root_prefix, skip, tool, UNSHARE_PRIVATE)
 
 L = os.environ["LSMNT"]
 POLL_WCHAN = ("poll", "select")
@@ -433,11 +433,13 @@ def all_namespaces():
 
 
     def kid(script):
-        """a process in a new private mount namespace (sh -c SCRIPT D)
-    that then sleeps at its namespace's root, as a container's process"""
-        p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh",
-                              "-c", script + "exec nsenter "
-                              "--mount=/proc/self/ns/mnt sleep 120", "sh", D])
+        """a process in a new private mount namespace (sh -c SCRIPT D, D
+    as named from there) that then sleeps, at its namespace's root from its
+    start, as a container's process: made from the root of ours (nsenter),
+    where / is a mount point, so that a watch never sees its root move"""
+        p = subprocess.Popen(["nsenter", "--mount=/proc/self/ns/mnt", "unshare", "-m",
+                              "--propagation", "private", "sh", "-c",
+                              script + "exec sleep 120", "sh", pre + D])
         STARTED.append(p)
         for _ in range(100):
             with open("/proc/%d/comm" % p.pid) as f:
@@ -634,14 +636,14 @@ def all_namespaces_skipped():
         ns_id()
     except OSError:
         skip("no mount namespace IDs (NS_GET_MNTNS_ID, Linux 6.10+)")
-    kids = [subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep", "60"])]
+    kids = [subprocess.Popen(UNSHARE_PRIVATE + ["sleep", "60"])]
     STARTED.extend(kids)
     time.sleep(0.2)
     p = subprocess.Popen(["prlimit", "--nofile=10:10", L, "-p", "--all-namespaces", "-w", "3000"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     STARTED.append(p)
     time.sleep(0.5)
-    kids.append(subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep", "60"]))
+    kids.append(subprocess.Popen(UNSHARE_PRIVATE + ["sleep", "60"]))
     STARTED.append(kids[-1])
     out, err = p.communicate(timeout=30)
     lines = err.decode().splitlines()

@@ -21,7 +21,13 @@ The kernel, directly:
   mount_id(path)                    the ID statmnt should show for path
   ns_root_prefix()                  where / is from its namespace's root
   need_userns()                     skip without user namespaces
+  UNSHARE_PRIVATE + argv            argv in a new namespace of private
+                                    mounts (unshare -m --propagation
+                                    private, also in a chroot whose root
+                                    is no mount point); UNSHARE_PIDNS in a
+                                    PID namespace too, with its /proc
   mountinfo(path), mi_by_point()    /proc/.../mountinfo, unescaped
+  mi_roots()                        mount points of its tree's roots
   sys_mount(src, target, fstype)    mount(2) as given (no mount(8))
 The tools:
   parse_text(s), text_unescape(s)   statmnt's text format, unescaped
@@ -178,6 +184,17 @@ def ns_root_prefix():
     return "" if r == "/" else r
 
 
+# unshare -m --propagation private, but unshare sets "/" private, EINVAL
+# in a chroot whose root is no mount point: tests/cli/in-private-ns sets
+# the namespace's root instead (lib.sh's unshare_private)
+_IN_PRIVATE_NS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              os.pardir, "in-private-ns")
+UNSHARE_PRIVATE = ["unshare", "-m", "--propagation", "unchanged", "bash",
+                   _IN_PRIVATE_NS]
+UNSHARE_PIDNS = ["unshare", "-m", "--propagation", "unchanged", "--pid",
+                 "--fork", "bash", _IN_PRIVATE_NS, "--proc"]
+
+
 def need_userns():
     """Skip unless a user namespace can be made (unshare -U): the kernel
     refuses one in a chroot, and a sysctl or a seccomp filter may."""
@@ -226,6 +243,18 @@ def mountinfo(path="/proc/self/mountinfo"):
             "super_opts": _mi_unescape(f[sep + 3]),
         })
     return out
+
+
+def mi_roots():
+    """The mount points of the roots of the caller's mount tree as its
+    mountinfo shows it: the entries whose parent it does not show. One,
+    "/", but in a chroot whose root directory is no mount point: there
+    the mount that holds / is outside the root, and each mount below it
+    is a root."""
+    mi = mountinfo()
+    ids = {e["id"] for e in mi}
+    return sorted(e["point"] for e in mi
+                  if e["parent"] not in ids or e["parent"] == e["id"])
 
 
 def mi_by_point(entries, point):

@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from mntkit_test import (case, expect, Lines, listmount, main, mount_id,
-    NATIVE, ns_id, sh, skip, tool)
+    NATIVE, ns_id, sh, skip, tool, UNSHARE_PRIVATE)
 
 EXE = os.environ["MNTWATCH"]
 
@@ -318,8 +318,7 @@ def all_namespaces():
     expect(o["mnt_point"] == T + "/an/y" and o["mnt_ns"] == own and
            o["sb_source"] == "mine", "mine: %r" % o)
     sh("umount", T + "/an/y")
-    n = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sleep",
-                          "60"])
+    n = subprocess.Popen(UNSHARE_PRIVATE + ["sleep", "60"])
     o = read_until(lambda o: o["event"] == "ns-add" and o["ns_pid"] == n.pid,
                    "ns-add of a new namespace")
     new = o["mnt_ns"]

@@ -12,7 +12,7 @@ import subprocess
 import time
 
 from mntkit_test import (case, expect, Lines, main, ns_root_prefix, sh, skip,
-    sys_mount, sys_umount, tool)
+    sys_mount, sys_umount, tool, UNSHARE_PIDNS, UNSHARE_PRIVATE)
 
 EXE = os.environ["MNTWATCH"]
 SCHEMA = os.environ["SCHEMA"]
@@ -237,15 +237,17 @@ def all_namespaces():
     pre = ns_root_prefix()
     if pre is None:
         skip("cannot tell where / is in its mount namespace")
-    script = ('"$0" --all-namespaces --json --timeout 6 & '
+    # sh -c SCRIPT EXE DIR UNSHARE_PRIVATE...
+    script = ('d=$1; shift; '
+              '"$0" --all-namespaces --json --timeout 6 & '
               'sleep 0.5; '
-              'unshare -m --propagation private '
-              'nsenter --mount=/proc/self/ns/mnt sh -c '
-              '\'mount -t tmpfs allns-probe "$1" && sleep 2.5\' sh "$1"; '
+              '"$@" nsenter --mount=/proc/self/ns/mnt sh -c '
+              '\'mount -t tmpfs allns-probe "$1" && sleep 2.5\' sh "$d"; '
               'wait')
     rt0, mono0 = time.time_ns(), time.monotonic_ns()
-    p = subprocess.run(["unshare", "-p", "-f", "--mount-proc", "sh", "-c", script,
-                        EXE, pre + T + "/allns"], capture_output=True, text=True,
+    p = subprocess.run(UNSHARE_PIDNS + ["sh", "-c", script, EXE,
+                                        pre + T + "/allns"] + UNSHARE_PRIVATE,
+                       capture_output=True, text=True,
                        errors="surrogateescape")
     rt1, mono1 = time.time_ns(), time.monotonic_ns()
     expect(p.returncode == 0 and p.stderr == "",
