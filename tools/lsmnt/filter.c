@@ -338,6 +338,17 @@ uint64_t filter_mask(const struct filter *f)
 	return m;
 }
 
+void swap_to_target(struct filter *f)
+{
+	free(f->target);
+	free(f->source_canon);
+	f->source_canon = NULL;
+	f->target_arg = f->source;
+	f->target = canon_target(f, f->target_arg);
+	f->source = NULL;
+	f->strict = true;
+}
+
 /*
  * -T of a path that is no mount point: the mount point it is under, found
  * as findmnt does, by the path's canonical form with its last components

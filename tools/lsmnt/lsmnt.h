@@ -473,6 +473,8 @@ bool matches(struct matcher *m, const struct mntkit_statmount *sm);
 bool matches_every(const struct filter *f);
 bool list_all(const struct filter *f);
 uint64_t filter_mask(const struct filter *f);
+/* a lone argument that is no source: a mount point (findmnt's swap) */
+void swap_to_target(struct filter *f);
 void target_walk_up(struct filter *f, struct mntkit_table **tabs,
 		    size_t ntabs);
 

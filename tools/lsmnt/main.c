@@ -150,11 +150,7 @@ static int select_rows(struct cmdline *cl, const struct plan *p,
 		 * findmnt's mnt_table_find_target() of it, even before a
 		 * second argument, which findmnt's -f lookup never reads)
 		 */
-		free(f->target);
-		f->target_arg = f->source;
-		f->target = canon_target(f, f->target_arg);
-		f->source = NULL;
-		f->strict = true;
+		swap_to_target(f);
 		r = build_rows(cl, p, tabs, ntabs, fo);
 		if (r < 0 || found(cl, p, fo))
 			return r;

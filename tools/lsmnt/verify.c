@@ -582,12 +582,7 @@ static void select_entries(struct cmdline *cl, struct matcher *m,
 		f->target = canon_target(f, f->target_arg);
 	if (mark_matches(cl, m, ents, n) || !f->swap || f->target_arg)
 		return;
-	free(f->source_canon);
-	f->source_canon = NULL;
-	f->target_arg = f->source;
-	f->target = canon_target(f, f->target_arg);
-	f->source = NULL;
-	f->strict = true;
+	swap_to_target(f);
 	mark_matches(cl, m, ents, n);
 }
 
