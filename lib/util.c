@@ -30,17 +30,20 @@ int mntkit__resize(void *arr, size_t n, size_t size)
 #define GROWN_PRESENT_FROM (256U << 10)
 
 /*
- * The pages an array grew by (bytes @from to @to of *@arr) made present
- * at once where it is big: one call where a page fault each would come
- * as they are written (a fault costs several times more than the page
- * it fills, a virtual machine's most).
+ * The pages of a grown array that its caller asked room for (bytes @from
+ * to @to of *@arr) made present at once where the array is big: one call
+ * where a page fault each would come as they are written (a fault costs
+ * several times more than the page it fills, a virtual machine's most).
+ * Only up to what was asked: the rest of the doubled capacity may never
+ * be written, and a long-lived table (a live table's, a watch's) would
+ * hold its pages resident for nothing.
  */
 static void grown_present(void *arr, size_t from, size_t to)
 {
 #ifdef MADV_POPULATE_WRITE
 	char *p;
 
-	if (to < GROWN_PRESENT_FROM)
+	if (to < GROWN_PRESENT_FROM || to <= from)
 		return;
 	memcpy(&p, arr, sizeof(p));
 	mntkit__advise_within(p + from, to - from, mntkit__page_size(),
@@ -66,7 +69,7 @@ int mntkit__grow(void *arr, size_t *cap, size_t need, size_t size,
 	}
 	if (mntkit__resize(arr, ncap, size))
 		return -ENOMEM;
-	grown_present(arr, *cap * size, ncap * size);
+	grown_present(arr, *cap * size, need * size);
 	*cap = ncap;
 	return 0;
 }
