@@ -8,7 +8,9 @@
  *   ns.c       the ns= argument, Namespace, namespaces()
  *   mount.c    Mount: one reply, read-only
  *   table.c    Table: a snapshot
- *   watch.c    Watch, Event, and the asyncio form of a watch
+ *   aio.c      the asyncio form of a Watch and of a LiveTable: waiting
+ *              for an fd on the running loop
+ *   watch.c    Watch and Event
  *   live.c     LiveTable: a table kept current by a watch's events
  *
  * The module is written over the library's public API only (mntkit.h).
@@ -115,6 +117,47 @@ int mkpy_table_ready(void);
  * error set); @lexical: @t is another namespace's (paths taken
  * lexically) */
 PyObject *mkpy_table_wrap(struct mntkit_table *t, int lexical);
+
+/* ---- aio.c ---- */
+
+struct awaiter;
+
+/* what an object an async iteration waits on holds (at ops->offset) */
+struct mkpy_aio {
+	struct awaiter *waiting; /* the iteration whose fd is registered */
+};
+
+/*
+ * struct mkpy_aio_ops - how an async iteration takes the items of an
+ * owner (a Watch, a LiveTable) and waits for them.
+ *
+ * @what:    the owner's type, for the messages ("Watch")
+ * @offset:  of the owner's struct mkpy_aio
+ * @is_open: the owner is open (not closed, no close() pending)
+ * @fd:      the fd that polls readable when items may be ready
+ * @next:    the next item without waiting (called while open): 1 and
+ *           *@out, 0 when none is ready, -1 with the error set
+ * @release: no iteration waits on it now: end the owner if close() came
+ *           meanwhile and no call runs
+ */
+struct mkpy_aio_ops {
+	const char *what;
+	size_t offset;
+	int (*is_open)(PyObject *owner);
+	int (*fd)(PyObject *owner);
+	int (*next)(PyObject *owner, PyObject **out);
+	void (*release)(PyObject *owner);
+};
+
+/* what __anext__() of @owner returns: an awaitable of its next item */
+PyObject *mkpy_aio_anext(PyObject *owner, const struct mkpy_aio_ops *ops);
+/* an async iterator of @owner's items (its __anext__() is the above) */
+PyObject *mkpy_aio_iter(PyObject *owner, const struct mkpy_aio_ops *ops);
+/* close() of an owner @a: wake the iteration that waits, through its
+ * loop (from any thread); its next step ends it. 0, or -1 with the error
+ * set */
+int mkpy_aio_wake(struct mkpy_aio *a);
+int mkpy_aio_ready(void);
 
 /* ---- watch.c ---- */
 
