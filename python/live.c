@@ -624,8 +624,8 @@ PyTypeObject mkpy_live_type = {
 	.tp_basicsize = sizeof(struct mkpy_live),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc =
-		"LiveTable(ns=None, *, all_namespaces=False, initial=False)"
-		"\n--\n\n"
+		"LiveTable(ns=None, *, all_namespaces=False, initial=False, "
+		"cheap_ids=False)\n--\n\n"
 		"The mount table of a namespace (ns as for mounts()), or of "
 		"every namespace a process is in (all_namespaces=True), kept "
 		"current by the events of a watch: each process() applies "
@@ -633,11 +633,14 @@ PyTypeObject mkpy_live_type = {
 		"table's size. It starts as the table now; with initial=True "
 		"it starts empty and the first process() brings an attach "
 		"event for every mount. An all-namespace LiveTable fills "
-		"each namespace from its events.\n\n"
+		"each namespace from its events. cheap_ids=True is refused "
+		"(ValueError), as by watch().\n\n"
 		"live[id], id in live, get(), parent(), children(), "
 		"find_target(), find_source() read the state now (Mounts "
 		"copied out of it); len(live) and iteration (tree order) are "
-		"those of snapshot(). A context manager; close() ends it.\n\n"
+		"those of snapshot(). async for ev in live.events() applies "
+		"and yields the events on an asyncio loop. A context "
+		"manager; close() ends it.\n\n"
 		"One thread at a time (the writer): a call while another "
 		"thread's call runs raises RuntimeError; close() works from "
 		"any thread. The Tables of snapshot() are immutable: share "

@@ -81,6 +81,13 @@ int mkpy_errors_init(PyObject *module);
  */
 int mkpy_ns_opts(PyObject *ns, struct mntkit_opts *o,
 		 const struct mntkit_opts **use);
+/*
+ * mkpy_cheap_ids - the cheap_ids= argument (@on) into @o, which *@use
+ * then points to (the caller's namespace when ns= named none): with @on,
+ * MNTKIT_OPTS_F_CHEAP_IDS.
+ */
+void mkpy_cheap_ids(int on, struct mntkit_opts *o,
+		    const struct mntkit_opts **use);
 PyObject *mkpy_namespaces(PyObject *self, PyObject *unused);
 extern PyTypeObject mkpy_namespace_type;
 
@@ -173,9 +180,10 @@ PyObject *mkpy_event_new(const struct mntkit_event *ev,
 PyObject *mkpy_watch_func(PyObject *self, PyObject *args, PyObject *kwargs);
 /*
  * mkpy_watch_args - the arguments (ns=None, *, all_namespaces=False,
- * initial=False) of the call @name (watch, LiveTable) into @wo's flags
- * and *@use (NULL, or @o: as mkpy_ns_opts()). 0, or -1 with TypeError or
- * ValueError set.
+ * initial=False, cheap_ids=False) of the call @name (watch, LiveTable)
+ * into @wo's flags and *@use (NULL, or @o: as mkpy_ns_opts()). 0, or -1
+ * with TypeError or ValueError (cheap_ids=True: a watch compares the IDs
+ * of many loads) set.
  */
 int mkpy_watch_args(PyObject *args, PyObject *kwargs, const char *name,
 		    struct mntkit_watch_opts *wo, struct mntkit_opts *o,

@@ -233,16 +233,23 @@ int mkpy_watch_args(PyObject *args, PyObject *kwargs, const char *name,
 		    struct mntkit_watch_opts *wo, struct mntkit_opts *o,
 		    const struct mntkit_opts **use)
 {
-	static char *kwlist[] = {"ns", "all_namespaces", "initial", NULL};
-	int all_ns = 0, initial = 0;
+	static char *kwlist[] = {"ns", "all_namespaces", "initial",
+				 "cheap_ids", NULL};
+	int all_ns = 0, initial = 0, cheap = 0;
 	PyObject *ns = Py_None;
 	char fmt[64];
 
-	snprintf(fmt, sizeof(fmt), "|O$pp:%s", name);
+	snprintf(fmt, sizeof(fmt), "|O$ppp:%s", name);
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kwlist, &ns,
-					 &all_ns, &initial) ||
+					 &all_ns, &initial, &cheap) ||
 	    mkpy_ns_opts(ns, o, use) < 0)
 		return -1;
+	if (cheap) {
+		PyErr_Format(PyExc_ValueError,
+			     "%s: cheap_ids=True is not for a watch: it "
+			     "compares the IDs of many loads", name);
+		return -1;
+	}
 	if (all_ns && *use) {
 		PyErr_Format(PyExc_ValueError,
 			     "%s: all_namespaces=True takes no ns", name);
@@ -648,11 +655,13 @@ PyTypeObject mkpy_watch_type = {
 	.tp_basicsize = sizeof(struct mkpy_watch),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc =
-		"Watch(ns=None, *, all_namespaces=False, initial=False)\n--\n\n"
+		"Watch(ns=None, *, all_namespaces=False, initial=False, "
+		"cheap_ids=False)\n--\n\n"
 		"The mount events of a namespace (ns as for mounts()), or of "
 		"every namespace a process is in (all_namespaces=True), "
 		"starting with an attach event for every mount with "
-		"initial=True.\n\n"
+		"initial=True. cheap_ids=True is refused (ValueError): a "
+		"watch compares the IDs of many loads.\n\n"
 		"Iterate it (each next() waits for an event), read() it with "
 		"a timeout, poll fileno(), or iterate it with async for on an "
 		"asyncio loop. A context manager; close() ends it.\n\n"
