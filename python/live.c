@@ -2,14 +2,17 @@
 /*
  * LiveTable: the mount table of a namespace kept current by a watch's
  * events (struct mntkit_live). process() applies what is pending and
- * returns it as Events, the lookups read the state, snapshot() gives it
- * as an immutable Table.
+ * returns it as Events, events() does it on an asyncio loop one event at
+ * a time (aio.c), the lookups read the state, snapshot() gives it as an
+ * immutable Table.
  *
  * A struct mntkit_live is used by one thread at a time (the writer). A
  * LiveTable marks itself busy while a call runs with the GIL released: a
  * call from another thread meanwhile raises RuntimeError. close() works
  * from any thread: during a call it ends the live table when the call
- * returns. Its snapshots are Tables: immutable, shared freely.
+ * returns; while an async iteration waits on a loop it wakes it through
+ * the loop, which ends it. Its snapshots are Tables: immutable, shared
+ * freely.
  */
 #include "mntkit-py.h"
 
@@ -28,6 +31,7 @@ struct mkpy_live {
 	int lexical; /* another namespace: paths are taken lexically */
 	int busy;    /* a call runs with the GIL released */
 	int closing; /* close() came meanwhile: end it after */
+	struct mkpy_aio aio; /* an async iteration waiting on a loop */
 };
 
 static inline struct mkpy_live *L(PyObject *o)
@@ -111,7 +115,7 @@ static int live_enter(struct mkpy_live *lv, int lookup)
 static void live_leave(struct mkpy_live *lv)
 {
 	lv->busy = 0;
-	if (lv->closing)
+	if (lv->closing && !lv->aio.waiting)
 		live_end(lv);
 }
 
@@ -428,10 +432,15 @@ static PyObject *live_close(PyObject *self, PyObject *unused)
 	struct mkpy_live *lv = L(self);
 
 	(void)unused;
-	if (lv->busy)
-		lv->closing = 1;
-	else
+	if (!is_open(lv))
+		Py_RETURN_NONE;
+	if (!lv->busy && !lv->aio.waiting) {
 		live_end(lv);
+		Py_RETURN_NONE;
+	}
+	lv->closing = 1;
+	if (mkpy_aio_wake(&lv->aio) < 0)
+		return NULL;
 	Py_RETURN_NONE;
 }
 
@@ -443,9 +452,74 @@ static PyObject *live_enter_ctx(PyObject *self, PyObject *unused)
 
 static PyObject *live_exit_ctx(PyObject *self, PyObject *args)
 {
+	PyObject *r;
+
 	(void)args;
-	Py_DECREF(live_close(self, NULL));
+	r = live_close(self, NULL);
+	if (!r)
+		return NULL;
+	Py_DECREF(r);
 	Py_RETURN_FALSE;
+}
+
+/* ---- the asyncio form (aio.c): events() ---- */
+
+static int aio_is_open(PyObject *self)
+{
+	return is_open(L(self));
+}
+
+static int aio_fd(PyObject *self)
+{
+	return L(self)->fd;
+}
+
+/* apply the next event pending, alone: its Event */
+static int aio_next(PyObject *self, PyObject **out)
+{
+	struct mkpy_live *lv = L(self);
+	MNTKIT_EVENT(ev);
+	ssize_t n;
+
+	if (live_enter(lv, 0) < 0)
+		return -1;
+	MKPY_CALL(n = mntkit_live_process(lv->l, &ev, 1));
+	/* the records live until the next call: copied before it */
+	if (n > 0)
+		*out = mkpy_event_new(&ev, NULL, NULL);
+	else if (n < 0)
+		mkpy_raise((int)n, NULL);
+	live_leave(lv);
+	if (n <= 0)
+		return n < 0 ? -1 : 0;
+	return *out ? 1 : -1;
+}
+
+static void aio_release(PyObject *self)
+{
+	struct mkpy_live *lv = L(self);
+
+	if (lv->closing && !lv->busy && !lv->aio.waiting)
+		live_end(lv);
+}
+
+static const struct mkpy_aio_ops live_aio = {
+	.what = "LiveTable",
+	.offset = offsetof(struct mkpy_live, aio),
+	.is_open = aio_is_open,
+	.fd = aio_fd,
+	.next = aio_next,
+	.release = aio_release,
+};
+
+static PyObject *live_events(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	if (!is_open(L(self))) {
+		PyErr_SetString(PyExc_ValueError, "the LiveTable is closed");
+		return NULL;
+	}
+	return mkpy_aio_iter(self, &live_aio);
 }
 
 static PyObject *live_closed(PyObject *self, void *closure)
@@ -498,6 +572,17 @@ static PyMethodDef live_methods[] = {
 	 "find_source(spec)\n--\n\n"
 	 "The last mount whose source is spec, as Table.find_source() finds "
 	 "it, or None."},
+	{"events", live_events, METH_NOARGS,
+	 "events()\n--\n\n"
+	 "An async iterator of the events, on the running asyncio loop: "
+	 "async for ev in live.events(). Each step applies the next pending "
+	 "event alone and yields it, so that the state is the one after it "
+	 "(and before the next) while the loop body runs; with none pending "
+	 "it waits on the loop (add_reader() of fileno()) without blocking "
+	 "it. close() ends the iteration, cancelling its task removes the "
+	 "reader; one iteration waits at a time (RuntimeError). An event "
+	 "that cannot be applied (mntkit.Error ENOMEM) is kept and applied "
+	 "first by the next step or process()."},
 	{"rescan", live_rescan, METH_NOARGS,
 	 "rescan()\n--\n\n"
 	 "Compare the state with a fresh table now and queue the events of "
@@ -506,13 +591,14 @@ static PyMethodDef live_methods[] = {
 	{"fileno", live_fileno, METH_NOARGS,
 	 "fileno()\n--\n\n"
 	 "An fd that polls readable when the table may have changed, for "
-	 "selectors and event loops (loop.add_reader()); then call "
-	 "process() (a wakeup may bring no event). The LiveTable's own: do "
-	 "not close it."},
+	 "selectors and event loops (loop.add_reader(); or events()); then "
+	 "call process() (a wakeup may bring no event). The LiveTable's "
+	 "own: do not close it."},
 	{"close", live_close, METH_NOARGS,
 	 "close()\n--\n\n"
 	 "End the live table; its snapshots stay valid. From any thread; "
-	 "closing a closed LiveTable does nothing."},
+	 "an async iteration of events() stops. Closing a closed LiveTable "
+	 "does nothing."},
 	{"__enter__", live_enter_ctx, METH_NOARGS, NULL},
 	{"__exit__", live_exit_ctx, METH_VARARGS, NULL},
 	{NULL, NULL, 0, NULL},
@@ -538,8 +624,8 @@ PyTypeObject mkpy_live_type = {
 	.tp_basicsize = sizeof(struct mkpy_live),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc =
-		"LiveTable(ns=None, *, all_namespaces=False, initial=False)"
-		"\n--\n\n"
+		"LiveTable(ns=None, *, all_namespaces=False, initial=False, "
+		"cheap_ids=False)\n--\n\n"
 		"The mount table of a namespace (ns as for mounts()), or of "
 		"every namespace a process is in (all_namespaces=True), kept "
 		"current by the events of a watch: each process() applies "
@@ -547,11 +633,14 @@ PyTypeObject mkpy_live_type = {
 		"table's size. It starts as the table now; with initial=True "
 		"it starts empty and the first process() brings an attach "
 		"event for every mount. An all-namespace LiveTable fills "
-		"each namespace from its events.\n\n"
+		"each namespace from its events. cheap_ids=True is refused "
+		"(ValueError), as by watch().\n\n"
 		"live[id], id in live, get(), parent(), children(), "
 		"find_target(), find_source() read the state now (Mounts "
 		"copied out of it); len(live) and iteration (tree order) are "
-		"those of snapshot(). A context manager; close() ends it.\n\n"
+		"those of snapshot(). async for ev in live.events() applies "
+		"and yields the events on an asyncio loop. A context "
+		"manager; close() ends it.\n\n"
 		"One thread at a time (the writer): a call while another "
 		"thread's call runs raises RuntimeError; close() works from "
 		"any thread. The Tables of snapshot() are immutable: share "

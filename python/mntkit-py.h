@@ -8,7 +8,9 @@
  *   ns.c       the ns= argument, Namespace, namespaces()
  *   mount.c    Mount: one reply, read-only
  *   table.c    Table: a snapshot
- *   watch.c    Watch, Event, and the asyncio form of a watch
+ *   aio.c      the asyncio form of a Watch and of a LiveTable: waiting
+ *              for an fd on the running loop
+ *   watch.c    Watch and Event
  *   live.c     LiveTable: a table kept current by a watch's events
  *
  * The module is written over the library's public API only (mntkit.h).
@@ -79,6 +81,13 @@ int mkpy_errors_init(PyObject *module);
  */
 int mkpy_ns_opts(PyObject *ns, struct mntkit_opts *o,
 		 const struct mntkit_opts **use);
+/*
+ * mkpy_cheap_ids - the cheap_ids= argument (@on) into @o, which *@use
+ * then points to (the caller's namespace when ns= named none): with @on,
+ * MNTKIT_OPTS_F_CHEAP_IDS.
+ */
+void mkpy_cheap_ids(int on, struct mntkit_opts *o,
+		    const struct mntkit_opts **use);
 PyObject *mkpy_namespaces(PyObject *self, PyObject *unused);
 extern PyTypeObject mkpy_namespace_type;
 
@@ -116,6 +125,47 @@ int mkpy_table_ready(void);
  * lexically) */
 PyObject *mkpy_table_wrap(struct mntkit_table *t, int lexical);
 
+/* ---- aio.c ---- */
+
+struct awaiter;
+
+/* what an object an async iteration waits on holds (at ops->offset) */
+struct mkpy_aio {
+	struct awaiter *waiting; /* the iteration whose fd is registered */
+};
+
+/*
+ * struct mkpy_aio_ops - how an async iteration takes the items of an
+ * owner (a Watch, a LiveTable) and waits for them.
+ *
+ * @what:    the owner's type, for the messages ("Watch")
+ * @offset:  of the owner's struct mkpy_aio
+ * @is_open: the owner is open (not closed, no close() pending)
+ * @fd:      the fd that polls readable when items may be ready
+ * @next:    the next item without waiting (called while open): 1 and
+ *           *@out, 0 when none is ready, -1 with the error set
+ * @release: no iteration waits on it now: end the owner if close() came
+ *           meanwhile and no call runs
+ */
+struct mkpy_aio_ops {
+	const char *what;
+	size_t offset;
+	int (*is_open)(PyObject *owner);
+	int (*fd)(PyObject *owner);
+	int (*next)(PyObject *owner, PyObject **out);
+	void (*release)(PyObject *owner);
+};
+
+/* what __anext__() of @owner returns: an awaitable of its next item */
+PyObject *mkpy_aio_anext(PyObject *owner, const struct mkpy_aio_ops *ops);
+/* an async iterator of @owner's items (its __anext__() is the above) */
+PyObject *mkpy_aio_iter(PyObject *owner, const struct mkpy_aio_ops *ops);
+/* close() of an owner @a: wake the iteration that waits, through its
+ * loop (from any thread); its next step ends it. 0, or -1 with the error
+ * set */
+int mkpy_aio_wake(struct mkpy_aio *a);
+int mkpy_aio_ready(void);
+
 /* ---- watch.c ---- */
 
 extern PyTypeObject mkpy_event_type;
@@ -130,9 +180,10 @@ PyObject *mkpy_event_new(const struct mntkit_event *ev,
 PyObject *mkpy_watch_func(PyObject *self, PyObject *args, PyObject *kwargs);
 /*
  * mkpy_watch_args - the arguments (ns=None, *, all_namespaces=False,
- * initial=False) of the call @name (watch, LiveTable) into @wo's flags
- * and *@use (NULL, or @o: as mkpy_ns_opts()). 0, or -1 with TypeError or
- * ValueError set.
+ * initial=False, cheap_ids=False) of the call @name (watch, LiveTable)
+ * into @wo's flags and *@use (NULL, or @o: as mkpy_ns_opts()). 0, or -1
+ * with TypeError or ValueError (cheap_ids=True: a watch compares the IDs
+ * of many loads) set.
  */
 int mkpy_watch_args(PyObject *args, PyObject *kwargs, const char *name,
 		    struct mntkit_watch_opts *wo, struct mntkit_opts *o,

@@ -78,19 +78,20 @@ fail:
 
 static PyObject *mounts(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-	static char *kwlist[] = {"ns", NULL};
+	static char *kwlist[] = {"ns", "cheap_ids", NULL};
 	const struct mntkit_opts *use;
 	PyObject *ns = Py_None, *list;
+	int r = 0, cheap = 0;
 	uint64_t *ids = NULL;
 	MNTKIT_OPTS(o);
 	ssize_t n;
-	int r = 0;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:mounts", kwlist,
-					 &ns) ||
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$p:mounts", kwlist,
+					 &ns, &cheap) ||
 	    mkpy_ns_opts(ns, &o, &use) < 0)
 		return NULL;
+	mkpy_cheap_ids(cheap, &o, &use);
 	/* findmnt's (mountinfo's) order */
 	MKPY_CALL({
 		n = mntkit_list(MNTKIT_LSMT_ROOT, 0, use, &ids);
@@ -107,15 +108,16 @@ static PyObject *mounts(PyObject *self, PyObject *args, PyObject *kwargs)
 }
 
 /* stat() of a path, or of an open file (fileno()) */
-static PyObject *stat_path(PyObject *target, int have_ns)
+static PyObject *stat_path(PyObject *target, const char *id_only)
 {
 	struct mntkit_statmount *sm = NULL;
 	PyObject *bytes = NULL, *m;
 	int r, fd = -1;
 
-	if (have_ns) {
-		PyErr_SetString(PyExc_ValueError,
-				"stat: ns= is for a mount ID, not a path");
+	if (id_only) {
+		PyErr_Format(PyExc_ValueError,
+			     "stat: %s= is for a mount ID, not a path",
+			     id_only);
 		return NULL;
 	}
 	if (!PyUnicode_Check(target) && !PyBytes_Check(target) &&
@@ -142,17 +144,17 @@ static PyObject *stat_path(PyObject *target, int have_ns)
 
 static PyObject *stat_(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-	static char *kwlist[] = {"target", "ns", NULL};
+	static char *kwlist[] = {"target", "ns", "cheap_ids", NULL};
 	struct mntkit_statmount *sm = NULL;
 	const struct mntkit_opts *use;
 	PyObject *target, *ns = Py_None, *m;
+	int r, cheap = 0;
 	MNTKIT_OPTS(o);
 	uint64_t id;
-	int r;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O:stat", kwlist,
-					 &target, &ns) ||
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$Op:stat", kwlist,
+					 &target, &ns, &cheap) ||
 	    mkpy_ns_opts(ns, &o, &use) < 0)
 		return NULL;
 	if (!PyLong_Check(target) || PyBool_Check(target)) {
@@ -162,10 +164,12 @@ static PyObject *stat_(PyObject *self, PyObject *args, PyObject *kwargs)
 					"file, not a bool");
 			return NULL;
 		}
-		return stat_path(target, use != NULL);
+		return stat_path(target, use ? "ns" : cheap ? "cheap_ids"
+							       : NULL);
 	}
 	if (mkpy_mount_id(target, &id) < 0)
 		return NULL;
+	mkpy_cheap_ids(cheap, &o, &use);
 	MKPY_CALL(r = mntkit_stat(id, MKPY_MASK, use, &sm));
 	if (r < 0)
 		return mkpy_raise(r, NULL);
@@ -293,22 +297,30 @@ static PyObject *features(PyObject *self, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
 	{"mounts", MKPY_METH(mounts), METH_VARARGS | METH_KEYWORDS,
-	 "mounts(ns=None)\n--\n\n"
+	 "mounts(ns=None, *, cheap_ids=False)\n--\n\n"
 	 "Every mount of a namespace as a list of Mount, in findmnt's list "
 	 "order (mountinfo's). ns: None for the caller's namespace, a PID "
-	 "(int), a Namespace, or an open namespace file (/proc/PID/ns/mnt)."},
+	 "(int), a Namespace, or an open namespace file (/proc/PID/ns/mnt). "
+	 "cheap_ids=True: on the mountinfo emulation every mount is named by "
+	 "its old ID (id == old_id) and no mount point is looked at to learn "
+	 "unique IDs, as for lsmnt's default columns; the native backend "
+	 "gives unique IDs either way. Such an ID is reused: do not keep "
+	 "it."},
 	{"stat", MKPY_METH(stat_), METH_VARARGS | METH_KEYWORDS,
-	 "stat(target, *, ns=None)\n--\n\n"
+	 "stat(target, *, ns=None, cheap_ids=False)\n--\n\n"
 	 "One Mount: of a mount ID (int; in namespace ns), of the mount a "
 	 "path is on (str, bytes or os.PathLike), or of the mount an open "
-	 "file is on (an object with fileno())."},
+	 "file is on (an object with fileno()). cheap_ids=True (a mount ID "
+	 "only, as ns=): as for mounts(); an old ID is taken on the "
+	 "emulation, and the reply names its mount and parent by old IDs."},
 	{"namespaces", mkpy_namespaces, METH_NOARGS,
 	 "namespaces()\n--\n\n"
 	 "Every mount namespace the caller can find, as a list of Namespace "
 	 "by ascending ID (Linux 6.10+: earlier kernels have no namespace "
 	 "IDs, mntkit.Error EOPNOTSUPP)."},
 	{"watch", MKPY_METH(mkpy_watch_func), METH_VARARGS | METH_KEYWORDS,
-	 "watch(ns=None, *, all_namespaces=False, initial=False)\n--\n\n"
+	 "watch(ns=None, *, all_namespaces=False, initial=False, "
+	 "cheap_ids=False)\n--\n\n"
 	 "A Watch of the mount events of a namespace: see Watch."},
 	{"id_from_old", MKPY_METH(id_from_old), METH_VARARGS | METH_KEYWORDS,
 	 "id_from_old(old_id, *, ns=None)\n--\n\n"

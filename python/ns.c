@@ -63,6 +63,15 @@ int mkpy_ns_opts(PyObject *ns, struct mntkit_opts *o,
 	return 0;
 }
 
+void mkpy_cheap_ids(int on, struct mntkit_opts *o,
+		    const struct mntkit_opts **use)
+{
+	if (!on)
+		return;
+	o->flags |= MNTKIT_OPTS_F_CHEAP_IDS;
+	*use = o;
+}
+
 static uint64_t id_of(PyObject *self)
 {
 	return ((struct mkpy_namespace *)self)->id;

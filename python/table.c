@@ -85,21 +85,23 @@ PyObject *mkpy_table_wrap(struct mntkit_table *t, int lexical)
 static PyObject *table_new(PyTypeObject *type, PyObject *args,
 			   PyObject *kwargs)
 {
-	static char *kwlist[] = {"ns", NULL};
+	static char *kwlist[] = {"ns", "cheap_ids", NULL};
 	const struct mntkit_opts *use;
 	struct mntkit_table *t = NULL;
 	PyObject *ns = Py_None;
+	int r, cheap = 0, lexical;
 	MNTKIT_OPTS(o);
-	int r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Table", kwlist,
-					 &ns) ||
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$p:Table", kwlist,
+					 &ns, &cheap) ||
 	    mkpy_ns_opts(ns, &o, &use) < 0)
 		return NULL;
+	lexical = use != NULL; /* another namespace's */
+	mkpy_cheap_ids(cheap, &o, &use);
 	MKPY_CALL(r = mntkit_table_new(MKPY_MASK, 0, use, &t));
 	if (r < 0)
 		return mkpy_raise(r, NULL);
-	return table_wrap(type, t, use != NULL);
+	return table_wrap(type, t, lexical);
 }
 
 static void table_dealloc(PyObject *self)
@@ -442,10 +444,15 @@ PyTypeObject mkpy_table_type = {
 	.tp_name = "mntkit.Table",
 	.tp_basicsize = sizeof(struct mkpy_table),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "Table(ns=None)\n--\n\n"
+	.tp_doc = "Table(ns=None, *, cheap_ids=False)\n--\n\n"
 		  "A snapshot of the mounts of a namespace (ns: None for the "
 		  "caller's, a PID, a Namespace or an open namespace file), "
-		  "with every statmount group.\n\n"
+		  "with every statmount group. cheap_ids=True: on the "
+		  "mountinfo emulation every mount is named by its old ID "
+		  "(id == old_id, parent_id == old_parent_id) and no mount "
+		  "point is looked at to learn unique IDs; the native backend "
+		  "gives unique IDs either way. Such an ID is reused: do not "
+		  "keep it.\n\n"
 		  "len(table), iteration in tree order (depth-first, a parent "
 		  "before its children, siblings by ascending ID), table[id], "
 		  "id in table. Immutable: safe to share between threads.",

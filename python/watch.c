@@ -2,7 +2,7 @@
 /*
  * Watch and Event: mount events as an iterator (blocking), by read()
  * (with a timeout), through fileno() for selectors, and as an async
- * iterator on an asyncio event loop.
+ * iterator on an asyncio event loop (aio.c).
  *
  * A struct mntkit_watch is used by one thread at a time. A Watch makes
  * its calls with the GIL released and marks itself busy meanwhile: a call
@@ -10,7 +10,7 @@
  * from any thread, at any time. When a call is running (a next() blocked
  * in poll(), say) it wakes it through an eventfd and the call ends the
  * watch when it returns; when an async iteration waits on an event loop
- * it is woken through the loop (call_soon_threadsafe) and ends it.
+ * it is woken through the loop (mkpy_aio_wake()) and ends it.
  */
 #include "mntkit-py.h"
 #include <structmember.h>
@@ -203,8 +203,6 @@ PyTypeObject mkpy_event_type = {
 
 /* ---- Watch ---- */
 
-struct awaiter;
-
 struct mkpy_watch {
 	PyObject_HEAD
 	struct mntkit_watch *w; /* NULL once closed */
@@ -212,18 +210,8 @@ struct mkpy_watch {
 	int wake;               /* an eventfd: close() wakes a waiting call */
 	int busy;               /* a call runs with the GIL released */
 	int closing;            /* close() came meanwhile: end it after */
-	struct awaiter *waiting; /* an async iteration waiting on a loop */
+	struct mkpy_aio aio;    /* an async iteration waiting on a loop */
 };
-
-struct awaiter {
-	PyObject_HEAD
-	struct mkpy_watch *wt;
-	PyObject *loop;
-	PyObject *fut;
-	int registered; /* add_reader() of the watch's fd on @loop */
-};
-
-static PyTypeObject awaiter_type;
 
 static inline struct mkpy_watch *W(PyObject *o)
 {
@@ -245,16 +233,23 @@ int mkpy_watch_args(PyObject *args, PyObject *kwargs, const char *name,
 		    struct mntkit_watch_opts *wo, struct mntkit_opts *o,
 		    const struct mntkit_opts **use)
 {
-	static char *kwlist[] = {"ns", "all_namespaces", "initial", NULL};
-	int all_ns = 0, initial = 0;
+	static char *kwlist[] = {"ns", "all_namespaces", "initial",
+				 "cheap_ids", NULL};
+	int all_ns = 0, initial = 0, cheap = 0;
 	PyObject *ns = Py_None;
 	char fmt[64];
 
-	snprintf(fmt, sizeof(fmt), "|O$pp:%s", name);
+	snprintf(fmt, sizeof(fmt), "|O$ppp:%s", name);
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kwlist, &ns,
-					 &all_ns, &initial) ||
+					 &all_ns, &initial, &cheap) ||
 	    mkpy_ns_opts(ns, o, use) < 0)
 		return -1;
+	if (cheap) {
+		PyErr_Format(PyExc_ValueError,
+			     "%s: cheap_ids=True is not for a watch: it "
+			     "compares the IDs of many loads", name);
+		return -1;
+	}
 	if (all_ns && *use) {
 		PyErr_Format(PyExc_ValueError,
 			     "%s: all_namespaces=True takes no ns", name);
@@ -323,7 +318,7 @@ static int watch_enter(struct mkpy_watch *wt)
 static void watch_leave(struct mkpy_watch *wt)
 {
 	wt->busy = 0;
-	if (wt->closing && !wt->waiting)
+	if (wt->closing && !wt->aio.waiting)
 		watch_end(wt);
 }
 
@@ -470,13 +465,12 @@ static PyObject *watch_read(PyObject *self, PyObject *args, PyObject *kwargs)
 static PyObject *watch_close(PyObject *self, PyObject *unused)
 {
 	struct mkpy_watch *wt = W(self);
-	PyObject *r, *wake;
 	uint64_t one = 1;
 
 	(void)unused;
 	if (!is_open(wt))
 		Py_RETURN_NONE;
-	if (!wt->busy && !wt->waiting) {
+	if (!wt->busy && !wt->aio.waiting) {
 		watch_end(wt);
 		Py_RETURN_NONE;
 	}
@@ -484,17 +478,8 @@ static PyObject *watch_close(PyObject *self, PyObject *unused)
 	if (wt->busy && write(wt->wake, &one, sizeof(one)) < 0 &&
 	    errno != EAGAIN)
 		return PyErr_SetFromErrno(PyExc_OSError);
-	if (!wt->waiting)
-		Py_RETURN_NONE;
-	/* the loop may run in another thread: its reader ends the watch */
-	wake = PyObject_GetAttrString((PyObject *)wt->waiting, "_wake");
-	r = wake ? PyObject_CallMethod(wt->waiting->loop,
-				       "call_soon_threadsafe", "O", wake)
-		 : NULL;
-	Py_XDECREF(wake);
-	if (!r)
+	if (mkpy_aio_wake(&wt->aio) < 0)
 		return NULL;
-	Py_DECREF(r);
 	Py_RETURN_NONE;
 }
 
@@ -575,18 +560,49 @@ static PyObject *watch_repr(PyObject *self)
 				    W(self)->fd, name ? name : "unknown");
 }
 
+/* ---- the asyncio form (aio.c) ---- */
+
+static int aio_is_open(PyObject *self)
+{
+	return is_open(W(self));
+}
+
+static int aio_fd(PyObject *self)
+{
+	return W(self)->fd;
+}
+
+static int aio_next(PyObject *self, PyObject **out)
+{
+	int r;
+
+	if (watch_enter(W(self)) < 0)
+		return -1;
+	r = read_one(W(self), out);
+	watch_leave(W(self));
+	return r;
+}
+
+static void aio_release(PyObject *self)
+{
+	struct mkpy_watch *wt = W(self);
+
+	if (wt->closing && !wt->busy && !wt->aio.waiting)
+		watch_end(wt);
+}
+
+static const struct mkpy_aio_ops watch_aio = {
+	.what = "Watch",
+	.offset = offsetof(struct mkpy_watch, aio),
+	.is_open = aio_is_open,
+	.fd = aio_fd,
+	.next = aio_next,
+	.release = aio_release,
+};
+
 static PyObject *watch_anext(PyObject *self)
 {
-	struct awaiter *aw;
-
-	aw = PyObject_New(struct awaiter, &awaiter_type);
-	if (!aw)
-		return NULL;
-	aw->wt = (struct mkpy_watch *)Py_NewRef(self);
-	aw->loop = NULL;
-	aw->fut = NULL;
-	aw->registered = 0;
-	return (PyObject *)aw;
+	return mkpy_aio_anext(self, &watch_aio);
 }
 
 static PyMethodDef watch_methods[] = {
@@ -639,11 +655,13 @@ PyTypeObject mkpy_watch_type = {
 	.tp_basicsize = sizeof(struct mkpy_watch),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc =
-		"Watch(ns=None, *, all_namespaces=False, initial=False)\n--\n\n"
+		"Watch(ns=None, *, all_namespaces=False, initial=False, "
+		"cheap_ids=False)\n--\n\n"
 		"The mount events of a namespace (ns as for mounts()), or of "
 		"every namespace a process is in (all_namespaces=True), "
 		"starting with an attach event for every mount with "
-		"initial=True.\n\n"
+		"initial=True. cheap_ids=True is refused (ValueError): a "
+		"watch compares the IDs of many loads.\n\n"
 		"Iterate it (each next() waits for an event), read() it with "
 		"a timeout, poll fileno(), or iterate it with async for on an "
 		"asyncio loop. A context manager; close() ends it.\n\n"
@@ -659,209 +677,9 @@ PyTypeObject mkpy_watch_type = {
 	.tp_as_async = &watch_as_async,
 };
 
-/* ---- the asyncio form: what __anext__() returns ---- */
-
-/*
- * An awaitable whose iterator is itself: each step reads an event; when
- * there is none it registers the watch's fd with the running loop
- * (add_reader) and yields a future the reader's callback completes, as
- * asyncio's own futures do (_asyncio_future_blocking). The result is the
- * event (StopIteration), the end is StopAsyncIteration.
- */
-
-static int awaiter_unregister(struct awaiter *aw)
-{
-	PyObject *r = NULL;
-
-	if (!aw->registered)
-		return 0;
-	aw->registered = 0;
-	if (aw->wt->waiting == aw)
-		aw->wt->waiting = NULL;
-	Py_CLEAR(aw->fut);
-	if (aw->wt->fd >= 0)
-		r = PyObject_CallMethod(aw->loop, "remove_reader", "i",
-					aw->wt->fd);
-	else
-		r = Py_NewRef(Py_None);
-	Py_XDECREF(r);
-	return r ? 0 : -1;
-}
-
-static int awaiter_register(struct awaiter *aw)
-{
-	PyObject *asyncio, *wake, *r;
-
-	if (!aw->loop) {
-		asyncio = PyImport_ImportModule("asyncio");
-		if (!asyncio)
-			return -1;
-		aw->loop = PyObject_CallMethod(asyncio, "get_running_loop",
-					       NULL);
-		Py_DECREF(asyncio);
-		if (!aw->loop)
-			return -1;
-	}
-	aw->fut = PyObject_CallMethod(aw->loop, "create_future", NULL);
-	if (!aw->fut || PyObject_SetAttrString(aw->fut,
-					       "_asyncio_future_blocking",
-					       Py_True) < 0)
-		return -1;
-	wake = PyObject_GetAttrString((PyObject *)aw, "_wake");
-	if (!wake)
-		return -1;
-	r = PyObject_CallMethod(aw->loop, "add_reader", "iO", aw->wt->fd,
-				wake);
-	Py_DECREF(wake);
-	if (!r)
-		return -1;
-	Py_DECREF(r);
-	aw->registered = 1;
-	aw->wt->waiting = aw;
-	return 0;
-}
-
-/* the end of the async iteration, ending a watch closed meanwhile */
-static PyObject *awaiter_stop(struct awaiter *aw)
-{
-	if (aw->wt->closing && !aw->wt->busy && !aw->wt->waiting)
-		watch_end(aw->wt);
-	PyErr_SetNone(PyExc_StopAsyncIteration);
-	return NULL;
-}
-
-static PyObject *awaiter_next(PyObject *self)
-{
-	struct awaiter *aw = (struct awaiter *)self;
-	PyObject *ev = NULL, *stop;
-	int r;
-
-	if (awaiter_unregister(aw) < 0)
-		return NULL;
-	if (!is_open(aw->wt))
-		return awaiter_stop(aw);
-	if (aw->wt->waiting) {
-		PyErr_SetString(PyExc_RuntimeError,
-				"the Watch is awaited by another task");
-		return NULL;
-	}
-	if (watch_enter(aw->wt) < 0)
-		return NULL;
-	r = read_one(aw->wt, &ev);
-	watch_leave(aw->wt);
-	if (r < 0)
-		return NULL;
-	if (r > 0) {
-		stop = PyObject_CallOneArg(PyExc_StopIteration, ev);
-		Py_DECREF(ev);
-		if (stop) {
-			PyErr_SetObject(PyExc_StopIteration, stop);
-			Py_DECREF(stop);
-		}
-		return NULL;
-	}
-	if (!is_open(aw->wt))
-		return awaiter_stop(aw);
-	if (awaiter_register(aw) < 0) {
-		awaiter_unregister(aw);
-		return NULL;
-	}
-	return Py_NewRef(aw->fut);
-}
-
-static PyObject *awaiter_wake(PyObject *self, PyObject *unused)
-{
-	struct awaiter *aw = (struct awaiter *)self;
-	PyObject *done, *r;
-
-	(void)unused;
-	if (!aw->fut)
-		Py_RETURN_NONE;
-	done = PyObject_CallMethod(aw->fut, "done", NULL);
-	if (!done)
-		return NULL;
-	r = done == Py_False ? PyObject_CallMethod(aw->fut, "set_result", "O",
-						   Py_None)
-			     : Py_NewRef(Py_None);
-	Py_DECREF(done);
-	return r;
-}
-
-static PyObject *awaiter_send(PyObject *self, PyObject *value)
-{
-	(void)value;
-	return awaiter_next(self);
-}
-
-static PyObject *awaiter_throw(PyObject *self, PyObject *args)
-{
-	PyObject *type, *value = NULL, *tb = NULL;
-
-	if (!PyArg_ParseTuple(args, "O|OO:throw", &type, &value, &tb))
-		return NULL;
-	if (awaiter_unregister((struct awaiter *)self) < 0)
-		return NULL;
-	if (PyExceptionInstance_Check(type))
-		PyErr_SetObject((PyObject *)Py_TYPE(type), type);
-	else if (PyExceptionClass_Check(type))
-		PyErr_SetObject(type, value);
-	else
-		PyErr_SetString(PyExc_TypeError,
-				"throw: an exception class or instance");
-	return NULL;
-}
-
-static PyObject *awaiter_close(PyObject *self, PyObject *unused)
-{
-	(void)unused;
-	if (awaiter_unregister((struct awaiter *)self) < 0)
-		return NULL;
-	Py_RETURN_NONE;
-}
-
-static void awaiter_dealloc(PyObject *self)
-{
-	struct awaiter *aw = (struct awaiter *)self;
-	PyObject *type, *value, *tb;
-
-	PyErr_Fetch(&type, &value, &tb);
-	if (awaiter_unregister(aw) < 0)
-		PyErr_WriteUnraisable(self);
-	PyErr_Restore(type, value, tb);
-	if (aw->wt->closing && !aw->wt->busy)
-		watch_end(aw->wt);
-	Py_XDECREF(aw->loop);
-	Py_DECREF(aw->wt);
-	PyObject_Free(self);
-}
-
-static PyMethodDef awaiter_methods[] = {
-	{"_wake", awaiter_wake, METH_NOARGS, NULL},
-	{"send", awaiter_send, METH_O, NULL},
-	{"throw", awaiter_throw, METH_VARARGS, NULL},
-	{"close", awaiter_close, METH_NOARGS, NULL},
-	{NULL, NULL, 0, NULL},
-};
-
-static PyAsyncMethods awaiter_as_async = {
-	.am_await = PyObject_SelfIter,
-};
-
-static PyTypeObject awaiter_type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "mntkit._WatchAwaitable",
-	.tp_basicsize = sizeof(struct awaiter),
-	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_dealloc = awaiter_dealloc,
-	.tp_iter = PyObject_SelfIter,
-	.tp_iternext = awaiter_next,
-	.tp_methods = awaiter_methods,
-	.tp_as_async = &awaiter_as_async,
-};
-
 int mkpy_watch_ready(void)
 {
-	if (PyType_Ready(&mkpy_event_type) < 0 || PyType_Ready(&awaiter_type) < 0)
+	if (PyType_Ready(&mkpy_event_type) < 0 || mkpy_aio_ready() < 0)
 		return -1;
 	return PyType_Ready(&mkpy_watch_type);
 }

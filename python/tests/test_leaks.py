@@ -43,7 +43,9 @@ def errors():
     for call in (lambda: mntkit.stat(bad), lambda: mntkit.stat(2 ** 64),
                  lambda: mntkit.mounts(ns="x"),
                  lambda: mntkit.Table().under(""),
-                 lambda: mntkit.mounts(ns=ns), lambda: mntkit.stat(1.5)):
+                 lambda: mntkit.mounts(ns=ns), lambda: mntkit.stat(1.5),
+                 lambda: mntkit.watch(cheap_ids=True),
+                 lambda: mntkit.stat(bad, cheap_ids=True)):
         try:
             call()
         except (OSError, TypeError, ValueError):
@@ -56,6 +58,7 @@ def round_():
     mntkit.mounts(ns=pid)
     s = mntkit.stat(path)
     mntkit.stat(root_id)
+    mntkit.stat(root_id, cheap_ids=True)
     t = mntkit.Table()
     for m in t:
         t.parent(m); t.children(m)
@@ -65,6 +68,10 @@ def round_():
     w.read(); w.close()
     lv = mntkit.LiveTable()
     lv.process(); lv[root_id]; lv.get(1 << 62); lv.parent(root_id)
+    try:  # a step of events() outside a loop: asyncio's RuntimeError
+        lv.events().__anext__().send(None)
+    except (RuntimeError, StopIteration):
+        pass
     lv.children(root_id); lv.find_target(path); lv.find_source("proc")
     len(lv); lv.snapshot(); lv.close()
     errors()

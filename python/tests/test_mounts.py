@@ -239,3 +239,68 @@ def test_backend_and_features():
     got = child("import json, mntkit; print(json.dumps(mntkit.backend()))",
                 "mountinfo")
     assert got == "mountinfo"
+
+
+CHEAP_IDS = """
+import json, mntkit
+def ids(ms):
+    return [[m.id, m.old_id, m.parent_id, m.old_parent_id] for m in ms]
+out = {"backend": mntkit.backend()}
+for cheap in (False, True):
+    ms = mntkit.mounts(cheap_ids=cheap)
+    mine = [m for m in ms if m.sb_source == "mntkit-py-cheap"]
+    assert len(mine) == 1, mine
+    out[str(cheap)] = {
+        "mounts": ids(ms), "table": ids(mntkit.Table(cheap_ids=cheap)),
+        "mine": ids(mine)[0],
+        # by the ID this call names it with
+        "stat": ids([mntkit.stat(mine[0].id, cheap_ids=cheap)])[0]}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cheap_ids(ws, backend):
+    sh("mount", "-t", "tmpfs", "mntkit-py-cheap", ws.path("c"))
+    me = mntkit.stat(ws.path("c"))
+    unique = "unique_ids" in mntkit.features()["flags"]
+    got = child(CHEAP_IDS, backend)
+    if backend == "native" and got["backend"] != "native":
+        pytest.skip("no native backend here (no statmount/listmount)")
+    assert got["backend"] == backend
+    plain, cheap = got["False"], got["True"]
+    assert len(plain["mounts"]) == len(cheap["mounts"])
+    # without the flag: the mount's unique ID where the kernel has them,
+    # on either backend
+    assert plain["mine"] == plain["stat"]
+    assert plain["mine"][:2] == [me.id, me.old_id]
+    if unique:
+        assert me.id != me.old_id and me.id > 2 ** 31
+    if backend == "native":
+        # the flag changes nothing
+        assert cheap == plain
+        return
+    # the emulation with the flag: every mount and parent by its old ID,
+    # in mounts(), a Table and stat() (which takes the old ID)
+    for rows in (cheap["mounts"], cheap["table"]):
+        assert all(i == old and p == old_p for i, old, p, old_p in rows), rows
+    assert cheap["mine"] == cheap["stat"]
+    assert cheap["mine"][:2] == [me.old_id, me.old_id]
+    assert sorted(r[1] for r in cheap["mounts"]) == \
+        sorted(r[1] for r in plain["mounts"])
+
+
+def test_cheap_ids_refused():
+    # a watch compares the IDs of many loads; a path is not a mount ID
+    for call in (lambda: mntkit.watch(cheap_ids=True),
+                 lambda: mntkit.Watch(cheap_ids=True),
+                 lambda: mntkit.LiveTable(cheap_ids=True),
+                 lambda: mntkit.stat("/", cheap_ids=True)):
+        with pytest.raises(ValueError, match="cheap_ids"):
+            call()
+    with mntkit.watch(cheap_ids=False), mntkit.LiveTable(cheap_ids=False):
+        pass
+    with pytest.raises(TypeError):
+        mntkit.mounts(None, True)  # a keyword only
+    assert [m.id for m in mntkit.mounts(cheap_ids=False)] == \
+        [m.id for m in mntkit.mounts()]
