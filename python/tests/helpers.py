@@ -130,16 +130,40 @@ def sh(*argv):
     return p.stdout.decode()
 
 
-def mountinfo(pid="self"):
-    """(old ID, mount point) of each line of /proc/PID/mountinfo."""
+def mountinfo_parents(pid="self"):
+    """(old ID, parent's old ID, mount point) of each line of
+    /proc/PID/mountinfo."""
     out = []
     with open("/proc/%s/mountinfo" % pid, "rb") as f:
         for line in f.read().decode("utf-8", "surrogateescape").splitlines():
             fields = line.split(" ")
             point = re.sub(r"\\([0-7]{3})",
                            lambda x: chr(int(x.group(1), 8)), fields[4])
-            out.append((int(fields[0]), point))
+            out.append((int(fields[0]), int(fields[1]), point))
     return out
+
+
+def mountinfo(pid="self"):
+    """(old ID, mount point) of each line of /proc/PID/mountinfo."""
+    return [(i, point) for i, _, point in mountinfo_parents(pid)]
+
+
+def seen_root():
+    """The mount point of a mount the caller sees in its mountinfo and
+    reaches, for a test's example mount: "/", but in a chroot whose root
+    directory is no mount point. There the mount that holds / has its
+    mount point outside the root: mountinfo shows it not, the mountinfo
+    backend does not know it and natively it has no mount point. Then the
+    mount point of the first mount mountinfo shows whose parent it does
+    not show (a root of the tree the caller sees)."""
+    mi = mountinfo_parents()
+    if any(point == "/" for _, _, point in mi):
+        return "/"
+    ids = {i for i, _, _ in mi}
+    roots = [point for i, parent, point in mi
+             if parent not in ids or parent == i]
+    assert roots, "mountinfo shows no mount"
+    return roots[0]
 
 
 class Workspace:

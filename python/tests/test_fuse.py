@@ -4,7 +4,9 @@
 A FUSE filesystem (fusedaemon.py) is mounted with a tmpfs inside it (on
 d, reached through FUSE) and one under it (on x, then covered), then the
 daemon stops answering; a lookup through it blocks (the control). Then
-mounts(), Table(), stat() of every mount and of "/", id_from_old(), a
+mounts(), Table(), stat() of every mount and of a path (/, or in a
+chroot the mount point of a root of the tree it sees: seen_root()),
+id_from_old(), a
 watch with its initial events and namespaces() must return, in a child
 process with a deadline, on both backends. When the child misses it the
 daemon is killed, which aborts the connection (every waiter returns), and
@@ -18,7 +20,7 @@ import time
 
 import pytest
 
-from helpers import HERE, Workspace, never_host
+from helpers import HERE, Workspace, never_host, seen_root
 
 DEADLINE = 30  # a call takes milliseconds; this is for a loaded machine
 
@@ -30,7 +32,7 @@ assert len(t) == len(ms)
 for m in ms:
     assert mntkit.stat(m.id) == m
     assert m.options is not None
-mntkit.stat("/")
+mntkit.stat(%r)
 fuse = [m for m in ms if m.mount_point == %r]
 assert len(fuse) == 1 and fuse[0].fs_type == "fuse", fuse
 assert fuse[0].fs_subtype == "mntkit", fuse
@@ -109,7 +111,7 @@ def test_no_call_blocks_on_a_dead_fuse_server(dead_fuse, backend):
                    [HERE, os.environ.get("PYTHONPATH", "")]))
     f = dead_fuse.point
     p = subprocess.Popen([sys.executable, "-c", CALLS % (
-        f, os.path.join(f, "d"))], env=env,
+        seen_root(), f, os.path.join(f, "d"))], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         out, err = p.communicate(timeout=DEADLINE)

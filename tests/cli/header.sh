@@ -47,23 +47,30 @@ EOF
 # documents for it.
 cat >"$CLI_TMP/h.cc" <<'EOF'
 #include <mntkit.h>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 
-int main()
+/* argv[1]: a mount point the caller sees and reaches */
+int main(int argc, char **argv)
 {
 	struct mntkit_opts o{};
 	struct mntkit_statmount *sm = nullptr;
 	const char *s = nullptr;
-	uint64_t root = 0;
+	uint64_t id = 0;
 
 	o.size = sizeof(o);
-	if (mntkit_root_id(0, &o, &root) < 0 ||
-	    mntkit_stat(root, MNTKIT_STATMOUNT_MNT_POINT, &o, &sm) < 0 ||
+	if (argc != 2 || mntkit_path_id(AT_FDCWD, argv[1], 0, &id) < 0 ||
+	    mntkit_stat(id, MNTKIT_STATMOUNT_MNT_POINT, &o, &sm) < 0 ||
 	    mntkit_sm_str(sm, sm->size, MNTKIT_FIELD_MNT_POINT, &s) < 0 ||
-	    std::strcmp(s, "/") != 0)
+	    std::strcmp(s, argv[1]) != 0) {
+		std::fprintf(stderr, "mount point of %s: %s\n",
+			     argc == 2 ? argv[1] : "(none)",
+			     s ? s : std::strerror(errno));
 		return 1;
+	}
 	std::printf("%s %zu\n", mntkit_backend_name(mntkit_get_backend()),
 		    sizeof(struct mntkit_statmount));
 	std::free(sm);
@@ -129,8 +136,10 @@ else
 		"$CLI_TMP/h.cc" -L"$BUILDDIR/lib" -lmntkit 2>"$ERR"; then
 		fail cxx_links_and_runs "g++ link: $(head -n 3 "$ERR")"
 	else
+		# "/", but in a chroot whose root is no mount point (the
+		# mount that holds / is outside the root: no mount point)
 		run env LD_LIBRARY_PATH="$BUILDDIR/lib" ASAN_OPTIONS=detect_leaks=0 \
-			"$CLI_TMP/hxx"
+			"$CLI_TMP/hxx" "$(mntkit_py seen_root)"
 		if [ "$RC" = 0 ] && grep -Eq '^(native|mountinfo) 512$' "$OUT"; then
 			pass cxx_links_and_runs
 		else

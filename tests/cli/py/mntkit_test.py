@@ -544,6 +544,15 @@ def executable():
 
 
 @case
+def seen_root():
+    """a command for the scripts: the mount point of a mount the caller
+    sees and reaches: "/", but in a chroot whose root directory is no
+    mount point, where the mount that holds / is outside the root
+    (mi_roots())"""
+    print(mi_roots()[0])
+
+
+@case
 def native():
     """a command for the scripts: exit 0 when the native backend serves
     (NATIVE), else 1"""
