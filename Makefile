@@ -67,19 +67,20 @@ RUN_PKGS = meson ninja-build gcc pkg-config libc6-dev libsmartcols-dev \
 CHECK_PKGS = g++ clang strace e2fsprogs fdisk btrfs-progs python3 \
 	     python3-jsonschema python3-pyflakes python3-dev python3-pytest \
 	     systemd bash-completion binutils groff-base
-# make check-all: build-essential, debhelper, dpkg-dev and lintian (the
-# Debian packages: tests/cli/package.sh), qemu-system-x86, qemu-system-arm,
+# make check-all: build-essential, debhelper, dpkg-dev, dh-python and
+# lintian (the Debian packages, debian/control's Build-Depends:
+# tests/cli/package.sh checks that these lists hold them), qemu-system-x86, qemu-system-arm,
 # cpio, xz-utils and zstd (the kernel matrix, x86 and arm64 guests:
 # tests/qemu/run.sh, which unpacks arm64's cross compiler itself), gcc-multilib (i386:
 # tests/cli/i386.sh), abigail-tools (tests/cli/abi.sh), clang's runtime
 # (make fuzz's libFuzzer)
-CHECK_ALL_PKGS = build-essential debhelper dpkg-dev lintian qemu-system-x86 \
+CHECK_ALL_PKGS = build-essential debhelper dpkg-dev dh-python lintian qemu-system-x86 \
 		 qemu-system-arm cpio xz-utils zstd gcc-multilib abigail-tools libclang-rt-dev
 # ... and what "make fuzz" needs for libFuzzer (clang and its runtime);
 # without them it replays the corpus instead
 FUZZ_DEB_PKGS = clang libclang-rt-dev
 
-.PHONY: all deps deps-check deps-check-all build run check check-all \
+.PHONY: all deps deps-check deps-check-all print-pkgs build run check check-all \
 	sanitize-build check-sanitize check-tsan check-builds install bench fuzz abi-baseline \
 	clean
 
@@ -184,6 +185,12 @@ fuzz: deps
 	@sh scripts/deps.sh --why "libFuzzer" $(FUZZ_DEB_PKGS) || \
 		echo "mntkit: could not install $(FUZZ_DEB_PKGS)" >&2
 	@MESON=$(MESON) NINJA=$(NINJA) sh fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME)
+
+# the package lists, one line each (tests/cli/package.sh reads them)
+print-pkgs:
+	@echo "RUN_PKGS $(RUN_PKGS)"
+	@echo "CHECK_PKGS $(CHECK_PKGS)"
+	@echo "CHECK_ALL_PKGS $(CHECK_ALL_PKGS)"
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-i386 $(SANBUILD) $(FUZZBUILD) $(RELBUILD) \

@@ -28,6 +28,43 @@ else
 	fail symbols_file_from_map "differs from scripts/symbols.sh: $(grep '^[-+] ' "$CLI_TMP/sym.diff" | head -n 5 | tr '\n' ' ')"
 fi
 
+# every Build-Depends of debian/control is one the Makefile installs
+# (make check-all builds the packages on a machine that has only what
+# the Makefile's lists install): by name, or by a listed package that
+# provides it (dh-sequence-python3: dh-python), per apt's package lists
+build_deps_unlisted() {
+	local listed dep alt name ok
+	listed=" $(make -s -C "$SRCDIR" print-pkgs | cut -d' ' -f2- | tr '\n' ' ') "
+	sed -n '/^Build-Depends:/,/^[A-Za-z-]*:/{/^Build-Depends:/s/^[^:]*://p;/^[[:space:]]/p}' \
+		"$SRCDIR/debian/control" | tr ',' '\n' |
+		sed 's/([^)]*)//g; s/\[[^]]*\]//g; s/<[^>]*>//g' | grep -v '^[[:space:]]*$' |
+		while IFS= read -r dep; do
+			ok=0
+			for alt in $(printf '%s' "$dep" | tr '|' ' '); do
+				name=${alt%%:*}
+				case $listed in *" $name "*) ok=1 ;; esac
+				[ "$ok" = 1 ] && break
+				for p in $(apt-cache showpkg "$name" 2>/dev/null |
+					sed -n '/^Reverse Provides:/,$p' | sed 1d | cut -d' ' -f1 | sort -u); do
+					case $listed in *" $p "*) ok=1 ;; esac
+				done
+				[ "$ok" = 1 ] && break
+			done
+			# the entry without its line's indent
+			[ "$ok" = 1 ] || printf '%s ' "${dep#"${dep%%[![:space:]]*}"}"
+		done
+}
+if ! command -v apt-cache >/dev/null 2>&1; then
+	skip build_depends_listed "no apt-cache (the Build-Depends are checked against apt's package lists)"
+else
+	unlisted=$(build_deps_unlisted)
+	if [ -z "$unlisted" ]; then
+		pass build_depends_listed
+	else
+		fail build_depends_listed "debian/control's Build-Depends that no list of the Makefile installs (nor a package of them provides): $unlisted"
+	fi
+fi
+
 sanitize=$(meson introspect --buildoptions "$BUILDDIR" 2>/dev/null |
 	mntkit_py build_options b_sanitize 2>/dev/null)
 if [ "${sanitize:-none}" != none ]; then
