@@ -42,7 +42,12 @@ apt-get $opts update >"$log" 2>&1 || true
 # shellcheck disable=SC2086
 bytes=$(apt-get $opts -qq --print-uris install --no-install-recommends \
 	$missing 2>/dev/null | awk '{ s += $3 } END { print s + 0 }')
-echo "mntkit: installing$missing${why:+ ($why)}: $(((bytes + 524288) / 1048576)) MB to download" >&2
+if [ "$bytes" -ge 1048576 ]; then
+	size="$(((bytes + 524288) / 1048576)) MB"
+else
+	size="$(((bytes + 1023) / 1024)) kB"
+fi
+echo "mntkit: installing$missing${why:+ ($why)}: $size to download" >&2
 # shellcheck disable=SC2086
 if ! apt-get $opts install -y --no-install-recommends $missing >>"$log" 2>&1; then
 	echo "mntkit: apt-get install$missing failed:" >&2
