@@ -155,6 +155,15 @@ deb_mb() {
 		awk '/^Size:/ { printf "%d MB", ($2 + 524288) / 1048576; exit }'
 }
 
+# the size of the downloads of a list of packages (the machine's apt)
+debs_mb() {
+	local p
+	for p in $1; do
+		apt-cache show --no-all-versions "$p" 2>/dev/null |
+			awk '/^Size:/ { print $2; exit }'
+	done | awk '{ s += $1 } END { printf "%d MB", (s + 524288) / 1048576 }'
+}
+
 if [ $# -ne 1 ] || [ -z "$1" ]; then
 	echo "usage: $0 BUILDDIR" >&2
 	exit 2
@@ -265,7 +274,7 @@ KCACHE=$CACHE
 # packages are the machine's own suite's (its apt lists, read only): the
 # compiler runs with the machine's libraries.
 cross_gcc() {
-	local dir=$KCACHE/gcc tmp d gcc_pkg n
+	local dir=$KCACHE/gcc tmp d gcc_pkg n pkgs
 	command -v "$CC" >/dev/null 2>&1 && return 0
 	if [ ! -f "$dir/done" ]; then
 		[ "$(id -u)" = 0 ] || skip_all "no $CC, and apt-get download of gcc-aarch64-linux-gnu needs root here"
@@ -274,14 +283,14 @@ cross_gcc() {
 		[ -n "$gcc_pkg" ] || skip_all "no $CC, and apt knows no gcc-aarch64-linux-gnu"
 		n=${gcc_pkg#gcc-}
 		n=${n%%-*}
+		pkgs="$gcc_pkg cpp-$n-aarch64-linux-gnu binutils-aarch64-linux-gnu
+			libgcc-$n-dev-arm64-cross libgcc-s1-arm64-cross
+			libc6-dev-arm64-cross libc6-arm64-cross
+			linux-libc-dev-arm64-cross"
 		tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || exit 2
-		log "downloading $gcc_pkg and what it needs (unpacked, not installed)"
+		note "downloading the arm64 cross compiler ($gcc_pkg and what it needs, $(debs_mb "$pkgs")) into $dir (unpacked, not installed)"
 		# shellcheck disable=SC2086 # the packages
-		if ! (cd "$tmp" && apt-get download -q "$gcc_pkg" \
-			"cpp-$n-aarch64-linux-gnu" binutils-aarch64-linux-gnu \
-			"libgcc-$n-dev-arm64-cross" libgcc-s1-arm64-cross \
-			libc6-dev-arm64-cross libc6-arm64-cross \
-			linux-libc-dev-arm64-cross) >>"$apt_log" 2>&1; then
+		if ! (cd "$tmp" && apt-get download -q $pkgs) >>"$apt_log" 2>&1; then
 			rm -rf "$tmp"
 			skip_all "no $CC, and its packages cannot be downloaded: $(apt_reason)"
 		fi
