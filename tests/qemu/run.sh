@@ -350,9 +350,21 @@ apt_update() {
 		>"$d/sources.list"
 	opts=$(apt_opts "$1")
 	# shellcheck disable=SC2086 # a list of options
-	apt-get $opts update -q >>"$apt_log" 2>&1 && return 0
-	echo "apt-get update of $1 ($uri) failed: $(apt_reason)"
-	return 1
+	if ! apt-get $opts update -q >"$d/update.log" 2>&1; then
+		cat "$d/update.log" >>"$apt_log"
+		echo "apt-get update of $1 ($uri) failed: $(apt_reason)"
+		return 1
+	fi
+	cat "$d/update.log" >>"$apt_log"
+}
+
+# a progress note of what the last apt_update SUITE fetched, if anything
+note_update() {
+	local f
+	f=$(sed -n 's/^Fetched \([0-9.,]* [kMG]*B\) in .*/\1/p' \
+		"$KCACHE/apt/$1/update.log" 2>/dev/null)
+	[ -n "$f" ] && note "apt lists of $1 ($DEB_ARCH): $f fetched"
+	return 0
 }
 
 # fetch_kernel LABEL SUITE: $KCACHE/SUITE/vmlinuz and kernel-package;
@@ -371,6 +383,7 @@ fetch_kernel() {
 	[ "$(id -u)" = 0 ] || { skip_k "no cached kernel, and apt-get download of $suite's $META_PKG needs root here"; return 1; }
 	command -v apt-get >/dev/null 2>&1 || { skip_k "no apt-get to fetch $suite's kernel"; return 1; }
 	why=$(apt_update "$suite") || { skip_k "$why"; return 1; }
+	note_update "$suite"
 	mkdir -p "$dir" || return 1
 	opts=$(apt_opts "$suite")
 	# shellcheck disable=SC2086
