@@ -38,7 +38,8 @@
 # Acquire:: options, e.g. a proxy, or a mirror whose Release files are
 # kept past their Valid-Until): the network's, not the project's. Takes
 # about as long as two `make check` runs plus the downloads (with
-# CHECK_ALL=1, add a `make check-all` run and 600 MB of kernels). Not
+# CHECK_ALL=1, add a `make check-all` run and its 250 MB of kernels,
+# cross compiler and apt lists). Not
 # part of `make check-all` (its cost); README says what it measured.
 set -u
 
