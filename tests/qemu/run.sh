@@ -148,20 +148,15 @@ note() {
 	echo "# qemu: $*"
 }
 
-# the size of a package's download in MB: apt-cache OPTIONS show PACKAGE
+# the size of the download of packages in MB (nothing when apt knows none
+# of them): deb_mb "OPTIONS" "PACKAGE..." (apt-cache OPTIONS show PACKAGE)
 deb_mb() {
-	# shellcheck disable=SC2086 # a list of options
-	apt-cache $1 show --no-all-versions "$2" 2>/dev/null |
-		awk '/^Size:/ { printf "%d MB", ($2 + 524288) / 1048576; exit }'
-}
-
-# the size of the downloads of a list of packages (the machine's apt)
-debs_mb() {
 	local p
-	for p in $1; do
-		apt-cache show --no-all-versions "$p" 2>/dev/null |
+	for p in $2; do
+		# shellcheck disable=SC2086 # a list of options
+		apt-cache $1 show --no-all-versions "$p" 2>/dev/null |
 			awk '/^Size:/ { print $2; exit }'
-	done | awk '{ s += $1 } END { printf "%d MB", (s + 524288) / 1048576 }'
+	done | awk '{ s += $1 } END { if (NR) printf "%d MB", (s + 524288) / 1048576 }'
 }
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -288,7 +283,7 @@ cross_gcc() {
 			libc6-dev-arm64-cross libc6-arm64-cross
 			linux-libc-dev-arm64-cross"
 		tmp=$(mktemp -d "$CACHE/fetch.XXXXXX") || exit 2
-		note "downloading the arm64 cross compiler ($gcc_pkg and what it needs, $(debs_mb "$pkgs")) into $dir (unpacked, not installed)"
+		note "downloading the arm64 cross compiler ($gcc_pkg and what it needs, $(deb_mb "" "$pkgs")) into $dir (unpacked, not installed)"
 		# shellcheck disable=SC2086 # the packages
 		if ! (cd "$tmp" && apt-get download -q $pkgs) >>"$apt_log" 2>&1; then
 			rm -rf "$tmp"
