@@ -119,14 +119,10 @@ timeout_s=${MNTKIT_TEST_TIMEOUT:-300}
 # under ASan + UBSan, against a limit of 360 s): its limits are 3 times
 # as long
 slowdown=1
-if grep -o '"name": *"b_sanitize"[^}]*' \
+sanitize=$(grep -o '"name": "b_sanitize", "value": "[^"]*"' \
 	"$builddir/meson-info/intro-buildoptions.json" 2>/dev/null |
-	grep -q '"value": *\("[a-z]\|\[ *"\)' &&
-	! grep -o '"name": *"b_sanitize"[^}]*' \
-		"$builddir/meson-info/intro-buildoptions.json" |
-	grep -q '"value": *"none"'; then
-	slowdown=3
-fi
+	sed 's/.*"value": "\([^"]*\)"/\1/')
+[ -n "$sanitize" ] && [ "$sanitize" != none ] && slowdown=3
 durations=$builddir/tests/run-tests.durations
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mntkit-run.XXXXXX") || exit 2
