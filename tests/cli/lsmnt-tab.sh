@@ -85,6 +85,50 @@ printf '%s\n' \
 	'16 20 0:15 / /sys rw,relatime - sysfs sysfs rw' \
 	'17 16 0:5 / /sys/x rw - tmpfs t rw' \
 	>"$TABS/mountinfo-nonroot"
+# for -U (libmount's mnt_table_uniq_fs() with KEEPTREE), as a chroot's
+# table with reused IDs is: several roots whose parents are not listed,
+# the lowest parent ID a child's; stacked pairs to drop, one with a child
+# moved to the surviving top, one whose dropped mount is a root (its
+# child then becomes one, its parent ID the dropped mount's)
+printf '%s\n' \
+	'30 900 0:3 / /proc rw,relatime - proc proc rw' \
+	'20 700 0:40 / /x rw - tmpfs x1 rw' \
+	'21 20 0:41 / /x/a rw - tmpfs xa rw' \
+	'40 800 0:50 / /t rw - tmpfs df-top rw' \
+	'50 40 0:51 / /t/c rw - tmpfs y rw' \
+	'51 50 0:52 / /t/c/k rw - tmpfs k rw' \
+	'52 50 0:53 / /t/c rw - tmpfs z rw' \
+	'12 900 0:15 / /sys rw - sysfs sysfs rw' \
+	'22 800 0:42 / /x rw - tmpfs x2 rw' \
+	'60 52 0:54 / /t/c/q rw - tmpfs q rw' \
+	>"$TABS/mountinfo-uniq"
+# roots only at the top (each child's ID above every root's parent), the
+# lowest parent ID not the first root's, nor the lowest ID's
+printf '%s\n' \
+	'1001 900 0:3 / /proc rw,relatime - proc proc rw' \
+	'1002 900 0:15 / /sys rw - sysfs sysfs rw' \
+	'1003 1002 0:16 / /sys/k rw - tmpfs k rw' \
+	'7 500 0:50 / /t rw - tmpfs t1 rw' \
+	'1004 7 0:51 / /t/c rw - tmpfs c rw' \
+	'8 600 0:52 / /t rw - tmpfs t2 rw' \
+	'1005 8 0:53 / /t/d rw - tmpfs d rw' \
+	'1006 1001 0:54 / /proc/x rw - tmpfs px rw' \
+	>"$TABS/mountinfo-roots"
+# mounts outside the first tree: a child listed before its parent (a
+# further tree of its own, its parent's then without it), a further root
+# that does not match a filter whose matching descendants start trees
+# where the list has them
+printf '%s\n' \
+	'20 1 8:4 / / rw - ext4 /dev/sda4 rw' \
+	'51 50 0:51 / /o/b rw - tmpfs b rw' \
+	'60 98 0:60 / /r rw - ext4 r rw' \
+	'61 60 0:61 / /r/x rw - ext4 x rw' \
+	'50 99 0:50 / /o rw - tmpfs o rw' \
+	'62 61 0:62 / /r/x/y rw - tmpfs y rw' \
+	'63 62 0:63 / /r/x/y/z rw - tmpfs z rw' \
+	'64 60 0:64 / /r/w rw - tmpfs w rw' \
+	'21 20 0:3 / /proc rw - proc proc rw' \
+	>"$TABS/mountinfo-orphans"
 : >"$TABS/empty"
 printf '# nothing\n\n   \n' >"$TABS/comments"
 

@@ -232,7 +232,8 @@ static int uniq_chains(const struct mntkit_table *t, struct uniq *u, size_t n)
 			end = u->up[p];
 			top = u->top[p];
 		} else {
-			end = p >= 0 && u->gone[p] ? -1 : p;
+			/* a root (-ENOENT), or a cycle's start: -1 */
+			end = p >= 0 && !u->gone[p] ? p : -1;
 		}
 		while (len--) {
 			if (top < 0)
@@ -494,26 +495,19 @@ static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
 }
 
 /*
- * The roots of the tree, in table order; with -U also the mounts whose
- * parents all went (libmount prints them as further trees).
+ * The roots of the tree, in table order; with -U the mounts left without
+ * a parent by the drops (libmount prints them as further trees).
  */
 static ssize_t next_root(const struct build *b, const struct mntkit_table *t,
 			 ssize_t prev)
 {
 	size_t n = mntkit_table_count(t);
-	ssize_t first;
 
 	if (!b->u)
 		return prev < 0 ? mntkit_table_first_root(t)
 				: mntkit_table_next_sibling(t, (size_t)prev);
-	/* the table's first root first (a file's: libmount's root) */
-	first = mntkit_table_first_root(t);
-	if (prev < 0 && first >= 0 && tree_parent(t, b->u, (size_t)first) == -1)
-		return first;
-	if (prev == first)
-		prev = -1;
 	for (size_t i = (size_t)(prev + 1); i < n; i++)
-		if ((ssize_t)i != first && tree_parent(t, b->u, i) == -1)
+		if (tree_parent(t, b->u, i) == -1)
 			return (ssize_t)i;
 	return -1;
 }
@@ -585,20 +579,14 @@ size_t *list_order(const struct cmdline *cl,
 	return order;
 }
 
-static const size_t *roots_pos; /* for the comparison */
-
-static int cmp_pos(const void *a, const void *b)
-{
-	size_t x = roots_pos[*(const size_t *)a], y = roots_pos[*(const size_t *)b];
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The root libmount's mnt_table_get_root_fs() picks: the first mount in
  * list order (@pos: each mount's place in it) whose parent ID is the
  * lowest of the whole table, then up by the parent relation to a root.
- * Its index, or -ENOMEM.
+ * With -U, of the table mnt_table_uniq_fs() left: the mounts that stay,
+ * each with the parent ID it was moved to (the one of the topmost
+ * dropped mount it was under), and their parent relation. Its index,
+ * -ENOENT without a mount, or -ENOMEM.
  */
 static ssize_t libmount_root(struct build *b, const struct mntkit_table *t,
 			     const size_t *pos)
@@ -608,8 +596,14 @@ static ssize_t libmount_root(struct build *b, const struct mntkit_table *t,
 	ssize_t up;
 
 	for (size_t i = 0; i < total; i++) {
-		const struct mntkit_statmount *sm = filter_rec(b, t, i);
+		const struct mntkit_statmount *sm;
+		size_t from = i; /* whose parent ID is @i's */
 
+		if (b->u && b->u->gone[i])
+			continue;
+		if (b->u && b->u->moved_from[i] >= 0)
+			from = (size_t)b->u->moved_from[i];
+		sm = filter_rec(b, t, from);
 		if (!sm)
 			return -ENOMEM;
 		if (sm->mnt_parent_id_old < low ||
@@ -619,9 +613,11 @@ static ssize_t libmount_root(struct build *b, const struct mntkit_table *t,
 			bestpos = pos[i];
 		}
 	}
+	if (bestpos == SIZE_MAX)
+		return -ENOENT;
 	/* a table's parent relation has no cycles: at most @total steps */
 	for (size_t steps = 0; steps < total; steps++) {
-		up = mntkit_table_parent(t, best);
+		up = tree_parent(t, b->u, best);
 		if (up < 0)
 			break;
 		best = (size_t)up;
@@ -630,101 +626,123 @@ static ssize_t libmount_root(struct build *b, const struct mntkit_table *t,
 }
 
 /*
- * The roots of the tree in findmnt's order: first libmount's root (see
- * libmount_root()), then the others in list order (mountinfo's: findmnt
- * adds each mount not in the tree yet as it walks the table). Into
- * *@roots (@n of them); 0 or -ENOMEM.
+ * Where findmnt's tree starts: the one root, or of several libmount's
+ * (libmount_root()). *@order is the list order when it was needed to tell
+ * (list_order(), NULL for the table's). Its index, -ENOENT without a
+ * root, or -ENOMEM.
  */
-static int tree_roots(struct build *b, const struct mntkit_table *t,
-		      size_t **roots, size_t *n)
+static ssize_t tree_start(struct build *b, const struct mntkit_table *t,
+			  size_t **order)
 {
-	size_t k = 0, cap = 8, *pos = NULL, *order = NULL, first;
-	size_t *v = malloc(cap * sizeof(*v)), total = mntkit_table_count(t);
-	ssize_t top;
+	size_t total = mntkit_table_count(t), *pos;
+	ssize_t first = next_root(b, t, -1), top;
 
-	for (ssize_t i = next_root(b, t, -1); v && i >= 0;
-	     i = next_root(b, t, i)) {
-		if (k == cap && mntkit__grow(&v, &cap, k + 1, sizeof(*v), 8))
-			goto fail;
-		v[k++] = (size_t)i;
-	}
-	if (!v)
-		return -ENOMEM;
-	*roots = v;
-	*n = k;
-	if (k < 2 || b->u)
-		return 0; /* -U: the table's first root, then table order */
+	*order = NULL;
+	if (first < 0 || next_root(b, t, first) < 0)
+		return first < 0 ? -ENOENT : first;
 	pos = malloc(total * sizeof(*pos));
 	if (!pos)
-		goto fail;
-	order = list_order(b->cl, t);
+		return -ENOMEM;
+	*order = list_order(b->cl, t);
 	for (size_t j = 0; j < total; j++)
-		pos[order ? order[j] : j] = j;
-	free(order);
-	roots_pos = pos;
-	qsort(v, k, sizeof(*v), cmp_pos);
+		pos[*order ? (*order)[j] : j] = j;
 	top = libmount_root(b, t, pos);
-	if (top < 0)
-		goto fail;
-	for (size_t j = 0; j < k; j++) {
-		if (v[j] != (size_t)top)
-			continue;
-		/* libmount's root first, the others in their order */
-		first = v[j];
-		memmove(v + 1, v, j * sizeof(*v));
-		v[0] = first;
-		break;
-	}
 	free(pos);
-	return 0;
-fail:
-	free(pos);
-	free(v);
-	return -ENOMEM;
+	return top;
 }
 
 /*
- * The whole tree, filtered: a matching mount hangs under its nearest
- * matching ancestor (findmnt's tree with -t, -O, ...). Pre-order, without
- * recursion (a stack of mounts can be deep).
+ * The tree below mount @top, whose row is @me (or the row its children
+ * hang under), pre-order, without recursion (a stack of mounts can be
+ * deep): a matching mount hangs under its nearest matching ancestor
+ * (findmnt's tree with -t, -O, ...). A mount in a tree already is left
+ * out with its subtree.
+ */
+static int tree_walk(struct build *b, const struct mntkit_table *t,
+		     size_t top, ssize_t me)
+{
+	size_t sp = 1;
+	int r = 0;
+
+	b->done[top] = 1;
+	if (frame(b, t, 0, top, me) < 0)
+		return -ENOMEM;
+	while (sp && !r) {
+		size_t f = sp - 1;
+		ssize_t c = next_kid(b, t, f);
+
+		if (c < 0) {
+			sp--;
+			continue;
+		}
+		if (b->done[c])
+			continue;
+		b->done[c] = 1;
+		me = visit_filtered(b, t, (size_t)c, b->anc[f]);
+		if (me < -1)
+			r = (int)me;
+		else if (frame(b, t, sp++, (size_t)c, me) < 0)
+			r = -ENOMEM;
+	}
+	return r;
+}
+
+/*
+ * findmnt's tree: libmount's root with everything below it, then, in list
+ * order (forward, whatever -d says), each matching mount that is in no
+ * tree yet with everything below it that is not either: a further root,
+ * or a child listed before its parent when that parent is outside the
+ * first tree (a chroot's table, moved mounts, -U's drops).
  */
 int build_tree(struct build *b, const struct mntkit_table *t)
 {
-	size_t *roots = NULL, nroots = 0;
-	int r = walk_kids(b, t);
+	size_t n = mntkit_table_count(t), *order = NULL, left = n;
+	ssize_t top;
+	int r;
 
-	if (!r)
-		r = tree_roots(b, t, &roots, &nroots);
-	for (size_t ri = 0; !r && ri < nroots; ri++) {
-		ssize_t root = (ssize_t)roots[ri];
-		ssize_t me = visit_filtered(b, t, (size_t)root, -1);
-		size_t sp = 1;
+	b->done = calloc(n ? n : 1, 1);
+	r = b->done ? walk_kids(b, t) : -ENOMEM;
+	top = r ? -ENOENT : tree_start(b, t, &order);
+	if (top >= 0) {
+		ssize_t me = visit_filtered(b, t, (size_t)top, -1);
 
-		if (me < -1) {
-			r = (int)me;
-			break;
-		}
-		if (frame(b, t, 0, (size_t)root, me) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		while (sp && !r) {
-			size_t f = sp - 1;
-			ssize_t c = next_kid(b, t, f);
-
-			if (c < 0) {
-				sp--;
-				continue;
-			}
-			me = visit_filtered(b, t, (size_t)c, b->anc[f]);
-			if (me < -1)
-				r = (int)me;
-			else if (frame(b, t, sp++, (size_t)c, me) < 0)
-				r = -ENOMEM;
-		}
+		r = me < -1 ? (int)me : tree_walk(b, t, (size_t)top, me);
+	} else if (top != -ENOENT) {
+		r = (int)top;
 	}
-	free(roots);
+	if (!r && !order) {
+		left = 0; /* the list order is needed only for a mount left */
+		for (size_t i = 0; i < n; i++)
+			left += !b->done[i] && !(b->u && b->u->gone[i]);
+		if (left)
+			order = list_order(b->cl, t);
+	}
+	for (size_t k = 0; !r && left && k < n; k++) {
+		size_t i = order ? order[k] : k;
+		const struct mntkit_statmount *sm;
+		ssize_t me;
+
+		if (b->done[i] || (b->u && b->u->gone[i]))
+			continue;
+		if (!b->every) {
+			sm = filter_rec(b, t, i);
+			if (!sm) {
+				r = -ENOMEM;
+				break;
+			}
+			if (!matches(b->m, sm))
+				continue;
+		}
+		me = visit_filtered(b, t, i, -1);
+		if (me < -1)
+			r = (int)me;
+		else if (me >= 0) /* not when -Q drops it */
+			r = tree_walk(b, t, i, me);
+	}
+	free(order);
 	kids_free(&b->k);
+	free(b->done);
+	b->done = NULL;
 	return r;
 }
 

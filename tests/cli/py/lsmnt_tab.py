@@ -86,6 +86,16 @@ def tab_mountinfo_unordered():
     for a in ([], ["-J"], ["--target", "/"], ["-T", "/sys/x/y"], ["-U"],
               ["--kernel", "--tree"]):
         same(["-F", T + "/mountinfo-nonroot"] + a)
+    # the trees after the first (and -U's: libmount's root of the table
+    # left, then the others)
+    for f in ("mountinfo-uniq", "mountinfo-roots", "mountinfo-orphans"):
+        for m in ([], ["-J"], ["-r"], ["-o", "TARGET,ID,PARENT"]):
+            for a in ([], ["-t", "tmpfs"], ["-t", "ext4"], ["-i", "-t", "tmpfs"],
+                      ["-d", "backward", "-t", "tmpfs"], ["-Q", "ID!=51"],
+                      ["-U"], ["-U", "-d", "backward"], ["-U", "-t", "tmpfs"],
+                      ["-U", "-R", "-T", "/x"], ["-U", "-R", "-T", "/t"],
+                      ["-U", "-i", "-t", "sysfs"], ["-U", "-f"], ["-U", "-l"]):
+                same(["-F", T + "/" + f] + m + a)
 
 
 @case
