@@ -105,10 +105,18 @@ echo "deb [signed-by=$KEYRING] $uri $suite main" >"$a/sources.list"
 opts="-o Dir::Etc::sourcelist=$a/sources.list -o Dir::Etc::sourceparts=-
 -o Dir::State::Lists=$a/lists -o Dir::Cache=$a/cache
 -o Debug::NoLocking=1 -o APT::Get::List-Cleanup=0"
+# what a person waiting sees, on stderr (stdout is the wrapper's path)
+echo "findmnt-suite: no findmnt of $suite in $dir: fetching $suite's" \
+	"package index, then its util-linux (once)" >&2
 # shellcheck disable=SC2086 # a list of options
 apt-get $opts update -q >>"$apt_log" 2>&1 ||
 	fail "apt-get update of $suite ($uri) failed: $(reason)"
 
+# shellcheck disable=SC2086
+mb=$(apt-get $opts download --print-uris -q $PKGS 2>/dev/null |
+	awk '{ s += $3 } END { printf "%.1f", s / 1048576 }')
+echo "findmnt-suite: $suite's index: $(sed -n 's/^Fetched \([^ ]* [kMG]*B\).*/\1/p' \
+	"$apt_log" | tail -n 1)${mb:+; util-linux and 7 libraries: $mb MB}" >&2
 tmp=$(mktemp -d "$dir/fetch.XXXXXX") || fail "mktemp in $dir failed"
 # shellcheck disable=SC2086
 (cd "$tmp" && apt-get $opts download -q $PKGS) >>"$apt_log" 2>&1 ||

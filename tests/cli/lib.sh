@@ -172,12 +172,12 @@ cli_init() {
 
 # use_findmnt: the reference of the cases that compare lsmnt with findmnt,
 # findmnt 2.42 (lsmnt follows it), in $MNTKIT_FINDMNT: from
-# scripts/findmnt-suite.sh (BUILDDIR/findmnt-cache), empty when it cannot
-# be had here (those cases SKIP)
+# scripts/findmnt-suite.sh (BUILDDIR/findmnt-cache; its line on stderr
+# when it fetches), empty when it cannot be had here (those cases SKIP)
 use_findmnt() {
 	if [ -z "${MNTKIT_FINDMNT:-}" ]; then
 		MNTKIT_FINDMNT=$(sh "$SRCDIR/scripts/findmnt-suite.sh" sid \
-			"$BUILDDIR/findmnt-cache" 2>/dev/null) || MNTKIT_FINDMNT=
+			"$BUILDDIR/findmnt-cache") || MNTKIT_FINDMNT=
 	fi
 	export MNTKIT_FINDMNT
 }
