@@ -144,6 +144,10 @@ c_mountinfo() {
 	py_case tab_mountinfo
 }
 
+c_random_trees() {
+	py_case tab_random_trees
+}
+
 c_mountinfo_unordered() {
 	py_case tab_mountinfo_unordered
 }
@@ -238,7 +242,7 @@ c_refused() {
 	expect_error mtab_not_with_fstab "cannot be combined" - "$LSMNT" -m -s
 }
 
-plain_cases="c_fstab c_mtab c_mountinfo c_mountinfo_unordered c_empty c_fstab_option c_mtab_merge
+plain_cases="c_fstab c_mtab c_mountinfo c_mountinfo_unordered c_random_trees c_empty c_fstab_option c_mtab_merge
 c_target_walk c_pseudo_types c_verify c_bad_lines c_poll_file c_refused"
 ns_cases="c_mtab_ns c_verify_dev"
 cli_main true "" "${2:-}"

@@ -367,7 +367,7 @@ struct build {
 	struct mntkit_statmount *smbuf;
 	size_t smsize;
 	int tid;	      /* TID of the snapshot walked */
-	char *done;	      /* per index: in the forest (-R), a tree, already */
+	char *done;	      /* per index: in the forest (-R), walked (tree) */
 	ssize_t *node_of;     /* per table index: its forest node (-R) */
 	/*
 	 * the tables' own sibling order is findmnt's (snapshots taken with

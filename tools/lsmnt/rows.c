@@ -651,12 +651,22 @@ static ssize_t tree_start(struct build *b, const struct mntkit_table *t,
 	return top;
 }
 
+/* b->done in the tree: how far a mount is in it */
+enum {
+	WALK_NOT = 0, /* not walked yet */
+	WALK_BARE,    /* walked, no row in its subtree (itself included) */
+	WALK_ROWS,    /* walked, a row in its subtree */
+};
+
 /*
- * The tree below mount @top, whose row is @me (or the row its children
- * hang under), pre-order, without recursion (a stack of mounts can be
- * deep): a matching mount hangs under its nearest matching ancestor
- * (findmnt's tree with -t, -O, ...). A mount in a tree already is left
- * out with its subtree.
+ * The tree below mount @top, whose row is @me (-1: none, its children
+ * hang at the top), pre-order, without recursion (a stack of mounts can
+ * be deep): a matching mount hangs under its nearest matching ancestor
+ * (findmnt's tree with -t, -O, ...). As findmnt 2.42 walks it: a child
+ * with a row already, or with one below it, ends the whole walk (what it
+ * did not reach is left to build_tree()'s list walk); a child walked
+ * before with no row below it is passed over (findmnt walks it again, to
+ * the same effect).
  */
 static int tree_walk(struct build *b, const struct mntkit_table *t,
 		     size_t top, ssize_t me)
@@ -664,7 +674,7 @@ static int tree_walk(struct build *b, const struct mntkit_table *t,
 	size_t sp = 1;
 	int r = 0;
 
-	b->done[top] = 1;
+	b->done[top] = me >= 0 ? WALK_ROWS : WALK_BARE;
 	if (frame(b, t, 0, top, me) < 0)
 		return -ENOMEM;
 	while (sp && !r) {
@@ -672,27 +682,36 @@ static int tree_walk(struct build *b, const struct mntkit_table *t,
 		ssize_t c = next_kid(b, t, f);
 
 		if (c < 0) {
+			if (f && b->done[b->node[f]] == WALK_ROWS)
+				b->done[b->node[f - 1]] = WALK_ROWS;
 			sp--;
 			continue;
 		}
-		if (b->done[c])
+		if (b->done[c] == WALK_BARE)
 			continue;
-		b->done[c] = 1;
+		if (b->done[c] == WALK_ROWS) {
+			while (sp)
+				b->done[b->node[--sp]] = WALK_ROWS;
+			break;
+		}
 		me = visit_filtered(b, t, (size_t)c, b->anc[f]);
 		if (me < -1)
 			r = (int)me;
 		else if (frame(b, t, sp++, (size_t)c, me) < 0)
 			r = -ENOMEM;
+		else
+			b->done[c] = me != b->anc[f] ? WALK_ROWS : WALK_BARE;
 	}
 	return r;
 }
 
 /*
  * findmnt's tree: libmount's root with everything below it, then, in list
- * order (forward, whatever -d says), each matching mount that is in no
- * tree yet with everything below it that is not either: a further root,
- * or a child listed before its parent when that parent is outside the
- * first tree (a chroot's table, moved mounts, -U's drops).
+ * order (forward, whatever -d says), each matching mount not walked yet,
+ * with what is below it (tree_walk()): a further root, or a child listed
+ * before its parent when that parent is outside the first tree (a
+ * chroot's table, moved mounts, -U's drops). A mount walked before with no
+ * row adds nothing when findmnt starts a tree at it again.
  */
 int build_tree(struct build *b, const struct mntkit_table *t)
 {
@@ -713,7 +732,7 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 	if (!r && !order) {
 		left = 0; /* the list order is needed only for a mount left */
 		for (size_t i = 0; i < n; i++)
-			left += !b->done[i] && !(b->u && b->u->gone[i]);
+			left += b->done[i] == WALK_NOT && !(b->u && b->u->gone[i]);
 		if (left)
 			order = list_order(b->cl, t);
 	}
@@ -722,7 +741,7 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 		const struct mntkit_statmount *sm;
 		ssize_t me;
 
-		if (b->done[i] || (b->u && b->u->gone[i]))
+		if (b->done[i] != WALK_NOT || (b->u && b->u->gone[i]))
 			continue;
 		if (!b->every) {
 			sm = filter_rec(b, t, i);
@@ -733,11 +752,9 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 			if (!matches(b->m, sm))
 				continue;
 		}
+		/* one -Q drops starts a tree too, of its children (findmnt) */
 		me = visit_filtered(b, t, i, -1);
-		if (me < -1)
-			r = (int)me;
-		else if (me >= 0) /* not when -Q drops it */
-			r = tree_walk(b, t, i, me);
+		r = me < -1 ? (int)me : tree_walk(b, t, i, me);
 	}
 	free(order);
 	kids_free(&b->k);

@@ -5,6 +5,7 @@ Compare lsmnt with findmnt over table files.
 """
 
 import os
+import random
 import subprocess
 
 from mntkit_test import case, expect, FINDMNT, main, need_findmnt
@@ -96,6 +97,62 @@ def tab_mountinfo_unordered():
                       ["-U", "-R", "-T", "/x"], ["-U", "-R", "-T", "/t"],
                       ["-U", "-i", "-t", "sysfs"], ["-U", "-f"], ["-U", "-l"]):
                 same(["-F", T + "/" + f] + m + a)
+
+
+def random_table(rng):
+    """A random mountinfo of a few mounts: IDs out of order (as reused ones
+    are), several roots, mounts stacked on their parent's target or beside
+    a sibling's, children listed before their parents. Its lines."""
+    n = rng.randint(1, 14)
+    ids = rng.sample(range(1, 80), n)
+    mounts = []  # (id, parent, target, fstype)
+    for k, i in enumerate(ids):
+        kind = rng.random()
+        if k == 0 or kind < 0.2:
+            parent = rng.choice((100, 101, 102, 103))
+            target = rng.choice(("/", "/nonexistent-mntkit/r%d" % (k % 3)))
+        else:
+            p = mounts[rng.randrange(k)]
+            parent = p[0]
+            if kind < 0.35:
+                target = p[2]  # on top of its parent
+            elif kind < 0.5:
+                sibs = [m[2] for m in mounts if m[1] == parent]
+                target = rng.choice(sibs) if sibs else p[2]
+            else:
+                target = p[2].rstrip("/") + "/d%d" % rng.randrange(3)
+        mounts.append((i, parent, target, rng.choice(("tmpfs", "ext4", "proc"))))
+    order = list(range(n))
+    if rng.random() < 0.5:
+        rng.shuffle(order)
+    else:  # mount order, a few moved
+        for _ in range(rng.randrange(3)):
+            a, b = rng.randrange(n), rng.randrange(n)
+            order[a], order[b] = order[b], order[a]
+    return ["%d %d 0:%d / %s rw - %s src%d rw" % (m[0], m[1], m[0], m[2], m[3], m[0])
+            for m in (mounts[k] for k in order)]
+
+
+@case
+def tab_random_trees():
+    # the tree's further roots, filters over them, -U's drops and moves:
+    # findmnt's trees of random tables
+    need_findmnt()
+    rng = random.Random(int(os.environ.get("MNTKIT_TAB_SEED", "4242")))
+    path = T + "/random"
+    for _ in range(150):
+        lines = random_table(rng)
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        for a in ([], ["-t", "tmpfs"], ["-i", "-t", "tmpfs"], ["-U"],
+                  ["-U", "-t", "tmpfs"], ["-d", "backward"],
+                  ["-U", "-d", "backward", "-t", "ext4,proc"],
+                  ["-Q", "FSTYPE != 'proc'"]):
+            f0 = run([FINDMNT, "-F", path, "-o", "TARGET,ID,PARENT"] + a, None)
+            l0 = run([L, "-F", path, "-o", "TARGET,ID,PARENT"] + a, None)
+            # one line: its last is the reason lib.sh prints
+            expect(f0 == l0, "%s of %s: findmnt (exit %d) %r, lsmnt (exit %d) %r" % (
+                " ".join(a), " | ".join(lines), f0[0], f0[1], l0[0], l0[1]))
 
 
 @case
