@@ -633,7 +633,8 @@ static char *tool_path(const char *name)
 
 	/* the build makes both; a copy of this program alone has neither */
 	if (access(path, X_OK))
-		t_skip("%s: %s", path, strerror(errno));
+		t_skip("no %s beside this test program (%s: %s)", name, path,
+		       strerror(errno));
 	return path;
 }
 
