@@ -252,6 +252,24 @@ int add_tags(const struct cmdline *cl, struct row *rows, size_t n,
 	     struct devtags **tags, size_t *ntags);
 void free_tags(struct devtags *tags, size_t n);
 
+/* ---- uniq.c: -U's drops ---- */
+
+/*
+ * -U: libmount's mnt_table_uniq_fs(MNT_UNIQ_KEEPTREE) as findmnt calls
+ * it: of the mounts with the same target only the last in the table
+ * stays; the mounts under a dropped one move under its parent (so, up a
+ * chain of dropped ones, under the nearest mount that stays).
+ */
+struct uniq {
+	char *gone;	     /* dropped: a later mount has the same target */
+	ssize_t *parent;     /* the parent after the drops, -1 for a root */
+	ssize_t *moved_from; /* the topmost dropped mount it was under, -1 */
+	ssize_t *up, *top;   /* for a dropped one: where its chain ends */
+};
+
+void uniq_free(struct uniq *u);
+int uniq_build(const struct mntkit_table *t, struct uniq *u);
+
 /* ---- rows.c: the rows to print ---- */
 
 /*
@@ -335,19 +353,6 @@ struct mount_key {
 	uint32_t old;
 };
 
-/*
- * -U: libmount's mnt_table_uniq_fs(MNT_UNIQ_KEEPTREE) as findmnt calls
- * it: of the mounts with the same target only the last in the table
- * stays; the mounts under a dropped one move under its parent (so, up a
- * chain of dropped ones, under the nearest mount that stays).
- */
-struct uniq {
-	char *gone;	     /* dropped: a later mount has the same target */
-	ssize_t *parent;     /* the parent after the drops, -1 for a root */
-	ssize_t *moved_from; /* the topmost dropped mount it was under, -1 */
-	ssize_t *up, *top;   /* for a dropped one: where its chain ends */
-};
-
 struct build {
 	const struct cmdline *cl;
 	struct matcher *m;
@@ -387,8 +392,6 @@ struct build {
 };
 
 int forest_rows(struct forest *fo, struct row **rows, size_t *n);
-void uniq_free(struct uniq *u);
-int uniq_build(const struct mntkit_table *t, struct uniq *u);
 size_t *list_order(const struct cmdline *cl,
 		   const struct mntkit_table *t);
 int build_tree(struct build *b, const struct mntkit_table *t);
