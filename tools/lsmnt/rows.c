@@ -350,24 +350,38 @@ filter_rec(struct build *b, const struct mntkit_table *t, size_t i)
 }
 
 /* visit @i under the printed node @above: its printed node (or @above) */
-static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
-			      size_t i, ssize_t above)
+/*
+ * The row of mount @i, which the filters keep (its record @sm, NULL with
+ * b->every), under row @above: its new row, @above when -Q drops it
+ * (findmnt: its children go to the row above), or an error
+ */
+static ssize_t place_row(struct build *b, const struct mntkit_table *t,
+			 size_t i, const struct mntkit_statmount *sm,
+			 ssize_t above)
 {
-	const struct mntkit_statmount *sm;
 	int r;
 
 	if (b->every)
 		return add_node(b, t, i, above);
-	sm = filter_rec(b, t, i);
-	if (!sm)
-		return -ENOMEM;
-	if (!matches(b->m, sm))
-		return above;
-	/* findmnt: a row -Q drops leaves its children to the row above */
 	r = query_pass(b, t, i, sm);
 	if (r <= 0)
 		return r < 0 ? r : above;
 	return add_node(b, t, i, above);
+}
+
+static ssize_t visit_filtered(struct build *b, const struct mntkit_table *t,
+			      size_t i, ssize_t above)
+{
+	const struct mntkit_statmount *sm = NULL;
+
+	if (!b->every) {
+		sm = filter_rec(b, t, i);
+		if (!sm)
+			return -ENOMEM;
+		if (!matches(b->m, sm))
+			return above;
+	}
+	return place_row(b, t, i, sm, above);
 }
 
 /*
@@ -614,7 +628,7 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 	}
 	for (size_t k = 0; !r && left && k < n; k++) {
 		size_t i = order ? order[k] : k;
-		const struct mntkit_statmount *sm;
+		const struct mntkit_statmount *sm = NULL;
 		ssize_t me;
 
 		if (b->done[i] != WALK_NOT || (b->u && b->u->gone[i]))
@@ -629,7 +643,7 @@ int build_tree(struct build *b, const struct mntkit_table *t)
 				continue;
 		}
 		/* one -Q drops starts a tree too, of its children (findmnt) */
-		me = visit_filtered(b, t, i, -1);
+		me = place_row(b, t, i, sm, -1);
 		r = me < -1 ? (int)me : tree_walk(b, t, i, me);
 	}
 	free(order);
